@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Version is the macepc version printed by `macepc version`.
+const Version = "0.1.0-dev"
+
+// Exit statuses.
+const (
+	ExitOK      = 0 // ran and found nothing
+	ExitFinding = 1 // found an anomaly, a panic or a violation
+	ExitError   = 2 // usage or runtime error
+)
+
+// Main runs the macepc command line with the given systems and returns the
+// exit status. A user's own binary is
+//
+//	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, mysys.System())) }
+//
+// SIGINT cancels a long run: finished work is kept and written.
+func Main(args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return Run(ctx, args, stdout, stderr, systems...)
+}
+
+// Run is Main with an explicit context (tests cancel it to simulate
+// Ctrl-C).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
+	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems)}
+	status, err := a.run(args)
+	if err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "macepc: %v\n", oneLine(err))
+		return ExitError
+	}
+	return status
+}
+
+type app struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	reg            timedsim.Registry
+}
+
+type command struct {
+	name, summary string
+	run           func(a *app, args []string) (int, error)
+}
+
+func commands() []command {
+	return []command{
+		{"systems", "list the systems, their variants and defaults", (*app).systems},
+		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
+		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
+		{"version", "print the version", (*app).version},
+	}
+}
+
+func (a *app) run(args []string) (int, error) {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		a.usage(a.stdout)
+		if len(args) == 0 {
+			return ExitError, fmt.Errorf("no command given")
+		}
+		return ExitOK, nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(a, args[1:])
+		}
+	}
+	return ExitError, fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+}
+
+func commandNames() []string {
+	var out []string
+	for _, c := range commands() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func (a *app) usage(w io.Writer) {
+	fmt.Fprintf(w, "macepc finds latent performance bugs in event-driven distributed systems.\n\nUsage: macepc <command> [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'macepc <command> --help' for a command's flags.\n")
+}
+
+func (a *app) flags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("macepc "+name, pflag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+func (a *app) version(args []string) (int, error) {
+	fs := a.flags("version")
+	if err := fs.Parse(args); err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(a.stdout, "macepc %s\n", Version)
+	return ExitOK, nil
+}
+
+func (a *app) systems(args []string) (int, error) {
+	fs := a.flags("systems")
+	if err := fs.Parse(args); err != nil {
+		return ExitError, err
+	}
+	sys := append([]timedsim.System(nil), a.reg...)
+	sort.Slice(sys, func(i, j int) bool { return sys[i].Name < sys[j].Name })
+	for _, s := range sys {
+		fmt.Fprintf(a.stdout, "%s: %s\n  default: --variant %s --nodes %d\n", s.Name, s.Doc, s.ResolveVariant(""), s.DefaultNodes)
+		for _, v := range s.Variants {
+			fmt.Fprintf(a.stdout, "  variant %-8s %s\n", v.Name, v.Doc)
+		}
+	}
+	return ExitOK, nil
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+}

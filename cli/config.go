@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// simFlags are the flags that pick a system configuration and the
+// simulator options; shared by every command that simulates.
+type simFlags struct {
+	system, variant string
+	nodes           int
+	seed            uint64
+	jobs            int
+	eddFile         string
+	scale           []string
+	semantics       string
+	execTime        string
+}
+
+func (f *simFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.system, "system", "randtree", "system to simulate (see 'macepc systems')")
+	fs.StringVar(&f.variant, "variant", "", "variant of the system (default: the system's default)")
+	fs.IntVar(&f.nodes, "nodes", 0, "number of nodes (default: the system's default)")
+	fs.Uint64Var(&f.seed, "seed", 1, "base seed; execution i uses a seed derived from it and i")
+	fs.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
+	fs.StringVar(&f.eddFile, "edd", "", "event duration distributions (edd.json); default: seed distribution uniform 1-10ms")
+	fs.StringArrayVar(&f.scale, "scale", nil, "what-if scaling of an event's durations, label=factor (repeatable), e.g. --scale 'deliver Join=2'")
+	fs.StringVar(&f.semantics, "semantics", "requeue", "busy-node semantics: requeue (events in global time order) or paper (Algorithm 1 exactly)")
+	fs.StringVar(&f.execTime, "exec-time", "stop-time", "execution time: stop-time (when the stopping condition first holds) or avg-clock (the paper's average node clock)")
+}
+
+// resolved is a validated system configuration.
+type resolved struct {
+	sys     timedsim.System
+	variant string
+	sc      *timedsim.Scenario
+	opts    timedsim.Options
+}
+
+func (a *app) resolve(f *simFlags) (*resolved, error) {
+	if f.nodes < 0 {
+		return nil, fmt.Errorf("--nodes must be positive, got %d", f.nodes)
+	}
+	if f.jobs < 0 {
+		return nil, fmt.Errorf("--jobs must be positive, got %d", f.jobs)
+	}
+	sys, err := a.reg.Lookup(f.system)
+	if err != nil {
+		return nil, err
+	}
+	variant := sys.ResolveVariant(f.variant)
+	sc, err := sys.Scenario(variant, f.nodes)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := simOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	return &resolved{sys: sys, variant: variant, sc: sc, opts: opts}, nil
+}
+
+func simOptions(f *simFlags) (timedsim.Options, error) {
+	var o timedsim.Options
+	switch f.semantics {
+	case "requeue":
+		o.Semantics = timedsim.Requeue
+	case "paper":
+		o.Semantics = timedsim.Paper
+	default:
+		return o, fmt.Errorf("--semantics must be requeue or paper, got %q", f.semantics)
+	}
+	switch f.execTime {
+	case "stop-time":
+		o.ExecTime = timedsim.StopTime
+	case "avg-clock":
+		o.ExecTime = timedsim.AvgClock
+	default:
+		return o, fmt.Errorf("--exec-time must be stop-time or avg-clock, got %q", f.execTime)
+	}
+	set := edd.NewSet(edd.DefaultSeed())
+	if f.eddFile != "" {
+		fh, err := os.Open(f.eddFile)
+		if err != nil {
+			return o, fmt.Errorf("--edd: %w", err)
+		}
+		set, err = edd.Read(fh)
+		fh.Close()
+		if err != nil {
+			return o, fmt.Errorf("--edd %s: %w", f.eddFile, err)
+		}
+	}
+	for _, spec := range f.scale {
+		label, factor, err := edd.ParseScale(spec)
+		if err != nil {
+			return o, fmt.Errorf("--scale: %w", err)
+		}
+		if err := set.Scale(label, factor); err != nil {
+			return o, fmt.Errorf("--scale: %w", err)
+		}
+	}
+	o.EDD = set
+	return o, nil
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// execLine is one line of executions.jsonl.
+type execLine struct {
+	Index      int    `json:"index"`
+	Seed       uint64 `json:"seed"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Finished   bool   `json:"finished"`
+	Outcome    string `json:"outcome"`
+}
+
+// simulateMeta is DIR/simulate.json: what was run, so that every
+// execution of executions.jsonl can be replayed (--run DIR --index I).
+type simulateMeta struct {
+	Format     string       `json:"format"`
+	Version    int          `json:"version"`
+	System     string       `json:"system"`
+	Variant    string       `json:"variant"`
+	Nodes      int          `json:"nodes"`
+	Seed       uint64       `json:"seed"`
+	Runs       int          `json:"runs"`
+	Completed  int          `json:"completed"`
+	ConfigHash string       `json:"config_hash"`
+	Summary    *timeSummary `json:"summary,omitempty"`
+	// Template is the path file of execution 0; execution i's is the same
+	// with the segments of SeedPath(ExecutionSeed(Seed, i)).
+	Template *timedsim.PathFile `json:"template"`
+}
+
+// timeSummary is the five-number summary of execution times. Quartiles
+// use gonum stat.Quantile with stat.LinInterp (Hyndman–Fan type 4: linear
+// interpolation of the empirical CDF with p(k) = k/n).
+type timeSummary struct {
+	Count    int     `json:"count"`
+	Finished int     `json:"finished"`
+	MinS     float64 `json:"min_s"`
+	Q1S      float64 `json:"q1_s"`
+	MedianS  float64 `json:"median_s"`
+	Q3S      float64 `json:"q3_s"`
+	MaxS     float64 `json:"max_s"`
+}
+
+func summarize(results []*timedsim.Result) *timeSummary {
+	if len(results) == 0 {
+		return nil
+	}
+	x := make([]float64, len(results))
+	fin := 0
+	for i, r := range results {
+		x[i] = r.ExecTime.Seconds()
+		if r.Finished {
+			fin++
+		}
+	}
+	sort.Float64s(x)
+	q := func(p float64) float64 { return round9(stat.Quantile(p, stat.LinInterp, x, nil)) }
+	return &timeSummary{Count: len(x), Finished: fin, MinS: x[0], Q1S: q(0.25), MedianS: q(0.5), Q3S: q(0.75), MaxS: x[len(x)-1]}
+}
+
+func round9(v float64) float64 {
+	d := time.Duration(v*1e9 + 0.5)
+	return d.Seconds()
+}
+
+func (a *app) simulate(args []string) (int, error) {
+	fs := a.flags("simulate")
+	var sf simFlags
+	sf.register(fs)
+	runs := fs.Int("runs", 100, "number of executions")
+	out := fs.String("out", "macepc-out", "results directory")
+	if err := fs.Parse(args); err != nil {
+		return ExitError, err
+	}
+	if fs.NArg() > 0 {
+		return ExitError, fmt.Errorf("simulate takes no arguments, got %q", fs.Args())
+	}
+	if *runs < 1 {
+		return ExitError, fmt.Errorf("--runs must be at least 1, got %d", *runs)
+	}
+	rs, err := a.resolve(&sf)
+	if err != nil {
+		return ExitError, err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return ExitError, fmt.Errorf("--out: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
+		rs.sys.Name, rs.variant, rs.sc.Nodes, sf.seed, *runs, rs.opts.Semantics, rs.opts.ExecTime)
+
+	ex := &timedsim.Explorer{Scenario: rs.sc, Options: rs.opts, Jobs: sf.jobs}
+	var panicked []int
+	results, done, runErr := ex.Run(a.ctx, timedsim.Work{
+		N: *runs, Path: timedsim.Seeded(sf.seed), Keep: true,
+		Each: func(i int, r *timedsim.Result) bool {
+			if r.Outcome == timedsim.Panicked {
+				panicked = append(panicked, i)
+			}
+			return true
+		},
+	})
+	results = results[:done]
+
+	// executions.jsonl and simulate.json, atomically.
+	jsonl := filepath.Join(*out, "executions.jsonl")
+	if err := atomicfile.Write(jsonl, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		for i, r := range results {
+			line := execLine{Index: i, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()}
+			if err := enc.Encode(line); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}); err != nil {
+		return ExitError, err
+	}
+	sum := summarize(results)
+	tmpl, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, timedsim.Seeded(sf.seed)(0), fmt.Sprintf("simulate seed=%d execution 0", sf.seed))
+	if err != nil {
+		return ExitError, err
+	}
+	meta := simulateMeta{Template: tmpl, Format: "macepc-simulate", Version: 1, System: rs.sys.Name, Variant: rs.variant, Nodes: rs.sc.Nodes,
+		Seed: sf.seed, Runs: *runs, Completed: done, ConfigHash: timedsim.ConfigHash(rs.sys.Name, rs.variant, rs.sc, rs.opts), Summary: sum}
+	if err := writeJSON(filepath.Join(*out, "simulate.json"), meta); err != nil {
+		return ExitError, err
+	}
+	if sum != nil {
+		fmt.Fprintf(a.stdout, "execution time (s): count=%d finished=%d min=%.6f q1=%.6f median=%.6f q3=%.6f max=%.6f\n",
+			sum.Count, sum.Finished, sum.MinS, sum.Q1S, sum.MedianS, sum.Q3S, sum.MaxS)
+		slow := 0
+		for i, r := range results {
+			if r.ExecTime > results[slow].ExecTime {
+				slow = i
+			}
+		}
+		p := filepath.Join(*out, "slowest.path.json")
+		if err := a.writePath(p, rs, results[slow].Path, fmt.Sprintf("simulate seed=%d execution %d (slowest)", sf.seed, slow)); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", slow, timedsim.FormatTime(results[slow].ExecTime), results[slow].Steps, p)
+	}
+	status := ExitOK
+	for _, i := range panicked {
+		r := results[i]
+		p := filepath.Join(*out, fmt.Sprintf("panic-%d.path.json", i))
+		if err := a.writePath(p, rs, r.Path, fmt.Sprintf("simulate seed=%d execution %d panicked", sf.seed, i)); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "FINDING: execution %d: handler panicked at step %d on %v in %q: %s\n  replay: macepc replay --path %s\n",
+			i, r.Panic.Step, r.Panic.Node, r.Panic.Label, r.Panic.Value, p)
+		status = ExitFinding
+	}
+	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", jsonl, done, filepath.Join(*out, "simulate.json"))
+	if runErr != nil || done < *runs {
+		return ExitError, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", done, *runs, jsonl)
+	}
+	return status, nil
+}
+
+func (a *app) writePath(path string, rs *resolved, p timedsim.Path, note string) error {
+	pf, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, p, note)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return timedsim.WritePathFile(w, pf) })
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'))
+}

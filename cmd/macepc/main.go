@@ -1,0 +1,14 @@
+// Command macepc finds latent performance bugs in event-driven distributed
+// systems by timed simulation. See package cli for the commands.
+package main
+
+import (
+	"os"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System()))
+}

@@ -1,0 +1,175 @@
+package timedsim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// NodeID names a simulated node. IDs are 0..n-1 and double as addresses:
+// protocols that elect "the lowest address" compare NodeIDs.
+type NodeID int32
+
+// None is the NodeID that names no node (an unset parent, say).
+const None NodeID = -1
+
+// String renders a node as "n7".
+func (id NodeID) String() string {
+	if id < 0 {
+		return "none"
+	}
+	return "n" + itoa(int(id))
+}
+
+// Message is any value a service sends. Its wire size feeds the network
+// model's transmission delay; its Go type name is its event label
+// ("deliver JoinReply").
+type Message interface {
+	Size() int
+}
+
+// Context is what a handler sees of the world. Handlers run atomically and
+// only record effects through it; the simulator performs them after the
+// handler returns, at the handler's simulated end time.
+//
+// A Context is only valid during the handler call it was passed to.
+type Context interface {
+	// Self is the node running the handler.
+	Self() NodeID
+	// Nodes is the number of nodes in the system.
+	Nodes() int
+	// Now is the node's simulated clock at the start of the handler.
+	Now() time.Duration
+	// Send sends msg to a node on the default (reliable) transport. It
+	// returns an error wrapping ErrQueueFull when the connection's bounded
+	// send queue is full, or ErrUnreachable across a partition; the node
+	// also receives an Error upcall for the failure (if it implements
+	// ErrorHandler).
+	Send(to NodeID, msg Message) error
+	// SendOn is Send on a named transport from the scenario's network
+	// configuration.
+	SendOn(transport string, to NodeID, msg Message) error
+	// SetTimer schedules the node's timer `name` to fire `after` the
+	// handler's end, replacing a pending timer of the same name (Mace
+	// timers: at most one pending per name).
+	SetTimer(name string, after time.Duration, data any)
+	// CancelTimer cancels the pending timer `name`, if any.
+	CancelTimer(name string)
+	// TimerPending reports whether timer `name` is scheduled.
+	TimerPending(name string) bool
+	// Rand is the handler's deterministic random source, derived from the
+	// execution's path and the step number.
+	Rand() *rand.Rand
+	// Logf records a line in the event log (only when recording).
+	Logf(format string, args ...any)
+}
+
+// Service is a protocol instance on one node: a plain Go value whose
+// handlers run atomically. It must not start goroutines, read the wall
+// clock, or use global randomness.
+type Service interface {
+	// Init runs once when the node starts (and again after a reset, on a
+	// fresh value from the scenario's constructor).
+	Init(ctx Context)
+	// Deliver handles a message from another node.
+	Deliver(ctx Context, from NodeID, msg Message)
+	// Timer handles the firing of the node's timer `name`.
+	Timer(ctx Context, name string, data any)
+}
+
+// AppHandler is implemented by services that take application events from
+// the scenario's driver (Mace's downcalls such as joinOverlay).
+type AppHandler interface {
+	App(ctx Context, name string, data any)
+}
+
+// ErrorHandler is implemented by services that want transport error
+// upcalls: a send that failed because the queue was full or the peer is
+// unreachable, and connections broken by a peer's reset or a partition.
+type ErrorHandler interface {
+	Error(ctx Context, err *TransportError)
+}
+
+// Sentinel errors carried by TransportError.
+var (
+	// ErrQueueFull: the reliable connection's bounded send queue is full.
+	ErrQueueFull = errors.New("timedsim: send queue full")
+	// ErrUnreachable: the peer is on the other side of a partition.
+	ErrUnreachable = errors.New("timedsim: peer unreachable")
+	// ErrConnectionBroken: the peer reset or the connection was broken;
+	// messages in flight on it are lost.
+	ErrConnectionBroken = errors.New("timedsim: connection broken")
+)
+
+// TransportError describes a failed send or a broken connection.
+type TransportError struct {
+	Transport string
+	Peer      NodeID
+	Err       error   // ErrQueueFull, ErrUnreachable or ErrConnectionBroken
+	Msg       Message // the message that failed, nil for a broken connection
+}
+
+func (e *TransportError) Error() string {
+	return fmt.Sprintf("%v (transport %s, peer %v)", e.Err, e.Transport, e.Peer)
+}
+
+// Unwrap returns the sentinel.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// kindLabel is the label suffix of an error upcall.
+func (e *TransportError) kindLabel() string {
+	switch e.Err {
+	case ErrQueueFull:
+		return "error queue-full"
+	case ErrUnreachable:
+		return "error unreachable"
+	default:
+		return "error broken"
+	}
+}
+
+// World is a read-only view of all node states, given to stopping
+// conditions and properties.
+type World interface {
+	// Nodes is the number of nodes.
+	Nodes() int
+	// Node is node id's current service value (type-assert it to your
+	// service type to read its state).
+	Node(id NodeID) Service
+	// Now is the simulated time at the end of the last executed event.
+	Now() time.Duration
+	// Steps is the number of events executed so far.
+	Steps() int
+	// TimerPending reports whether node id has timer `name` scheduled.
+	TimerPending(id NodeID, name string) bool
+}
+
+// Property is a named predicate over the world (safety: must always hold;
+// liveness: must eventually hold).
+type Property struct {
+	Name  string
+	Check func(w World) bool
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	p := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		p--
+		b[p] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}

@@ -1,0 +1,107 @@
+package timedsim
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"time"
+)
+
+// FormatTime renders a simulated time or duration with full nanosecond
+// precision as seconds ("12.000345678s"), the one format of every log and
+// report, so that text outputs are exact and diffable.
+func FormatTime(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	sec := int64(d / time.Second)
+	ns := int64(d % time.Second)
+	b := make([]byte, 0, 24)
+	if neg {
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, sec, 10)
+	b = append(b, '.')
+	frac := strconv.FormatInt(ns, 10)
+	for i := len(frac); i < 9; i++ {
+		b = append(b, '0')
+	}
+	b = append(b, frac...)
+	b = append(b, 's')
+	return string(b)
+}
+
+// LogHeader is the metadata printed at the top of an event log.
+type LogHeader struct {
+	System, Variant string
+	Nodes           int
+	ConfigHash      string
+	Path            Path
+}
+
+// WriteEventLog writes the human-readable event log of a recorded
+// execution: one line per event (step, node, start, duration, label,
+// sender), indented lines for each message sent (destination, transport,
+// type, size, arrival, fate), timer changes and log lines. The output is a
+// pure function of the result: same path, same bytes.
+func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("# macepc event log v1\n")
+	bw.WriteString("# system=" + h.System + " variant=" + h.Variant + " nodes=" + strconv.Itoa(h.Nodes) + " config=" + h.ConfigHash + "\n")
+	bw.WriteString("# path=")
+	for i, s := range h.Path.Segments {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString(strconv.Itoa(s.From) + ":" + strconv.FormatUint(s.Seed, 10))
+	}
+	bw.WriteString("\n# outcome=" + r.Outcome.String() + " exec_time=" + FormatTime(r.ExecTime) + " steps=" + strconv.Itoa(r.Steps) + "\n")
+	if r.Panic != nil {
+		bw.WriteString("# panic at step " + strconv.Itoa(r.Panic.Step) + " on " + r.Panic.Node.String() + " in " + r.Panic.Label + ": " + r.Panic.Value + "\n")
+	}
+	if r.Violation != "" {
+		bw.WriteString("# safety property violated: " + r.Violation + "\n")
+	}
+	bw.WriteString("#  step node   start            duration      event\n")
+	for i := range r.Events {
+		e := &r.Events[i]
+		line := pad(strconv.Itoa(e.Step), 7) + " " + padRight(e.Node.String(), 6) + " " + pad(FormatTime(e.Start), 16) + " " + pad(FormatTime(e.Duration), 13) + "  " + e.Label
+		if e.From != None {
+			line += " from " + e.From.String()
+		}
+		bw.WriteString(line + "\n")
+		for _, s := range e.Sends {
+			l := "        -> " + s.To.String() + " " + s.Type + " " + strconv.Itoa(s.Size) + "B on " + s.Transport + ": " + s.Status
+			if s.Status == "sent" {
+				l += ", arrives " + FormatTime(s.Arrive)
+			}
+			bw.WriteString(l + "\n")
+		}
+		for _, t := range e.Timers {
+			if t.Cancel {
+				bw.WriteString("        timer " + t.Name + " cancelled\n")
+			} else {
+				bw.WriteString("        timer " + t.Name + " set for " + FormatTime(t.At) + "\n")
+			}
+		}
+		for _, l := range e.Logs {
+			bw.WriteString("        log: " + l + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+func pad(s string, n int) string {
+	for len(s) < n {
+		s = " " + s
+	}
+	return s
+}
+
+func padRight(s string, n int) string {
+	for len(s) < n {
+		s += " "
+	}
+	return s
+}

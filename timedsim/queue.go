@@ -1,0 +1,137 @@
+package timedsim
+
+import "time"
+
+// entry is one pending event in the queue: ordered by (at, seq); slot
+// points at the event's record.
+type entry struct {
+	at   time.Duration
+	seq  uint64
+	slot int32
+}
+
+func (a *entry) less(b *entry) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// queue is a 4-ary min-heap of entries specialised for the simulator: no
+// interface boxing, and every move writes the entry's position back into
+// its record (pos) so that a timer can be cancelled in O(log n).
+//
+// Ties are broken by the insertion counter seq, never by heap layout, so
+// the pop order is a pure function of the push sequence.
+type queue struct {
+	h   []entry
+	pos []int32 // pos[slot] = index in h, or -1
+	seq uint64
+}
+
+func (q *queue) reset() {
+	q.h = q.h[:0]
+	q.seq = 0
+}
+
+func (q *queue) len() int { return len(q.h) }
+
+func (q *queue) setPos(slot int32, i int) {
+	for int(slot) >= len(q.pos) {
+		q.pos = append(q.pos, -1)
+	}
+	q.pos[slot] = int32(i)
+}
+
+// push inserts slot at time at.
+func (q *queue) push(at time.Duration, slot int32) {
+	q.seq++
+	q.h = append(q.h, entry{at: at, seq: q.seq, slot: slot})
+	i := len(q.h) - 1
+	q.setPos(slot, i)
+	q.up(i)
+}
+
+// front returns the earliest entry without removing it.
+func (q *queue) front() *entry { return &q.h[0] }
+
+// pop removes the earliest entry.
+func (q *queue) pop() entry {
+	e := q.h[0]
+	q.removeAt(0)
+	return e
+}
+
+// remove deletes slot from the queue if it is queued.
+func (q *queue) remove(slot int32) bool {
+	if int(slot) >= len(q.pos) {
+		return false
+	}
+	i := q.pos[slot]
+	if i < 0 {
+		return false
+	}
+	q.removeAt(int(i))
+	return true
+}
+
+func (q *queue) removeAt(i int) {
+	last := len(q.h) - 1
+	q.pos[q.h[i].slot] = -1
+	if i != last {
+		q.h[i] = q.h[last]
+		q.pos[q.h[i].slot] = int32(i)
+	}
+	q.h = q.h[:last]
+	if i < last {
+		if !q.down(i) {
+			q.up(i)
+		}
+	}
+}
+
+func (q *queue) up(i int) {
+	h := q.h
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !e.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		q.pos[h[i].slot] = int32(i)
+		i = p
+	}
+	h[i] = e
+	q.pos[e.slot] = int32(i)
+}
+
+// down sifts i down and reports whether it moved.
+func (q *queue) down(i int) bool {
+	h := q.h
+	n := len(h)
+	e := h[i]
+	start := i
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		for j := c + 1; j < end; j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].less(&e) {
+			break
+		}
+		h[i] = h[m]
+		q.pos[h[i].slot] = int32(i)
+		i = m
+	}
+	h[i] = e
+	q.pos[e.slot] = int32(i)
+	return i != start
+}

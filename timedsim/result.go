@@ -1,0 +1,169 @@
+package timedsim
+
+import (
+	"time"
+
+	"github.com/macepc/macepc/edd"
+)
+
+// Semantics selects how an event for a busy node is executed.
+type Semantics int
+
+const (
+	// Requeue (the default, an improvement over the paper): an event popped
+	// for a node whose clock is past the event's start is put back into the
+	// queue at the node's clock, so events execute in global time order and
+	// a node never reacts to a message "before" an event it is still busy
+	// with has let other nodes act.
+	Requeue Semantics = iota
+	// Paper is Algorithm 1 of the MacePC paper exactly: the popped event
+	// runs at once with node.time = max(node.time, start), even if other
+	// nodes' events with an earlier start are still queued behind it.
+	Paper
+)
+
+func (s Semantics) String() string {
+	if s == Paper {
+		return "paper"
+	}
+	return "requeue"
+}
+
+// ExecTimeDef selects the definition of an execution's time.
+type ExecTimeDef int
+
+const (
+	// StopTime (default): the simulated time at which the stopping
+	// condition first holds — the end time of the event after which it held.
+	StopTime ExecTimeDef = iota
+	// AvgClock is the paper's definition: the average of all node clocks
+	// when the stopping condition first holds, minus the start time (0).
+	AvgClock
+)
+
+func (d ExecTimeDef) String() string {
+	if d == AvgClock {
+		return "avg-clock"
+	}
+	return "stop-time"
+}
+
+// Options configure a Simulator beyond its scenario.
+type Options struct {
+	// EDD gives each event label's duration distribution; nil means the
+	// seed distribution (uniform 1–10 ms) for every label.
+	EDD *edd.Set
+	// Semantics: Requeue (default) or Paper.
+	Semantics Semantics
+	// ExecTime: StopTime (default) or AvgClock.
+	ExecTime ExecTimeDef
+	// Record keeps the timed event log (Result.Events). Costs allocation
+	// per event: use it for replays, not for exploration.
+	Record bool
+	// MeasureRealTime measures each handler's real duration (monotonic
+	// clock) into Result.RealTimes, for EDD training (phase 1a).
+	MeasureRealTime bool
+	// CheckSafety evaluates the scenario's safety properties after every
+	// event; a violation ends the execution.
+	CheckSafety bool
+	// MaxSteps ends an execution after this many events (0: no limit).
+	MaxSteps int
+}
+
+// Outcome says how an execution ended.
+type Outcome int
+
+const (
+	// Finished: the stopping condition held.
+	Finished Outcome = iota
+	// TimedOut: the next event would start after the scenario's timeout.
+	TimedOut
+	// Stalled: no event was pending and the stopping condition did not
+	// hold.
+	Stalled
+	// StepLimit: Options.MaxSteps events ran.
+	StepLimit
+	// Panicked: a handler panicked (Result.Panic says where).
+	Panicked
+	// SafetyViolated: a safety property failed (Result.Violation).
+	SafetyViolated
+)
+
+var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Result records one execution.
+type Result struct {
+	Path    Path
+	Outcome Outcome
+	// Finished is Outcome == Finished.
+	Finished bool
+	// ExecTime is the execution time (see ExecTimeDef); an execution that
+	// did not finish gets the scenario's timeout.
+	ExecTime time.Duration
+	// EndTime is the simulated time when the execution stopped.
+	EndTime time.Duration
+	// Steps is the number of events executed.
+	Steps int
+	// Counts is the number of events per label ("deliver JoinReply").
+	Counts map[string]int
+	// Composite counts events per label and message type the handler sent
+	// ("deliver JoinReply → Remove"); each type counts once per event.
+	Composite map[string]int
+	// NodeClocks is each node's clock at the end.
+	NodeClocks []time.Duration
+	// RealTimes holds measured handler times per label (MeasureRealTime).
+	RealTimes map[string][]time.Duration
+	// Events is the timed event log (Record).
+	Events []TimedEvent
+	// Panic describes a handler panic (Outcome Panicked).
+	Panic *PanicInfo
+	// Violation names the safety property that failed.
+	Violation string
+}
+
+// PanicInfo locates a panic in a user handler.
+type PanicInfo struct {
+	Step  int
+	Node  NodeID
+	Label string
+	Value string
+	Stack string
+}
+
+// TimedEvent is one executed event: the paper's <node, event, start,
+// duration> plus what the handler did.
+type TimedEvent struct {
+	Step     int
+	Node     NodeID
+	From     NodeID // sender of a delivered message, None otherwise
+	Label    string
+	Start    time.Duration
+	Duration time.Duration
+	Sends    []SentMessage
+	Timers   []TimerChange
+	Logs     []string
+}
+
+// SentMessage is a message a handler sent and its fate.
+type SentMessage struct {
+	To        NodeID
+	Transport string
+	Type      string
+	Size      int
+	Arrive    time.Duration // valid when Status is "sent"
+	Status    string        // sent, queue-full, dropped, unreachable
+}
+
+// TimerChange is a timer set or cancelled by a handler.
+type TimerChange struct {
+	Name   string
+	Cancel bool
+	At     time.Duration // firing time when set
+}

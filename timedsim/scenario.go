@@ -1,0 +1,223 @@
+package timedsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/macepc/macepc/netmodel"
+)
+
+// Scenario is the paper's test harness: how many nodes, how to build one,
+// what the driver application does, and when the task is done.
+type Scenario struct {
+	// Nodes is the number of nodes (at least 1).
+	Nodes int
+	// New builds the service of node id; it is called at the start of every
+	// execution and again when a node is reset.
+	New func(id NodeID) Service
+	// Driver schedules the application events and faults of one execution.
+	// It may draw from d.Rand(), which is part of the execution's path.
+	Driver func(d *Driver)
+	// Stop is the stopping condition: a predicate over all node states that
+	// holds once the end-to-end task is accomplished.
+	Stop func(w World) bool
+	// Timeout ends an execution whose stopping condition has not held by
+	// this simulated time (it then counts as timed out).
+	Timeout time.Duration
+	// Network configures delays, bandwidth and transports.
+	Network netmodel.Config
+	// Safety properties must hold after every event; Liveness properties
+	// must eventually hold (checked by the liveness mode).
+	Safety, Liveness []Property
+	// CheckEvery evaluates Stop only every k events (and whenever the event
+	// queue's front crosses a timer boundary is not tracked: keep k small).
+	// 0 or 1 checks after every event. Execution time is then the end time
+	// of the event after which the check first succeeded, so a larger k can
+	// only overestimate by at most k-1 events.
+	CheckEvery int
+	// Revision names the protocol code's version; it enters the config
+	// hash so that path files of an older revision are refused. Bump it
+	// when a change to the protocol makes old paths replay differently.
+	Revision string
+}
+
+// Validate reports what is wrong with a scenario.
+func (s *Scenario) Validate() error {
+	switch {
+	case s == nil:
+		return fmt.Errorf("timedsim: nil scenario")
+	case s.Nodes < 1:
+		return fmt.Errorf("timedsim: scenario has %d nodes, need at least 1", s.Nodes)
+	case s.New == nil:
+		return fmt.Errorf("timedsim: scenario has no constructor (New)")
+	case s.Stop == nil:
+		return fmt.Errorf("timedsim: scenario has no stopping condition (Stop)")
+	case s.Timeout <= 0:
+		return fmt.Errorf("timedsim: scenario timeout must be positive, got %v", s.Timeout)
+	}
+	return s.Network.WithDefaults().Validate(s.Nodes)
+}
+
+// Driver is handed to Scenario.Driver to schedule an execution's
+// application events and faults. Events scheduled for the same instant run
+// in the order they were scheduled.
+type Driver struct {
+	nodes  int
+	rng    *rand.Rand
+	events []driverEvent
+}
+
+type driverKind uint8
+
+const (
+	drvApp driverKind = iota
+	drvReset
+	drvBreak
+	drvPartition
+	drvHeal
+)
+
+type driverEvent struct {
+	at     time.Duration
+	kind   driverKind
+	node   NodeID
+	peer   NodeID
+	name   string
+	data   any
+	groups [][]int
+}
+
+// Nodes is the number of nodes of the scenario.
+func (d *Driver) Nodes() int { return d.nodes }
+
+// Rand is the driver's random source (part of the execution's path).
+func (d *Driver) Rand() *rand.Rand { return d.rng }
+
+// App schedules application event `name` with data on node at time at.
+func (d *Driver) App(at time.Duration, node NodeID, name string, data any) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvApp, node: node, name: name, data: data})
+}
+
+// Reset schedules a reset of node at time at: its state is lost (a fresh
+// service from the constructor runs Init), its timers are cancelled, its
+// connections break, and peers that had a connection with it get an
+// ErrConnectionBroken upcall.
+func (d *Driver) Reset(at time.Duration, node NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvReset, node: node})
+}
+
+// Break schedules breaking the connections between a and b; both get an
+// ErrConnectionBroken upcall and messages in flight between them are lost.
+func (d *Driver) Break(at time.Duration, a, b NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvBreak, node: a, peer: b})
+}
+
+// Partition schedules a network partition into groups (nodes not listed
+// form one more group together). Connections that cross groups break.
+func (d *Driver) Partition(at time.Duration, groups ...[]NodeID) {
+	gs := make([][]int, len(groups))
+	for i, g := range groups {
+		for _, n := range g {
+			gs[i] = append(gs[i], int(n))
+		}
+	}
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, groups: gs})
+}
+
+// Heal schedules the end of any partition.
+func (d *Driver) Heal(at time.Duration) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvHeal})
+}
+
+// Variant is one version of a system (e.g. "buggy", "fixed").
+type Variant struct {
+	Name string
+	Doc  string
+}
+
+// System is a bundled or user-provided protocol with its scenarios, as the
+// CLI lists and runs them.
+type System struct {
+	Name string
+	// Doc is one line describing the system.
+	Doc      string
+	Variants []Variant
+	// DefaultVariant is used when no variant is given (the first variant
+	// if empty).
+	DefaultVariant string
+	// DefaultNodes is used when no node count is given.
+	DefaultNodes int
+	// Build returns the scenario of a variant with n nodes.
+	Build func(variant string, nodes int) (*Scenario, error)
+}
+
+// Scenario builds and validates a variant's scenario, with errors that
+// name the choices.
+func (s System) Scenario(variant string, nodes int) (*Scenario, error) {
+	if variant == "" {
+		variant = s.defaultVariant()
+	}
+	if nodes == 0 {
+		nodes = s.DefaultNodes
+	}
+	found := false
+	for _, v := range s.Variants {
+		found = found || v.Name == variant
+	}
+	if !found {
+		return nil, fmt.Errorf("timedsim: system %q has no variant %q (variants: %s)", s.Name, variant, strings.Join(s.VariantNames(), ", "))
+	}
+	sc, err := s.Build(variant, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+func (s System) defaultVariant() string {
+	if s.DefaultVariant != "" || len(s.Variants) == 0 {
+		return s.DefaultVariant
+	}
+	return s.Variants[0].Name
+}
+
+// ResolveVariant returns the variant name to use for v ("" = default).
+func (s System) ResolveVariant(v string) string {
+	if v == "" {
+		return s.defaultVariant()
+	}
+	return v
+}
+
+// VariantNames lists the variants' names in declaration order.
+func (s System) VariantNames() []string {
+	out := make([]string, len(s.Variants))
+	for i, v := range s.Variants {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// Registry is a set of systems looked up by name.
+type Registry []System
+
+// Lookup finds a system by name.
+func (r Registry) Lookup(name string) (System, error) {
+	for _, s := range r {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := make([]string, len(r))
+	for i, s := range r {
+		names[i] = s.Name
+	}
+	sort.Strings(names)
+	return System{}, fmt.Errorf("timedsim: unknown system %q (known: %s)", name, strings.Join(names, ", "))
+}
