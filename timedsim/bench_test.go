@@ -6,17 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/timedsim"
 )
 
-// BenchmarkSimulator runs the null ping-pong protocol (node 2i pings node
+// BenchmarkSimulator runs the null ping-pong protocol (systems/pingpong) (node 2i pings node
 // 2i+1, which pongs back, forever) and reports events/s and allocs/event.
 // Each iteration is one execution of a fixed number of events, on a
 // simulator whose memory is reused as the explorer does.
 func BenchmarkSimulator(b *testing.B) {
 	for _, nodes := range []int{2, 100, 10000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			sc := pingPongScenario(nodes, 0)
+			sc := pingpong.Scenario(nodes, -1)
 			sc.Timeout = 1000 * time.Hour
 			steps := 200_000
 			if nodes*20 > steps {

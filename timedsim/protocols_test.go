@@ -9,64 +9,6 @@ import (
 
 // Test protocols, small enough to reason about exactly.
 
-// Ping and Pong carry no payload, so boxing them in a Message does not
-// allocate: the benchmarks then measure the framework alone (a protocol's
-// own message allocations are its business).
-type Ping struct{}
-
-func (Ping) Size() int { return 64 }
-
-type Pong struct{}
-
-func (Pong) Size() int { return 64 }
-
-// pingPong: node 2i pings node 2i+1, which pongs back, forever. The null
-// protocol of the benchmarks.
-type pingPong struct {
-	id      timedsim.NodeID
-	pongs   int
-	stopAt  int
-	stopped bool
-}
-
-func (p *pingPong) Init(ctx timedsim.Context) {
-	if p.id%2 == 0 && int(p.id)+1 < ctx.Nodes() {
-		ctx.Send(p.id+1, Ping{})
-	}
-}
-
-func (p *pingPong) Deliver(ctx timedsim.Context, from timedsim.NodeID, msg timedsim.Message) {
-	switch msg.(type) {
-	case Ping:
-		ctx.Send(from, Pong{})
-	case Pong:
-		p.pongs++
-		ctx.Send(from, Ping{})
-	}
-}
-
-func (p *pingPong) Timer(timedsim.Context, string, any) {}
-
-func pingPongScenario(nodes, pongs int) *timedsim.Scenario {
-	return &timedsim.Scenario{
-		Nodes: nodes,
-		New:   func(id timedsim.NodeID) timedsim.Service { return &pingPong{id: id} },
-		Stop: func(w timedsim.World) bool {
-			if pongs <= 0 {
-				return false
-			}
-			for i := 0; i+1 < w.Nodes(); i += 2 {
-				if w.Node(timedsim.NodeID(i)).(*pingPong).pongs < pongs {
-					return false
-				}
-			}
-			return true
-		},
-		Timeout: time.Hour,
-		Network: netmodel.DefaultConfig(),
-	}
-}
-
 // gossip: every node, on a randomly jittered timer, sends a Rumor to a
 // random peer; stops when every node has heard from everyone. It exercises
 // timers, handler randomness and many interleavings.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -446,14 +447,14 @@ func TestPanickingHandlerIsReported(t *testing.T) {
 }
 
 func TestTimeoutAndExecTimeDefinitions(t *testing.T) {
-	sc := pingPongScenario(4, 0) // never stops
+	sc := pingpong.Scenario(4, -1) // never stops
 	sc.Timeout = 2 * time.Second
 	r := newSim(t, sc, timedsim.Options{}).Run(timedsim.SeedPath(1))
 	// No event starts after the timeout; the last one may end after it.
 	if r.Outcome != timedsim.TimedOut || r.ExecTime != 2*time.Second || r.EndTime > 2*time.Second+10*time.Millisecond {
 		t.Fatalf("outcome %v exec %v end %v", r.Outcome, r.ExecTime, r.EndTime)
 	}
-	sc = pingPongScenario(4, 10)
+	sc = pingpong.Scenario(4, 10)
 	stop := newSim(t, sc, timedsim.Options{}).Run(timedsim.SeedPath(1))
 	avg := newSim(t, sc, timedsim.Options{ExecTime: timedsim.AvgClock}).Run(timedsim.SeedPath(1))
 	var sum time.Duration
@@ -466,9 +467,9 @@ func TestTimeoutAndExecTimeDefinitions(t *testing.T) {
 }
 
 func TestSafetyPropertyEndsExecution(t *testing.T) {
-	sc := pingPongScenario(2, 0)
+	sc := pingpong.Scenario(2, -1)
 	sc.Safety = []timedsim.Property{{Name: "fewer than 5 pongs", Check: func(w timedsim.World) bool {
-		return w.Node(0).(*pingPong).pongs < 5
+		return w.Node(0).(*pingpong.Node).Pongs() < 5
 	}}}
 	r := newSim(t, sc, timedsim.Options{CheckSafety: true}).Run(timedsim.SeedPath(1))
 	if r.Outcome != timedsim.SafetyViolated || r.Violation != "fewer than 5 pongs" || r.Counts["deliver Pong"] != 5 {

@@ -1,0 +1,134 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/pingpong"
+)
+
+func mustRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, errOut, status := run(t, dir, args...)
+	if status != 0 {
+		t.Fatalf("macepc %v: status %d: %s", args, status, errOut)
+	}
+	return out
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Results are identical with --jobs 1 and --jobs 2, byte for byte.
+func TestSimulateSameFilesForAnyJobs(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "6", "--runs", "30", "--jobs", "1", "--out", "$DIR/j1")
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "6", "--runs", "30", "--jobs", "2", "--out", "$DIR/j2")
+	for _, f := range []string{"executions.jsonl", "simulate.json", "slowest.path.json"} {
+		a, b := read(t, filepath.Join(dir, "j1", f)), read(t, filepath.Join(dir, "j2", f))
+		if a != b {
+			t.Errorf("%s differs between --jobs 1 and 2", f)
+		}
+	}
+	if n := strings.Count(read(t, filepath.Join(dir, "j1", "executions.jsonl")), "\n"); n != 30 {
+		t.Fatalf("executions.jsonl has %d lines, want 30", n)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "j1"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// Replaying a path file twice gives byte-identical event logs; the same
+// execution reached through --run/--index is the same log too.
+func TestReplayIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "4", "--runs", "10", "--out", "$DIR/out")
+	mustRun(t, dir, "replay", "--path", "$DIR/out/slowest.path.json", "--log", "$DIR/a.log")
+	mustRun(t, dir, "replay", "--path", "$DIR/out/slowest.path.json", "--log", "$DIR/b.log")
+	a, b := read(t, filepath.Join(dir, "a.log")), read(t, filepath.Join(dir, "b.log"))
+	if a != b || !strings.Contains(a, "deliver Ping from n0") {
+		t.Fatalf("replays differ or log is empty:\n%s", a)
+	}
+	// Which execution was slowest?
+	note := read(t, filepath.Join(dir, "out", "slowest.path.json"))
+	i := strings.Index(note, "execution ")
+	idx := strings.Fields(note[i+len("execution "):])[0]
+	mustRun(t, dir, "replay", "--run", "$DIR/out", "--index", idx, "--log", "$DIR/c.log")
+	if body(read(t, filepath.Join(dir, "c.log"))) != body(a) {
+		t.Fatal("--run/--index replay differs from the path file's")
+	}
+	// A branched replay differs after the branch point and can be saved.
+	mustRun(t, dir, "replay", "--path", "$DIR/out/slowest.path.json", "--branch-at", "10", "--branch-seed", "5", "--log", "$DIR/d.log", "--save-path", "$DIR/d.path.json")
+	mustRun(t, dir, "replay", "--path", "$DIR/d.path.json", "--log", "$DIR/e.log")
+	if read(t, filepath.Join(dir, "d.log")) != read(t, filepath.Join(dir, "e.log")) || body(read(t, filepath.Join(dir, "d.log"))) == body(a) {
+		t.Fatal("branched replay is not reproducible from its saved path, or did not branch")
+	}
+}
+
+func body(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Malformed and stale path files are refused with exit 2 and one line.
+func TestReplayRefusesBadPathFiles(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "4", "--runs", "3", "--out", "$DIR/out")
+	good := read(t, filepath.Join(dir, "out", "slowest.path.json"))
+	cases := map[string]struct{ text, want string }{
+		"malformed":     {good[:40], "malformed path file"},
+		"stale-nodes":   {strings.Replace(good, `"nodes": 4`, `"nodes": 6`, 1), "stale path file"},
+		"stale-edd":     {strings.Replace(good, `"min_ns": 1000000`, `"min_ns": 2000000`, 1), "stale path file"},
+		"other-system":  {strings.Replace(good, `"system": "pingpong"`, `"system": "chord"`, 1), `unknown system "chord"`},
+		"other-variant": {strings.Replace(good, `"variant": "default"`, `"variant": "x"`, 1), `no variant "x"`},
+		"bad-edd":       {strings.Replace(good, `"min_ns": 1000000`, `"min_ns": -5`, 1), "edd"},
+	}
+	for name, c := range cases {
+		if c.text == good {
+			t.Fatalf("%s: replacement did not apply", name)
+		}
+		p := filepath.Join(dir, name+".json")
+		os.WriteFile(p, []byte(c.text), 0o644)
+		_, stderr, status := run(t, dir, "replay", "--path", p, "--log", "$DIR/x.log")
+		if status != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: status %d, stderr %q; want 2 and %q", name, status, stderr, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x.log")); err == nil {
+			t.Errorf("%s: a log was written for a refused path", name)
+		}
+	}
+}
+
+// Ctrl-C before the run: nothing finished, the files say so, exit 2.
+func TestSimulateInterruptedKeepsFinishedWork(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	status := cli.Run(ctx, []string{"simulate", "--system", "pingpong", "--runs", "50", "--out", filepath.Join(dir, "out")}, &o, &e, pingpong.System())
+	if status != 2 || !strings.Contains(e.String(), "interrupted after 0 of 50") {
+		t.Fatalf("status %d stderr %q", status, e.String())
+	}
+	if got := read(t, filepath.Join(dir, "out", "simulate.json")); !strings.Contains(got, `"completed": 0`) {
+		t.Fatalf("simulate.json: %s", got)
+	}
+}
