@@ -1,0 +1,134 @@
+// Package randtree is Mace's RandTree overlay tree as a timedsim service,
+// with the latent performance bug of MacePC's motivating example (the MacePC
+// paper, Figure 1 and §5.4) as its "buggy" variant and the repair as its
+// "fixed" variant.
+//
+// # The protocol
+//
+// RandTree builds a random spanning tree whose root is elected: node IDs
+// double as addresses, and a lower ID is "more fit" to be the root. A node
+// is in state init, joining or joined; it has a parent (itself if it is a
+// root, None while it is not in a tree), at most MaxChildren children (4),
+// the root it believes its tree has, and a peer set.
+//
+//   - joinOverlay (the application event "join", data: the peer set). A
+//     node whose peer set names no other node is the bootstrap: it becomes
+//     a root. Any other node sends Join{Who: self} to the first peer and
+//     sets its join timer (5 s); when that fires while still joining it
+//     tries the next peer, round robin.
+//   - Join at a joined root: a joiner more fit than the root gets
+//     JoinReply{ForceRoot} and the root joins under it, keeping its
+//     children (its whole subtree moves). Otherwise the root accepts the
+//     joiner if it has room (JoinReply{Accepted, Root}), or pushes it down:
+//     it forwards Join{Who, Down: true} to a child chosen at random. A joined
+//     non-root accepts or pushes down a Down join, and forwards any other
+//     Join to its root: joins are decided at the root.
+//   - JoinReply at a joining node: ForceRoot makes it a root; Accepted makes
+//     the sender its parent, and it tells its children NewRoot{Root}. A
+//     JoinReply at a node that is not joining is rejected with Remove, and
+//     the sender drops the node from its children.
+//   - NewRoot from the parent updates the root and travels down the tree.
+//   - Recovery: every 10 s, in every state, the recovery timer re-arms
+//     itself and a joined node sends Probe{Root} to a random peer; a joined
+//     peer answers ProbeReply{Root}. Different roots mean different trees:
+//     the prober sends RootJoin{Target: the lower root} to the higher root,
+//     which, if it still is a root, joins under Target. This is the "fail
+//     safe" of the MacePC paper's introduction: it is meant for partitions,
+//     but it also silently repairs protocol bugs, ten seconds later.
+//   - Transport errors: a broken connection to the parent sends the node
+//     back to its peer set to rejoin with its subtree; one to a child, or a
+//     lost JoinReply that accepted a child, drops the child.
+//
+// Lessons of MaceMC's RandTree bugs (MaceMC paper §7.3) are built in: the
+// recovery timer never stops (RT3) and is armed from joinOverlay on, so a
+// node not in init always has it pending (RT11, RT14; the safety property
+// RecoveryTimerArmed); a node in init ignores Probe and Join (RT11); a root
+// that joins under another node adds it to its peer set (RT1); NewRoot is
+// only taken from the parent (RT4); Remove is handled in every state
+// (RT10); a node whose parent fails forgets its root (RT16).
+//
+// # The bug (MacePC Figure 1)
+//
+// Take A more fit than B, and B the bootstrap:
+//
+//  1. A and C join at B: both send Join to B.
+//  2. B handles A's Join first. A is more fit, so B sends A a ForceRoot
+//     JoinReply and a Join of its own, and B is now joining under A.
+//  3. C's Join reaches B while B is joining. The buggy RandTree accepts C
+//     as a child, and because it now has a child it considers itself joined
+//     and a root again (parent = root = B), and answers C with Accepted.
+//  4. A handles ForceRoot: A is a root.
+//  5. A handles B's Join, accepts B as its child and replies Accepted.
+//  6. B, already joined, rejects A's JoinReply with a Remove (the event
+//     "deliver JoinReply → Remove" that MacePC's Figure 4 correlates with
+//     slow executions), and A drops B.
+//
+// Two trees remain, A's and B's (with C and every later joiner), until the
+// recovery protocol notices it, ten seconds on. If either join completed
+// before the other began, the bug would not occur: it lives in the window
+// of step 2, between B leaving the root position and B's JoinReply.
+//
+// In the fixed variant a joining node forwards a Join to the node it
+// believes is the root, which for a root that stepped down is the node it
+// is joining. In step 3 B forwards C's Join to A, A accepts both, and one
+// tree forms. Forwarding cannot loop: a node's root pointer names a node
+// with a lower ID than itself, or itself only when it is a root, which
+// never forwards. A root points to itself; a root that steps down points to
+// the more fit node it joins (a lower ID); Accepted hands a joiner the root
+// that judged it less fit, or a more fit root that replaced that root since
+// (roots are only ever replaced by lower IDs, and NewRoot, sent down before
+// any later Down join on the same FIFO connection, carries the change); and
+// a node that lost its parent forgets its root, holds the Joins it
+// receives and handles them once it has rejoined. So each forward strictly
+// lowers the ID, and a Join reaches a root in fewer than n hops. Pushing
+// down follows child pointers, which without faults form a forest, so it
+// ends too. The buggy variant breaks the invariant: a joining node that
+// accepts a joiner makes itself a root again.
+//
+// # Scenario
+//
+// System's scenario is the one of MacePC §5.4, many nodes joining at once:
+// the bootstrap (node 1) joins at time 0 with the peer set {1}, and every
+// other node joins with the peer set {1} at a time drawn uniformly from
+// [0, 500 ms] (DefaultWorkload; NewScenario takes any Workload). Node 0 is
+// the only joiner more fit than the bootstrap, so each execution opens the
+// race window of step 2 exactly once, and the bug shows only when another
+// Join reaches node 1 in those few milliseconds. With the simulator's
+// defaults (uniform 1–10 ms event durations; 1 ms Pareto latency, 8 Mbit/s)
+// about 9% of the buggy executions take just over 10 s, and all others,
+// like all fixed executions, finish in about 0.5 s.
+//
+// The stopping condition, SpanningTree, is one spanning tree: every node
+// joined, exactly one root (a node whose parent is itself: MaceMC's RT2),
+// parent and child pointers agreeing, and every node reachable from the
+// root (no loops). It takes O(n) time. It does not require every node to
+// know the root: NewRoot may still be on its way.
+//
+// Faults are the driver's (none in the bundled scenario). A node rejoining
+// after its parent's failure is in the joining state too, so the buggy
+// variant shows the same bug there, while the fixed variant repairs a
+// broken parent connection or a reset node within a second.
+//
+// # Usage
+//
+//	sc, err := randtree.System().Scenario("buggy", 32)
+//	if err != nil { … }
+//	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+//	if err != nil { … }
+//	res := sim.Run(timedsim.SeedPath(1))
+//	fmt.Println(res.Outcome, res.ExecTime, res.Composite["deliver JoinReply → Remove"])
+//
+// Stopping conditions, properties and tests read node state through
+// World.Node(id).(*randtree.Node) and its accessors (State, Parent, Root,
+// Children), or with the helpers Roots, NumJoined and SpanningTree.
+//
+// # Determinism
+//
+// A Node is a plain value driven only by its handlers: it starts no
+// goroutines, reads no clock and draws randomness only from Context.Rand
+// (the child a full node pushes a joiner to, the peer it probes). The
+// scenario's driver draws the join times from Driver.Rand. An execution is
+// therefore a function of its timedsim.Path. The tests drive nodes without
+// the simulator through a fake Context and a FIFO message queue whose
+// delivery order the test chooses (harness_test.go).
+package randtree

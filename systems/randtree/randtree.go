@@ -1,0 +1,599 @@
+package randtree
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// NodeID is the simulator's node identifier; it doubles as the node's
+// address, and a lower ID is "more fit" to be the root.
+type NodeID = timedsim.NodeID
+
+// None names no node (the parent of a node that is not in a tree).
+const None = timedsim.None
+
+// Defaults, as in Mace's RandTree.
+const (
+	// DefaultMaxChildren is the fan-out limit of a tree node.
+	DefaultMaxChildren = 4
+	// DefaultJoinTimeout is how long a joining node waits for a JoinReply
+	// before it tries the next member of its peer set.
+	DefaultJoinTimeout = 5 * time.Second
+	// DefaultRecoveryPeriod is the period of the recovery timer that probes
+	// peers and merges trees with different roots.
+	DefaultRecoveryPeriod = 10 * time.Second
+)
+
+// Names of the node's timers and of its application event.
+const (
+	// TimerJoin is the join retry timer.
+	TimerJoin = "join"
+	// TimerRecovery is the periodic recovery (tree merging) timer.
+	TimerRecovery = "recovery"
+	// AppJoin is Mace's joinOverlay downcall; its data is the peer set,
+	// a []NodeID.
+	AppJoin = "join"
+)
+
+// State is a RandTree node's protocol state.
+type State uint8
+
+// The states of a node. A node starts in Init, enters Joining on
+// joinOverlay and Joined once it has a parent (or is a root).
+const (
+	Init State = iota
+	Joining
+	Joined
+)
+
+func (s State) String() string {
+	switch s {
+	case Init:
+		return "init"
+	case Joining:
+		return "joining"
+	case Joined:
+		return "joined"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Config configures a Node. The zero value is the buggy protocol with
+// Mace's defaults.
+type Config struct {
+	// Fixed selects the fixed protocol: a joining node forwards a Join to
+	// the root it is joining instead of accepting the joiner itself (which
+	// is the bug of MacePC's Figure 1).
+	Fixed bool
+	// MaxChildren is the fan-out limit (0 means DefaultMaxChildren).
+	MaxChildren int
+	// JoinTimeout is the join retry period (0 means DefaultJoinTimeout).
+	JoinTimeout time.Duration
+	// RecoveryPeriod is the recovery probe period (0 means
+	// DefaultRecoveryPeriod).
+	RecoveryPeriod time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxChildren == 0 {
+		c.MaxChildren = DefaultMaxChildren
+	}
+	if c.JoinTimeout == 0 {
+		c.JoinTimeout = DefaultJoinTimeout
+	}
+	if c.RecoveryPeriod == 0 {
+		c.RecoveryPeriod = DefaultRecoveryPeriod
+	}
+	return c
+}
+
+// Wire sizes: a message header (Mace message type and length) and an
+// address (IPv4 address and port, as Mace's MaceKey).
+const (
+	headerSize = 8
+	addrSize   = 6
+)
+
+// Join asks to join the tree as a child. Who is the joiner (a Join is
+// forwarded, so the sender is not necessarily the joiner); Down marks a
+// Join pushed down from the root to a child because the root was full,
+// which the child must handle itself rather than forward to the root.
+type Join struct {
+	Who  NodeID
+	Down bool
+}
+
+// Size is the wire size in bytes.
+func (Join) Size() int { return headerSize + addrSize + 1 }
+
+// ReplyKind is the verdict of a JoinReply.
+type ReplyKind uint8
+
+const (
+	// Accepted: the sender took the joiner as its child.
+	Accepted ReplyKind = iota
+	// ForceRoot: the joiner is more fit to be the root than the sender (a
+	// root); the joiner must become the root and the sender will join
+	// under it.
+	ForceRoot
+)
+
+func (k ReplyKind) String() string {
+	switch k {
+	case Accepted:
+		return "accepted"
+	case ForceRoot:
+		return "force-root"
+	}
+	return fmt.Sprintf("ReplyKind(%d)", uint8(k))
+}
+
+// JoinReply answers a Join, from the node that accepted the joiner (or
+// from the root that makes it the new root). Root is the root of the
+// sender's tree.
+type JoinReply struct {
+	Kind ReplyKind
+	Root NodeID
+}
+
+// Size is the wire size in bytes.
+func (JoinReply) Size() int { return headerSize + 1 + addrSize }
+
+// Remove tells the receiver that the sender is not its child: the sender
+// rejected the receiver's JoinReply.
+type Remove struct{}
+
+// Size is the wire size in bytes.
+func (Remove) Size() int { return headerSize }
+
+// NewRoot tells a child the root of its parent's tree.
+type NewRoot struct {
+	Root NodeID
+}
+
+// Size is the wire size in bytes.
+func (NewRoot) Size() int { return headerSize + addrSize }
+
+// Probe is the recovery protocol's question to a peer: which root is your
+// tree's? Root is the prober's root.
+type Probe struct {
+	Root NodeID
+}
+
+// Size is the wire size in bytes.
+func (Probe) Size() int { return headerSize + addrSize }
+
+// ProbeReply answers a Probe with the replier's root.
+type ProbeReply struct {
+	Root NodeID
+}
+
+// Size is the wire size in bytes.
+func (ProbeReply) Size() int { return headerSize + addrSize }
+
+// RootJoin asks a root to join under Target, the more fit root of another
+// tree, so that the two trees merge.
+type RootJoin struct {
+	Target NodeID
+}
+
+// Size is the wire size in bytes.
+func (RootJoin) Size() int { return headerSize + addrSize }
+
+// Node is a RandTree node: a timedsim.Service, timedsim.AppHandler and
+// timedsim.ErrorHandler. Its state is read through the accessors.
+type Node struct {
+	self     NodeID
+	cfg      Config
+	state    State
+	root     NodeID   // believed root of our tree (None if unknown)
+	parent   NodeID   // self if root, None if not in a tree
+	children []NodeID // sorted, at most cfg.MaxChildren
+	peers    []NodeID // the peer set of joinOverlay, plus roots joined since
+	target   int      // index in peers of the node we are joining (round robin)
+	deferred []Join   // Joins received while joining with no known root (fixed)
+}
+
+var (
+	_ timedsim.Service      = (*Node)(nil)
+	_ timedsim.AppHandler   = (*Node)(nil)
+	_ timedsim.ErrorHandler = (*Node)(nil)
+)
+
+// NewNode returns node self in state Init. It panics if cfg.MaxChildren is
+// negative.
+func NewNode(self NodeID, cfg Config) *Node {
+	if cfg.MaxChildren < 0 {
+		panic(fmt.Sprintf("randtree: MaxChildren %d is negative", cfg.MaxChildren))
+	}
+	return &Node{self: self, cfg: cfg.withDefaults(), root: None, parent: None, target: -1}
+}
+
+// ID is the node's own ID.
+func (n *Node) ID() NodeID { return n.self }
+
+// State is the node's protocol state.
+func (n *Node) State() State { return n.state }
+
+// Parent is the node's parent: itself if it is a root, None if it is not
+// in a tree.
+func (n *Node) Parent() NodeID { return n.parent }
+
+// Root is the root the node believes its tree has (None if unknown).
+func (n *Node) Root() NodeID { return n.root }
+
+// IsRoot reports whether the node is a joined root (its parent is itself).
+func (n *Node) IsRoot() bool { return n.state == Joined && n.parent == n.self }
+
+// Children returns a copy of the node's children, sorted.
+func (n *Node) Children() []NodeID { return slices.Clone(n.children) }
+
+// NumChildren is the number of children.
+func (n *Node) NumChildren() int { return len(n.children) }
+
+// HasChild reports whether id is one of the node's children.
+func (n *Node) HasChild(id NodeID) bool {
+	_, ok := slices.BinarySearch(n.children, id)
+	return ok
+}
+
+// Peers returns a copy of the node's peer set.
+func (n *Node) Peers() []NodeID { return slices.Clone(n.peers) }
+
+// String describes the node's state on one line, e.g.
+// "n3 joined root=n0 parent=n1 children=[n5 n9]".
+func (n *Node) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %v root=%v parent=%v children=[", n.self, n.state, n.root, n.parent)
+	for i, c := range n.children {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Init implements timedsim.Service. A node starts in Init and waits for
+// joinOverlay (the AppJoin event).
+func (n *Node) Init(ctx timedsim.Context) {}
+
+// App implements timedsim.AppHandler. The only event is AppJoin with the
+// peer set as data; it panics on anything else, which is a scenario bug.
+func (n *Node) App(ctx timedsim.Context, name string, data any) {
+	if name != AppJoin {
+		panic(fmt.Sprintf("randtree: unknown application event %q", name))
+	}
+	peers, ok := data.([]NodeID)
+	if !ok {
+		panic(fmt.Sprintf("randtree: %s event data is %T, want []timedsim.NodeID", AppJoin, data))
+	}
+	n.joinOverlay(ctx, peers)
+}
+
+// joinOverlay starts the node: it becomes the root if its peer set names
+// no other node (it is the bootstrap), and otherwise joins through the
+// first other peer. The recovery timer runs from now on in every state,
+// so "not Init implies the recovery timer is pending" (MaceMC's RT11).
+func (n *Node) joinOverlay(ctx timedsim.Context, peers []NodeID) {
+	if n.state != Init {
+		ctx.Logf("joinOverlay ignored: already %v", n.state)
+		return
+	}
+	n.peers = slices.Clone(peers)
+	ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
+	n.state = Joining
+	n.target = -1
+	n.joinNextPeer(ctx)
+}
+
+// joinNextPeer sends a Join to the next member of the peer set after the
+// current target, round robin, skipping ourselves and our children; with no
+// such peer the node becomes a root.
+func (n *Node) joinNextPeer(ctx timedsim.Context) {
+	for i := 1; i <= len(n.peers); i++ {
+		j := (n.target + i) % len(n.peers)
+		if p := n.peers[j]; p != n.self && !n.HasChild(p) {
+			n.target = j
+			n.sendJoin(ctx, p)
+			return
+		}
+	}
+	n.becomeRoot(ctx)
+}
+
+// joinUnder leaves the root position to join under the more fit node
+// target. The node keeps its children: its whole subtree moves.
+func (n *Node) joinUnder(ctx timedsim.Context, target NodeID) {
+	n.state = Joining
+	n.parent = None
+	n.root = target
+	// Remember the target as a peer so that join retries can reach it
+	// (MaceMC's RT1).
+	n.target = slices.Index(n.peers, target)
+	if n.target < 0 {
+		n.peers = append(n.peers, target)
+		n.target = len(n.peers) - 1
+	}
+	n.sendJoin(ctx, target)
+}
+
+func (n *Node) sendJoin(ctx timedsim.Context, to NodeID) {
+	ctx.Send(to, Join{Who: n.self})
+	ctx.SetTimer(TimerJoin, n.cfg.JoinTimeout, nil)
+}
+
+// becomeRoot makes the node the root of its (sub)tree.
+func (n *Node) becomeRoot(ctx timedsim.Context) {
+	n.becomeJoined(ctx, n.self, n.self)
+}
+
+// becomeJoined enters Joined with the given parent and root and tells the
+// children the root: while the node was joining its children were not told
+// about root changes.
+func (n *Node) becomeJoined(ctx timedsim.Context, parent, root NodeID) {
+	n.state = Joined
+	n.parent = parent
+	n.root = root
+	ctx.CancelTimer(TimerJoin)
+	for _, c := range n.children {
+		ctx.Send(c, NewRoot{Root: root})
+	}
+	deferred := n.deferred
+	n.deferred = nil
+	for _, m := range deferred {
+		n.deliverJoin(ctx, m)
+	}
+}
+
+func (n *Node) addChild(id NodeID) {
+	i, ok := slices.BinarySearch(n.children, id)
+	if !ok {
+		n.children = slices.Insert(n.children, i, id)
+	}
+}
+
+func (n *Node) removeChild(id NodeID) bool {
+	i, ok := slices.BinarySearch(n.children, id)
+	if ok {
+		n.children = slices.Delete(n.children, i, i+1)
+	}
+	return ok
+}
+
+// Deliver implements timedsim.Service.
+func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) {
+	switch m := msg.(type) {
+	case Join:
+		n.deliverJoin(ctx, m)
+	case JoinReply:
+		n.deliverJoinReply(ctx, from, m)
+	case Remove:
+		if !n.removeChild(from) {
+			ctx.Logf("Remove from %v, not a child", from)
+		}
+	case NewRoot:
+		n.deliverNewRoot(ctx, from, m)
+	case Probe:
+		// Only a joined node knows its tree's root; a node in Init must
+		// not be drawn into the protocol by a probe (MaceMC's RT11).
+		if n.state == Joined {
+			ctx.Send(from, ProbeReply{Root: n.root})
+		}
+	case ProbeReply:
+		n.deliverProbeReply(ctx, m)
+	case RootJoin:
+		n.deliverRootJoin(ctx, m)
+	default:
+		panic(fmt.Sprintf("randtree: unknown message %T", msg))
+	}
+}
+
+func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
+	who := m.Who
+	if who == n.self {
+		ctx.Logf("Join of ourselves dropped")
+		return
+	}
+	switch {
+	case n.state == Init:
+		// Not in the overlay: we know no tree to pass the joiner to. The
+		// joiner retries another peer when its join timer fires.
+		ctx.Logf("Join of %v ignored in state init", who)
+
+	case n.state == Joining && n.cfg.Fixed:
+		// The fix: we are not in a tree, but the node we are joining is
+		// (or leads to) the root; let it handle the joiner. A node that
+		// lost its parent knows no root: it handles the Join once it has
+		// rejoined, rather than make the joiner wait for its join timer.
+		if n.root != None && n.root != n.self {
+			ctx.Send(n.root, m)
+		} else if !slices.Contains(n.deferred, m) {
+			n.deferred = append(n.deferred, m)
+		}
+
+	case n.state == Joining:
+		// The bug of MacePC's Figure 1: a joining node still treats its
+		// own subtree as a tree. It accepts the joiner, and since it now
+		// has a child it considers itself joined, and a root again. The
+		// JoinReply of the node it was joining will be rejected.
+		if n.HasChild(who) || len(n.children) < n.cfg.MaxChildren {
+			n.becomeRoot(ctx)
+			n.accept(ctx, who)
+		} else {
+			n.pushDown(ctx, who)
+		}
+
+	case n.parent == n.self: // joined root
+		if who < n.self && !n.HasChild(who) {
+			// The joiner is more fit to be the root: make it the root
+			// and join under it, with our whole subtree.
+			ctx.Send(who, JoinReply{Kind: ForceRoot, Root: who})
+			n.joinUnder(ctx, who)
+			return
+		}
+		n.acceptOrPushDown(ctx, who)
+
+	case m.Down: // joined, not root: the root pushed the joiner to us
+		n.acceptOrPushDown(ctx, who)
+
+	default: // joined, not root: joins are decided by the root
+		to := n.root
+		if to == None || to == n.self {
+			to = n.parent
+		}
+		ctx.Send(to, m)
+	}
+}
+
+// acceptOrPushDown takes who as a child if there is room (or if it is
+// already a child whose JoinReply may have been lost), and otherwise
+// passes it down to a child chosen uniformly at random (as Mace's
+// RandTree does; a random choice keeps the tree balanced in expectation
+// without tracking subtree sizes).
+func (n *Node) acceptOrPushDown(ctx timedsim.Context, who NodeID) {
+	if n.HasChild(who) || len(n.children) < n.cfg.MaxChildren {
+		n.accept(ctx, who)
+		return
+	}
+	n.pushDown(ctx, who)
+}
+
+func (n *Node) accept(ctx timedsim.Context, who NodeID) {
+	n.addChild(who)
+	ctx.Send(who, JoinReply{Kind: Accepted, Root: n.root})
+}
+
+func (n *Node) pushDown(ctx timedsim.Context, who NodeID) {
+	c := n.children[ctx.Rand().IntN(len(n.children))]
+	ctx.Send(c, Join{Who: who, Down: true})
+}
+
+func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) {
+	if n.state != Joining || n.HasChild(from) {
+		// We are already in a tree (or the sender is in our subtree):
+		// tell the sender we are not its child. In the buggy protocol
+		// this is where Figure 1's race shows, as the event
+		// "deliver JoinReply → Remove" of MacePC's Figure 4.
+		ctx.Send(from, Remove{})
+		return
+	}
+	switch m.Kind {
+	case ForceRoot:
+		n.becomeRoot(ctx)
+	case Accepted:
+		n.becomeJoined(ctx, from, m.Root)
+	default:
+		panic(fmt.Sprintf("randtree: unknown JoinReply kind %v", m.Kind))
+	}
+}
+
+func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
+	// Only our parent tells us our root (MaceMC's RT4): a node that
+	// accepted us but whose JoinReply we rejected must not.
+	if n.state != Joined || from != n.parent || n.parent == n.self || m.Root == n.root {
+		return
+	}
+	n.root = m.Root
+	for _, c := range n.children {
+		ctx.Send(c, NewRoot{Root: m.Root})
+	}
+}
+
+func (n *Node) deliverProbeReply(ctx timedsim.Context, m ProbeReply) {
+	if n.state != Joined || m.Root == None || n.root == None || m.Root == n.root {
+		return
+	}
+	// Two trees: ask the less fit root to join under the more fit one.
+	small, large := min(m.Root, n.root), max(m.Root, n.root)
+	if large == n.self {
+		n.deliverRootJoin(ctx, RootJoin{Target: small})
+		return
+	}
+	ctx.Send(large, RootJoin{Target: small})
+}
+
+func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
+	if n.state != Joined || n.parent != n.self || m.Target >= n.self {
+		ctx.Logf("RootJoin under %v ignored", m.Target)
+		return
+	}
+	n.joinUnder(ctx, m.Target)
+}
+
+// Timer implements timedsim.Service.
+func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
+	switch name {
+	case TimerJoin:
+		if n.state == Joining {
+			n.joinNextPeer(ctx)
+		}
+	case TimerRecovery:
+		// Re-armed in every state (MaceMC's RT3 is a recovery timer that
+		// stopped when it fired in the joining state).
+		ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
+		if n.state == Joined {
+			n.probe(ctx)
+		}
+	default:
+		panic(fmt.Sprintf("randtree: unknown timer %q", name))
+	}
+}
+
+// probe asks a random member of the peer set for its root.
+func (n *Node) probe(ctx timedsim.Context) {
+	others := 0
+	for _, p := range n.peers {
+		if p != n.self {
+			others++
+		}
+	}
+	if others == 0 {
+		return
+	}
+	k := ctx.Rand().IntN(others)
+	for _, p := range n.peers {
+		if p == n.self {
+			continue
+		}
+		if k == 0 {
+			ctx.Send(p, Probe{Root: n.root})
+			return
+		}
+		k--
+	}
+}
+
+// Error implements timedsim.ErrorHandler. A broken connection to the parent
+// sends the node back to its peer set to rejoin (with its subtree); one to
+// a child drops the child. A lost JoinReply that accepted a child drops the
+// child too (the joiner retries on its join timer); other lost messages
+// are left to the join and recovery timers.
+func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
+	peer := err.Peer
+	if err.Err == timedsim.ErrConnectionBroken {
+		n.removeChild(peer)
+		switch {
+		case n.state == Joined && n.parent == peer && peer != n.self:
+			// Forget the root too: it was reached through the parent
+			// (MaceMC's RT16).
+			n.state = Joining
+			n.parent = None
+			n.root = None
+			n.joinNextPeer(ctx)
+		case n.state == Joining && n.target >= 0 && n.peers[n.target] == peer:
+			n.joinNextPeer(ctx)
+		}
+		return
+	}
+	if m, ok := err.Msg.(JoinReply); ok && m.Kind == Accepted {
+		n.removeChild(peer)
+		return
+	}
+	ctx.Logf("lost %T to %v: %v", err.Msg, peer, err.Err)
+}

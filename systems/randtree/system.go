@@ -1,0 +1,214 @@
+package randtree
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Variant names.
+const (
+	// VariantBuggy is Mace's RandTree with the race of MacePC's Figure 1.
+	VariantBuggy = "buggy"
+	// VariantFixed forwards a Join received while joining to the root.
+	VariantFixed = "fixed"
+)
+
+// DefaultSpread is the window in which the non-bootstrap nodes join in the
+// bundled scenario.
+const DefaultSpread = 500 * time.Millisecond
+
+// System is the bundled RandTree system: its variants and the scenario of
+// MacePC §5.4, many nodes joining at once.
+func System() timedsim.System {
+	return timedsim.System{
+		Name: "randtree",
+		Doc:  "Mace RandTree overlay tree; many nodes join at one bootstrap node (MacePC Figure 1)",
+		Variants: []timedsim.Variant{
+			{Name: VariantBuggy, Doc: "a joining node accepts a Join and becomes a root again (the Figure 1 race)"},
+			{Name: VariantFixed, Doc: "a joining node forwards a Join to the root it is joining"},
+		},
+		DefaultVariant: VariantBuggy,
+		DefaultNodes:   32,
+		Build:          Build,
+	}
+}
+
+// Build returns the bundled scenario (DefaultWorkload) of a variant with
+// the given number of nodes.
+func Build(variant string, nodes int) (*timedsim.Scenario, error) {
+	var fixed bool
+	switch variant {
+	case VariantBuggy:
+	case VariantFixed:
+		fixed = true
+	default:
+		return nil, fmt.Errorf("randtree: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+	}
+	w := DefaultWorkload(nodes)
+	w.Config.Fixed = fixed
+	return NewScenario(w)
+}
+
+// Workload describes the scenario: a bootstrap node joins alone at time 0
+// and every other node joins at a time drawn uniformly from [0, Spread],
+// all of them with the peer set {Bootstrap}.
+type Workload struct {
+	Nodes     int
+	Config    Config // of every node
+	Bootstrap NodeID
+	Spread    time.Duration
+}
+
+// DefaultWorkload is the bundled workload for n nodes: Mace's defaults,
+// bootstrap node 1 and DefaultSpread. With bootstrap 1, exactly one joiner
+// (node 0) is more fit than the root and displaces it, which opens the
+// window of Figure 1's race once per execution: while node 1 is joining
+// under node 0, any Join that reaches it triggers the bug. A higher
+// bootstrap would open the window at every new most-fit joiner and make
+// the bug the common case rather than a latent one.
+func DefaultWorkload(n int) Workload {
+	b := NodeID(1)
+	if n < 2 {
+		b = 0
+	}
+	return Workload{Nodes: n, Bootstrap: b, Spread: DefaultSpread}
+}
+
+// NewScenario returns the scenario of a workload. The stopping condition
+// (and liveness property) is SpanningTree, the safety property is
+// RecoveryTimerArmed, and the timeout is 300 s (the recovery protocol
+// repairs the buggy variant's split trees after 10 to 20 s).
+func NewScenario(w Workload) (*timedsim.Scenario, error) {
+	switch {
+	case w.Nodes < 1:
+		return nil, fmt.Errorf("randtree: %d nodes, need at least 1", w.Nodes)
+	case w.Bootstrap < 0 || int(w.Bootstrap) >= w.Nodes:
+		return nil, fmt.Errorf("randtree: bootstrap %v is not one of the %d nodes", w.Bootstrap, w.Nodes)
+	case w.Spread < 0:
+		return nil, fmt.Errorf("randtree: negative join spread %v", w.Spread)
+	case w.Config.MaxChildren < 0:
+		return nil, fmt.Errorf("randtree: negative MaxChildren %d", w.Config.MaxChildren)
+	}
+	cfg, b, spread := w.Config, w.Bootstrap, w.Spread
+	return &timedsim.Scenario{
+		Nodes: w.Nodes,
+		New:   func(id NodeID) timedsim.Service { return NewNode(id, cfg) },
+		Driver: func(d *timedsim.Driver) {
+			d.App(0, b, AppJoin, []NodeID{b})
+			for id := range NodeID(d.Nodes()) {
+				if id == b {
+					continue
+				}
+				at := time.Duration(d.Rand().Int64N(int64(spread) + 1))
+				d.App(at, id, AppJoin, []NodeID{b})
+			}
+		},
+		Stop:     SpanningTree,
+		Safety:   []timedsim.Property{{Name: "recovery-timer", Check: RecoveryTimerArmed}},
+		Liveness: []timedsim.Property{{Name: "spanning-tree", Check: SpanningTree}},
+		Timeout:  300 * time.Second,
+		Network:  netmodel.DefaultConfig(),
+		Revision: "1",
+	}, nil
+}
+
+// node returns node id of a RandTree world; any other service is a caller
+// bug.
+func node(w timedsim.World, id NodeID) *Node {
+	n, ok := w.Node(id).(*Node)
+	if !ok {
+		panic(fmt.Sprintf("randtree: node %v is a %T, not a *randtree.Node", id, w.Node(id)))
+	}
+	return n
+}
+
+// SpanningTree reports whether the nodes form one spanning tree: every node
+// is joined, exactly one node is a root (its parent is itself), parent and
+// child pointers agree (a non-root's parent lists it as a child, and every
+// child's parent is the node listing it), and every node is reachable from
+// the root along child pointers, so following parents from any node
+// reaches the root without a loop. It takes O(n) time and allocates
+// nothing.
+func SpanningTree(w timedsim.World) bool {
+	nodes := w.Nodes()
+	root := None
+	for id := range NodeID(nodes) {
+		n := node(w, id)
+		if n.state != Joined {
+			return false
+		}
+		if n.parent == id {
+			if root != None {
+				return false
+			}
+			root = id
+		}
+	}
+	if root == None {
+		return false
+	}
+	for id := range NodeID(nodes) {
+		n := node(w, id)
+		if n.parent != id {
+			if n.parent < 0 || int(n.parent) >= nodes || !node(w, n.parent).HasChild(id) {
+				return false
+			}
+		}
+		for _, c := range n.children {
+			if c == id || c < 0 || int(c) >= nodes || node(w, c).parent != id {
+				return false
+			}
+		}
+	}
+	// Child pointers now agree with parent pointers, so each node is
+	// listed by at most one node (its parent) and the walk below visits
+	// each node at most once; nodes on a parent loop are not reachable.
+	return reachable(w, root) == nodes
+}
+
+// reachable counts the nodes reachable from id along child pointers, id
+// included. The recursion is as deep as the tree.
+func reachable(w timedsim.World, id NodeID) int {
+	k := 1
+	for _, c := range node(w, id).children {
+		k += reachable(w, c)
+	}
+	return k
+}
+
+// Roots lists the joined roots (nodes whose parent is themselves), in
+// increasing order. More than one root means the nodes form several trees.
+func Roots(w timedsim.World) []NodeID {
+	var roots []NodeID
+	for id := range NodeID(w.Nodes()) {
+		if node(w, id).IsRoot() {
+			roots = append(roots, id)
+		}
+	}
+	return roots
+}
+
+// NumJoined counts the nodes in state Joined.
+func NumJoined(w timedsim.World) int {
+	k := 0
+	for id := range NodeID(w.Nodes()) {
+		if node(w, id).state == Joined {
+			k++
+		}
+	}
+	return k
+}
+
+// RecoveryTimerArmed is MaceMC's timers property (RT11, RT14): a node not
+// in Init has its recovery timer scheduled. It is a safety property.
+func RecoveryTimerArmed(w timedsim.World) bool {
+	for id := range NodeID(w.Nodes()) {
+		if node(w, id).state != Init && !w.TimerPending(id, TimerRecovery) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,350 @@
+package randtree
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+var tune = flag.Bool("tune", false, "measure slow-execution fractions over many seeds and workloads (TestTune)")
+
+// explore runs n seeded executions of sc and returns their results.
+func explore(t *testing.T, sc *timedsim.Scenario, n int, base uint64) []*timedsim.Result {
+	t.Helper()
+	e := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{CheckSafety: true}}
+	res, done, err := e.Run(context.Background(), timedsim.Work{N: n, Path: timedsim.Seeded(base), Keep: true})
+	if err != nil || done != n {
+		t.Fatalf("explore: done %d of %d, err %v", done, n, err)
+	}
+	return res
+}
+
+// TestSystemScenario runs the bundled scenario in the simulator (MacePC
+// §5.4): the fixed variant always forms its tree in under 5 s; the buggy
+// variant always forms it too, thanks to the recovery protocol, but some
+// executions take longer than 10 s, and those are the ones with the event
+// "deliver JoinReply → Remove".
+func TestSystemScenario(t *testing.T) {
+	const seeds = 60
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		t.Run(v, func(t *testing.T) {
+			sc, err := System().Scenario(v, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow := 0
+			var worstFast time.Duration
+			for i, r := range explore(t, sc, seeds, 1) {
+				if !r.Finished {
+					t.Fatalf("execution %d (%v): %v after %v, %d steps", i, r.Path, r.Outcome, r.EndTime, r.Steps)
+				}
+				removes := r.Composite["deliver JoinReply → Remove"]
+				switch {
+				case r.ExecTime > 10*time.Second:
+					slow++
+					if removes == 0 {
+						t.Errorf("execution %d: slow (%v) without a JoinReply → Remove", i, r.ExecTime)
+					}
+				case r.ExecTime > 5*time.Second:
+					t.Errorf("execution %d: %v, neither fast nor repaired by recovery", i, r.ExecTime)
+				default:
+					worstFast = max(worstFast, r.ExecTime)
+				}
+			}
+			t.Logf("%s: %d/%d executions slower than 10 s; slowest fast one %v", v, slow, seeds, worstFast)
+			if v == VariantFixed && slow > 0 {
+				t.Errorf("fixed variant: %d slow executions", slow)
+			}
+			if v == VariantBuggy && slow == 0 {
+				t.Errorf("buggy variant: no execution slower than 10 s in %d", seeds)
+			}
+		})
+	}
+}
+
+// TestSystemDeterminism: the same path gives the same execution.
+func TestSystemDeterminism(t *testing.T) {
+	sc, err := Build(VariantBuggy, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(5) {
+		a, b := sim.Run(timedsim.SeedPath(seed)), sim.Run(timedsim.SeedPath(seed))
+		if a.ExecTime != b.ExecTime || a.Steps != b.Steps || !reflect.DeepEqual(a.Events, b.Events) || len(a.Events) == 0 {
+			t.Fatalf("seed %d: two runs differ: %v/%d vs %v/%d", seed, a.ExecTime, a.Steps, b.ExecTime, b.Steps)
+		}
+	}
+}
+
+// TestSystem checks the System's declaration and Build's errors.
+func TestSystem(t *testing.T) {
+	s := System()
+	if s.Name != "randtree" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
+		t.Fatalf("system %+v", s)
+	}
+	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed}) {
+		t.Fatalf("variants %v", got)
+	}
+	for _, n := range []int{1, 2, 32} {
+		for _, v := range s.VariantNames() {
+			sc, err := s.Scenario(v, n)
+			if err != nil {
+				t.Fatalf("%s/%d: %v", v, n, err)
+			}
+			if sc.Nodes != n || sc.Revision == "" {
+				t.Fatalf("%s/%d: scenario %+v", v, n, sc)
+			}
+			if _, fixed := sc.New(0).(*Node); !fixed {
+				t.Fatalf("constructor builds %T", sc.New(0))
+			}
+			if got := sc.New(0).(*Node).cfg.Fixed; got != (v == VariantFixed) {
+				t.Fatalf("%s: node Fixed=%v", v, got)
+			}
+		}
+	}
+	for _, bad := range []struct {
+		variant string
+		nodes   int
+		want    string
+	}{
+		{"nope", 4, `no variant "nope"`},
+		{VariantBuggy, -1, "need at least 1"},
+	} {
+		_, err := s.Scenario(bad.variant, bad.nodes)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Scenario(%q, %d): error %v, want %q", bad.variant, bad.nodes, err, bad.want)
+		}
+	}
+	if _, err := NewScenario(Workload{Nodes: 3, Bootstrap: 3}); err == nil {
+		t.Errorf("bootstrap outside the nodes accepted")
+	}
+}
+
+// TestTune measures, for several workloads, the fraction of executions
+// slower than 10 s and the fast executions' quartiles. It documents how
+// DefaultWorkload was chosen:
+//
+//	go test ./systems/randtree -run TestTune -v -args -tune
+func TestTune(t *testing.T) {
+	if !*tune {
+		t.Skip("run with -tune")
+	}
+	const seeds = 1000
+	for _, b := range []NodeID{1, 2, 4} {
+		for _, spread := range []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second} {
+			for _, fixed := range []bool{false, true} {
+				w := DefaultWorkload(32)
+				w.Bootstrap, w.Spread, w.Config.Fixed = b, spread, fixed
+				sc, err := NewScenario(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fast []time.Duration
+				slow, over5, unfinished := 0, 0, 0
+				for _, r := range explore(t, sc, seeds, 7) {
+					switch {
+					case !r.Finished:
+						unfinished++
+					case r.ExecTime > 10*time.Second:
+						slow++
+					case r.ExecTime > 5*time.Second:
+						over5++
+					default:
+						fast = append(fast, r.ExecTime)
+					}
+				}
+				slices.Sort(fast)
+				q := func(p float64) time.Duration { return fast[int(p*float64(len(fast)-1))] }
+				t.Logf("bootstrap=%v spread=%v fixed=%v: slow %d/%d (%.1f%%), 5-10s %d, unfinished %d; fast Q1 %v median %v Q3 %v max %v",
+					b, spread, fixed, slow, seeds, 100*float64(slow)/seeds, over5, unfinished,
+					q(.25).Round(time.Millisecond), q(.5).Round(time.Millisecond), q(.75).Round(time.Millisecond), q(1).Round(time.Millisecond))
+			}
+		}
+	}
+}
+
+// TestSpanningTreeReference compares SpanningTree with a naive reference
+// on random small worlds, many of them nearly trees.
+func TestSpanningTreeReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	agree := map[bool]int{}
+	for i := range 20000 {
+		n := 1 + rng.IntN(6)
+		h := &harness{t: t}
+		for id := range NodeID(n) {
+			h.nodes = append(h.nodes, NewNode(id, Config{}))
+		}
+		randomTreeish(rng, h.nodes)
+		got, want := SpanningTree(h), naiveSpanningTree(h.nodes)
+		if got != want {
+			t.Fatalf("world %d: SpanningTree %v, reference %v:%s", i, got, want, h.describe())
+		}
+		agree[got]++
+	}
+	t.Logf("agreed on %d trees and %d non-trees", agree[true], agree[false])
+	if agree[true] < 1000 || agree[false] < 1000 {
+		t.Fatalf("generator too lopsided: %v", agree)
+	}
+}
+
+// randomTreeish builds a random spanning tree and then, sometimes, breaks
+// it in one of the ways a protocol can: an extra root, a parent loop, a
+// missing or extra child pointer, a node not joined.
+func randomTreeish(rng *rand.Rand, nodes []*Node) {
+	n := len(nodes)
+	perm := rng.Perm(n)
+	for i, id := range perm {
+		nd := nodes[id]
+		nd.state = Joined
+		if i == 0 {
+			nd.parent = NodeID(id)
+			continue
+		}
+		p := NodeID(perm[rng.IntN(i)])
+		nd.parent = p
+		nodes[p].addChild(NodeID(id))
+	}
+	pick := func() *Node { return nodes[rng.IntN(n)] }
+	for range rng.IntN(3) {
+		switch rng.IntN(7) {
+		case 0:
+			pick().state = Joining
+		case 1:
+			x := pick()
+			x.parent = x.self
+		case 2:
+			x := pick()
+			x.parent = NodeID(rng.IntN(n+1)) - 1
+		case 3:
+			x, y := pick(), pick()
+			x.addChild(y.self)
+		case 4:
+			x := pick()
+			if len(x.children) > 0 {
+				x.removeChild(x.children[0])
+			}
+		case 5: // a two-node loop, pointers consistent
+			x, y := pick(), pick()
+			if x != y {
+				for _, z := range nodes {
+					z.removeChild(x.self)
+					z.removeChild(y.self)
+				}
+				x.parent, y.parent = y.self, x.self
+				x.addChild(y.self)
+				y.addChild(x.self)
+			}
+		case 6:
+			x := pick()
+			x.addChild(x.self)
+		}
+	}
+}
+
+// naiveSpanningTree is the definition of SpanningTree, written plainly.
+func naiveSpanningTree(nodes []*Node) bool {
+	n := len(nodes)
+	var roots []NodeID
+	for _, x := range nodes {
+		if x.state != Joined {
+			return false
+		}
+		if x.parent == x.self {
+			roots = append(roots, x.self)
+		}
+	}
+	if len(roots) != 1 {
+		return false
+	}
+	valid := func(id NodeID) bool { return id >= 0 && int(id) < n }
+	for _, x := range nodes {
+		if x.parent != x.self && (!valid(x.parent) || !nodes[x.parent].HasChild(x.self)) {
+			return false
+		}
+		for _, c := range x.children {
+			if c == x.self || !valid(c) || nodes[c].parent != x.self {
+				return false
+			}
+		}
+	}
+	for _, x := range nodes {
+		// Following parents reaches the root in fewer than n steps.
+		y, steps := x, 0
+		for y.parent != y.self {
+			if steps++; steps >= n {
+				return false
+			}
+			y = nodes[y.parent]
+		}
+	}
+	return true
+}
+
+func ExampleSystem() {
+	sc, err := System().Scenario(VariantFixed, 8)
+	if err != nil {
+		panic(err)
+	}
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res := sim.Run(timedsim.SeedPath(1))
+	fmt.Println(res.Outcome, res.ExecTime < 5*time.Second)
+	// Output: finished true
+}
+
+// TestSystemFaults: after the tree has formed, the connection between n0
+// and n1 breaks and n5 resets and rejoins. In the fixed variant the
+// transport error upcalls repair the tree within a second. In the buggy
+// variant a node rejoining after its parent's failure may take a joiner
+// while joining (Figure 1's bug again) and leave the repair to the
+// recovery protocol; it must still finish.
+func TestSystemFaults(t *testing.T) {
+	const at = 2 * time.Second
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		t.Run(v, func(t *testing.T) {
+			sc, err := Build(v, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			drive := sc.Driver
+			sc.Driver = func(d *timedsim.Driver) {
+				drive(d)
+				d.Break(at, 0, 1)
+				d.Reset(at, 5)
+				d.App(at+time.Millisecond, 5, AppJoin, []NodeID{1})
+			}
+			sc.Stop = func(w timedsim.World) bool { return w.Now() > at && SpanningTree(w) }
+			broken, slow := 0, 0
+			for i, r := range explore(t, sc, 30, 2) {
+				if !r.Finished {
+					t.Fatalf("execution %d (%v): %v at %v", i, r.Path, r.Outcome, r.EndTime)
+				}
+				if r.ExecTime > at+time.Second {
+					slow++
+					if v == VariantFixed {
+						t.Errorf("execution %d (%v): repaired only at %v", i, r.Path, r.ExecTime)
+					}
+				}
+				broken += r.Counts["error broken"]
+			}
+			t.Logf("%s: %d/30 executions took more than a second to repair", v, slow)
+			if broken == 0 {
+				t.Errorf("no broken-connection upcall")
+			}
+		})
+	}
+}
