@@ -1,0 +1,529 @@
+package netmodel
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Status is the fate of a Send.
+type Status int
+
+const (
+	// Sent: the message is on its way and arrives at the returned time,
+	// unless its connection breaks first (see Network.Delivered).
+	Sent Status = iota
+	// QueueFull: the reliable connection already holds QueueCap messages
+	// that were sent and not yet delivered. Nothing changed.
+	QueueFull
+	// Dropped: a datagram was lost (random loss or a partition).
+	Dropped
+	// Unreachable: a reliable send across a partition.
+	Unreachable
+)
+
+// String returns "sent", "queue-full", "dropped" or "unreachable".
+func (s Status) String() string {
+	switch s {
+	case Sent:
+		return "sent"
+	case QueueFull:
+		return "queue-full"
+	case Dropped:
+		return "dropped"
+	case Unreachable:
+		return "unreachable"
+	}
+	return "status(?)"
+}
+
+// Ticket identifies one message in flight: its flow and the flow's epoch
+// at send time. It is an 8-byte value; the zero Ticket (returned by a
+// failed Send) identifies no message. A Ticket is only meaningful to the
+// Network that issued it, within one execution (until Network.Reset).
+type Ticket struct {
+	id    int32 // flow index + 1; 0 = none
+	epoch uint32
+}
+
+// Valid reports whether t was returned by a successful Send.
+func (t Ticket) Valid() bool { return t.id != 0 }
+
+// SendDetail explains the most recent Send (Network.LastSend): the parts
+// of the delay formula, for event logs and tests.
+type SendDetail struct {
+	Status                    Status
+	Transport, Src, Dst, Size int
+	// HeavyFlows is the bandwidth divisor used (at least 1). Zero if the
+	// send failed before transmission (QueueFull, Unreachable).
+	HeavyFlows int
+	// TxStart and TxEnd bound the message's transmission on its flow.
+	TxStart, TxEnd time.Duration
+	// Propagation is the capped Pareto draw; Reorder the datagram's extra
+	// uniform delay.
+	Propagation, Reorder time.Duration
+	// Arrive is the arrival time (0 unless Sent). For a reliable message
+	// Arrive − (TxEnd + Propagation) is the wait imposed by FIFO order.
+	Arrive time.Duration
+}
+
+// Conn names one reliable connection that an operation broke.
+type Conn struct {
+	Transport int
+	A, B      int
+}
+
+// Network is the network state of one simulated execution: connections,
+// queued transmissions, send queues and the partition. It is not safe for
+// concurrent use; give each worker its own Network and Reset it between
+// executions.
+type Network struct {
+	cfg   Config // with defaults
+	trans []transport
+	heavy int64   // HeavyFlowBytes
+	shape float64 // Pareto α
+	nodes []nodeState
+	links map[uint64]linkParam // directed overrides; read-only after New
+	index map[uint64]int32     // key(transport, src, dst) → flow
+	flows []flow
+	last  SendDetail
+}
+
+type transport struct {
+	reliable bool
+	queueCap int32 // < 0: unbounded
+	drop     float64
+	reorder  time.Duration
+}
+
+type linkParam struct {
+	latency   float64 // ns, 0 = not set
+	bandwidth float64 // kbit/s, 0 = not set
+}
+
+type nodeState struct {
+	out    []int32 // reliable flows leaving this node (all ever created)
+	active []int32 // flows leaving this node that may have bytes queued
+	group  int32
+	// link defaults of flows leaving this node
+	latency   float64
+	bandwidth float64
+}
+
+// A flow is one direction (src→dst) of one transport. For a reliable
+// transport two flows make a connection.
+type flow struct {
+	tx         []txEntry // transmissions not known to be finished, FIFO from head
+	head       int32
+	src, dst   int32
+	rev        int32 // reverse flow of a reliable connection, -1 until opened
+	transport  uint16
+	reliable   bool
+	open       bool // reliable: the connection exists
+	active     bool // listed in nodes[src].active
+	epoch      uint32
+	inflight   int32 // sent, not yet delivered
+	queueCap   int32
+	queued     int64 // sum of tx[head:].size
+	lastTx     time.Duration
+	lastArrive time.Duration
+	latency    float64 // ns (Pareto xm)
+	bandwidth  float64 // kbit/s
+}
+
+type txEntry struct {
+	end  time.Duration
+	size int64
+}
+
+func key(t, src, dst int) uint64 { return uint64(t)<<48 | uint64(src)<<24 | uint64(dst) }
+
+// New returns the empty network of nodes nodes configured by cfg (zero
+// fields take their defaults).
+func New(cfg Config, nodes int) (*Network, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(nodes); err != nil {
+		return nil, err
+	}
+	n := &Network{
+		cfg:   cfg,
+		trans: make([]transport, len(cfg.Transports)),
+		heavy: int64(cfg.HeavyFlowBytes),
+		shape: cfg.ParetoShape,
+		nodes: make([]nodeState, nodes),
+		index: make(map[uint64]int32),
+	}
+	for i, t := range cfg.Transports {
+		n.trans[i] = transport{
+			reliable: t.Kind == Reliable,
+			queueCap: int32(max(t.QueueCap, -1)),
+			drop:     t.DropProb,
+			reorder:  t.ReorderWindow,
+		}
+	}
+	for i := range n.nodes {
+		n.nodes[i].latency = float64(cfg.Latency)
+		n.nodes[i].bandwidth = cfg.BandwidthKbps
+	}
+	for _, o := range cfg.NodeOverrides {
+		if o.Latency != 0 {
+			n.nodes[o.Node].latency = float64(o.Latency)
+		}
+		if o.BandwidthKbps != 0 {
+			n.nodes[o.Node].bandwidth = o.BandwidthKbps
+		}
+	}
+	if len(cfg.Overrides) > 0 {
+		n.links = make(map[uint64]linkParam, len(cfg.Overrides))
+		for _, o := range cfg.Overrides {
+			k := uint64(o.From)<<24 | uint64(o.To)
+			p := n.links[k]
+			if o.Latency != 0 {
+				p.latency = float64(o.Latency)
+			}
+			if o.BandwidthKbps != 0 {
+				p.bandwidth = o.BandwidthKbps
+			}
+			n.links[k] = p
+		}
+	}
+	return n, nil
+}
+
+// Reset returns n to its initial empty state (no connections, nothing
+// queued, no partition) for the next execution, keeping its memory.
+// Tickets issued before Reset must not be used afterwards.
+func (n *Network) Reset() {
+	clear(n.index)
+	n.flows = n.flows[:0]
+	for i := range n.nodes {
+		ns := &n.nodes[i]
+		ns.out = ns.out[:0]
+		ns.active = ns.active[:0]
+		ns.group = 0
+	}
+	n.last = SendDetail{}
+}
+
+// Nodes returns the number of nodes.
+func (n *Network) Nodes() int { return len(n.nodes) }
+
+// Config returns the configuration with defaults filled in (a copy).
+func (n *Network) Config() Config { return n.cfg.WithDefaults() }
+
+// TransportIndex returns the index of the transport called name.
+func (n *Network) TransportIndex(name string) (int, bool) { return n.cfg.TransportIndex(name) }
+
+// LastSend explains the most recent call to Send.
+func (n *Network) LastSend() SendDetail { return n.last }
+
+func (n *Network) checkNode(v int) {
+	if uint(v) >= uint(len(n.nodes)) {
+		panic("netmodel: node out of range")
+	}
+}
+
+func (n *Network) checkTransport(t int) {
+	if uint(t) >= uint(len(n.trans)) {
+		panic("netmodel: transport out of range")
+	}
+}
+
+// Send computes the fate of one message of size bytes that src sends to
+// dst on transport at time now. For each sender, now must not decrease
+// from one call to the next (the simulator's per-node clock guarantees
+// it). It panics if transport, src or dst is out of range or size is
+// negative.
+//
+// On Sent it returns the arrival time and a Ticket that the simulator
+// hands to Delivered when the message arrives. Otherwise arrive is 0 and
+// the Ticket is zero.
+//
+// r is drawn from in this fixed order, and only when needed: for a
+// datagram not lost to a partition, one Float64 for the loss if
+// DropProb > 0; then, if the message survives, one Float64 for the Pareto
+// delay, then one Float64 for the reorder delay if ReorderWindow > 0. A
+// reliable Sent message draws one Float64 (the Pareto delay); QueueFull
+// and Unreachable draw nothing.
+func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand.Rand) (arrive time.Duration, tk Ticket, st Status) {
+	n.checkTransport(transport)
+	n.checkNode(src)
+	n.checkNode(dst)
+	if size < 0 {
+		panic("netmodel: negative message size")
+	}
+	tr := &n.trans[transport]
+	n.last = SendDetail{Transport: transport, Src: src, Dst: dst, Size: size}
+	reachable := n.nodes[src].group == n.nodes[dst].group
+
+	if tr.reliable {
+		if !reachable {
+			// SetPartition already broke crossing connections; this is
+			// a safety net that costs a lookup only on this error path.
+			if fi, ok := n.index[key(transport, src, dst)]; ok && n.flows[fi].open {
+				n.breakConn(fi)
+			}
+			n.last.Status = Unreachable
+			return 0, Ticket{}, Unreachable
+		}
+		fi := n.flowFor(transport, src, dst)
+		if !n.flows[fi].open {
+			n.openConn(fi)
+		}
+		f := &n.flows[fi]
+		if f.queueCap >= 0 && f.inflight >= f.queueCap {
+			n.last.Status = QueueFull
+			return 0, Ticket{}, QueueFull
+		}
+		txEnd := n.transmit(fi, now, size)
+		prop := n.propagation(f.latency, size, r)
+		arrive = max(txEnd+prop, f.lastArrive)
+		f.lastArrive = arrive
+		f.inflight++
+		n.last.Propagation = prop
+		n.last.Arrive = arrive
+		return arrive, Ticket{id: fi + 1, epoch: f.epoch}, Sent
+	}
+
+	fi := n.flowFor(transport, src, dst)
+	txEnd := n.transmit(fi, now, size)
+	if !reachable || (tr.drop > 0 && r.Float64() < tr.drop) {
+		n.last.Status = Dropped
+		return 0, Ticket{}, Dropped
+	}
+	f := &n.flows[fi]
+	prop := n.propagation(f.latency, size, r)
+	var extra time.Duration
+	if tr.reorder > 0 {
+		extra = time.Duration(r.Float64() * float64(tr.reorder))
+	}
+	arrive = txEnd + prop + extra
+	f.inflight++
+	n.last.Propagation = prop
+	n.last.Reorder = extra
+	n.last.Arrive = arrive
+	return arrive, Ticket{id: fi + 1, epoch: f.epoch}, Sent
+}
+
+// transmit queues size bytes on flow fi at now and returns the end of
+// their transmission. It records TxStart, TxEnd and HeavyFlows in n.last.
+func (n *Network) transmit(fi int32, now time.Duration, size int) time.Duration {
+	f := &n.flows[fi]
+	f.prune(now)
+	heavy := n.countHeavy(now, int(f.src), fi)
+	if f.queued+int64(size) > n.heavy {
+		heavy++
+	}
+	heavy = max(heavy, 1)
+	// size·8 bits / (bandwidth·1000/heavy bits/s), in ns.
+	tx := time.Duration(math.Round(float64(size) * 8e6 * float64(heavy) / f.bandwidth))
+	start := max(now, f.lastTx)
+	end := start + tx
+	f.lastTx = end
+	f.push(end, int64(size))
+	if !f.active {
+		f.active = true
+		ns := &n.nodes[f.src]
+		ns.active = append(ns.active, fi)
+	}
+	n.last.HeavyFlows = heavy
+	n.last.TxStart = start
+	n.last.TxEnd = end
+	return end
+}
+
+// countHeavy prunes src's active flows at now, drops the idle ones from
+// the list, and counts those other than self with more than HeavyFlowBytes
+// queued. The list's order depends only on the call sequence.
+func (n *Network) countHeavy(now time.Duration, src int, self int32) int {
+	ns := &n.nodes[src]
+	act := ns.active
+	heavy := 0
+	for i := 0; i < len(act); {
+		fi := act[i]
+		g := &n.flows[fi]
+		g.prune(now)
+		if len(g.tx) == 0 {
+			g.active = false
+			last := len(act) - 1
+			act[i] = act[last]
+			act = act[:last]
+			continue
+		}
+		if fi != self && g.queued > n.heavy {
+			heavy++
+		}
+		i++
+	}
+	ns.active = act
+	return heavy
+}
+
+// propagation draws the Pareto propagation+queueing delay with scale xm
+// (ns), capped at 60s·(size/1500+1) as in Mace.
+func (n *Network) propagation(xm float64, size int, r *rand.Rand) time.Duration {
+	d := distuv.Pareto{Xm: xm, Alpha: n.shape}.Quantile(r.Float64())
+	if c := float64(60 * time.Second * time.Duration(size/1500+1)); d > c {
+		d = c
+	}
+	return time.Duration(math.Round(d))
+}
+
+func (f *flow) prune(now time.Duration) {
+	h := int(f.head)
+	for h < len(f.tx) && f.tx[h].end <= now {
+		f.queued -= f.tx[h].size
+		h++
+	}
+	if h == len(f.tx) {
+		f.tx = f.tx[:0]
+		h = 0
+	}
+	f.head = int32(h)
+}
+
+func (f *flow) push(end time.Duration, size int64) {
+	if len(f.tx) == cap(f.tx) && f.head > 0 {
+		m := copy(f.tx, f.tx[f.head:])
+		f.tx = f.tx[:m]
+		f.head = 0
+	}
+	f.tx = append(f.tx, txEntry{end: end, size: size})
+	f.queued += size
+}
+
+// flowFor returns the flow transport/src→dst, creating it if needed.
+func (n *Network) flowFor(t, src, dst int) int32 {
+	k := key(t, src, dst)
+	if fi, ok := n.index[k]; ok {
+		return fi
+	}
+	if len(n.flows) >= math.MaxInt32-1 {
+		panic("netmodel: too many flows")
+	}
+	fi := int32(len(n.flows))
+	if len(n.flows) < cap(n.flows) {
+		n.flows = n.flows[:fi+1]
+		n.flows[fi] = flow{tx: n.flows[fi].tx[:0]} // reuse memory after Reset
+	} else {
+		n.flows = append(n.flows, flow{})
+	}
+	ns := &n.nodes[src]
+	f := &n.flows[fi]
+	f.src, f.dst = int32(src), int32(dst)
+	f.rev = -1
+	f.transport = uint16(t)
+	f.reliable = n.trans[t].reliable
+	f.queueCap = n.trans[t].queueCap
+	f.latency, f.bandwidth = ns.latency, ns.bandwidth
+	if p, ok := n.links[uint64(src)<<24|uint64(dst)]; ok {
+		if p.latency != 0 {
+			f.latency = p.latency
+		}
+		if p.bandwidth != 0 {
+			f.bandwidth = p.bandwidth
+		}
+	}
+	if f.reliable {
+		ns.out = append(ns.out, fi)
+	}
+	n.index[k] = fi
+	return fi
+}
+
+// openConn opens the reliable connection of flow fi (both directions).
+func (n *Network) openConn(fi int32) {
+	rv := n.flows[fi].rev
+	if rv < 0 {
+		f := &n.flows[fi]
+		rv = n.flowFor(int(f.transport), int(f.dst), int(f.src))
+		n.flows[fi].rev = rv
+		n.flows[rv].rev = fi
+	}
+	n.flows[fi].open = true
+	n.flows[rv].open = true
+}
+
+// breakConn breaks the reliable connection of flow fi (both directions):
+// a new epoch, nothing queued or in flight.
+func (n *Network) breakConn(fi int32) {
+	n.flows[fi].reset()
+	if rv := n.flows[fi].rev; rv >= 0 && rv != fi {
+		n.flows[rv].reset()
+	}
+}
+
+func (f *flow) reset() {
+	f.epoch++
+	f.open = false
+	f.inflight = 0
+	f.tx = f.tx[:0]
+	f.head = 0
+	f.queued = 0
+	f.lastTx = 0
+	f.lastArrive = 0
+	// f.active stays: the flow leaves its sender's active list at the
+	// next count.
+}
+
+// Delivered is called when the message of tk arrives. It frees the
+// message's slot in its send queue and reports whether to deliver it:
+// false if its reliable connection broke after the send (the message is
+// lost), or if a datagram's endpoints are now in different partition
+// groups. It returns false for the zero Ticket, and panics if a ticket is
+// delivered twice while its connection is intact (as far as that is
+// detectable).
+func (n *Network) Delivered(tk Ticket) bool {
+	i := int(tk.id) - 1
+	if uint(i) >= uint(len(n.flows)) {
+		return false
+	}
+	f := &n.flows[i]
+	if f.epoch != tk.epoch {
+		return false
+	}
+	if f.inflight <= 0 {
+		panic("netmodel: Delivered called more often than Send succeeded")
+	}
+	f.inflight--
+	if f.reliable {
+		return true
+	}
+	return n.nodes[f.src].group == n.nodes[f.dst].group
+}
+
+// QueueLen returns the number of messages sent from src to dst on
+// transport and not yet delivered (for a reliable transport, the send
+// queue that QueueCap bounds).
+func (n *Network) QueueLen(transport, src, dst int) int {
+	n.checkTransport(transport)
+	n.checkNode(src)
+	n.checkNode(dst)
+	if fi, ok := n.index[key(transport, src, dst)]; ok {
+		return int(n.flows[fi].inflight)
+	}
+	return 0
+}
+
+// HeavyFlows returns the number of src's outgoing flows (all transports,
+// all destinations) with more than HeavyFlowBytes not yet transmitted at
+// now. It may be 0; a Send divides the bandwidth by the count including
+// its own message, and by at least 1. Like Send, it forgets transmissions
+// that ended by now, so now must not be later than src's next Send.
+func (n *Network) HeavyFlows(now time.Duration, src int) int {
+	n.checkNode(src)
+	return n.countHeavy(now, src, -1)
+}
+
+// Connected reports whether the reliable connection between a and b on
+// transport exists (either sent to the other since it last broke).
+// It is false for a datagram transport.
+func (n *Network) Connected(transport, a, b int) bool {
+	n.checkTransport(transport)
+	n.checkNode(a)
+	n.checkNode(b)
+	fi, ok := n.index[key(transport, a, b)]
+	return ok && n.flows[fi].open
+}
