@@ -522,3 +522,23 @@ func TestNetwork_SendDeliveredDoNotAllocate(t *testing.T) {
 		t.Fatalf("Send+Delivered allocate %v times per call", a)
 	}
 }
+
+// The shape-3 fast path (math.Cbrt) agrees with gonum's Pareto quantile to
+// within 1 ns over many draws and latencies.
+func TestScalableNetworkSimulation_CbrtMatchesGonum(t *testing.T) {
+	for _, lat := range []time.Duration{time.Millisecond, 37 * time.Millisecond, 3 * time.Second} {
+		n := mustNew(t, netmodel.Config{Latency: lat}, 2)
+		pcg := rand.NewPCG(9, uint64(lat))
+		for i := 0; i < 20000; i++ {
+			clone := *pcg
+			u := rand.New(&clone).Float64()
+			now := time.Duration(i) * time.Hour // idle connection every time
+			arrive, tk, _ := n.Send(now, 0, 0, 1, 10, rand.New(pcg))
+			n.Delivered(tk)
+			want := now + txTime(10, 1, 8000) + time.Duration(math.Round(math.Min(distuv.Pareto{Xm: float64(lat), Alpha: 3}.Quantile(u), float64(60*time.Second))))
+			if d := arrive - want; d < -1 || d > 1 {
+				t.Fatalf("latency %v draw %d: arrive %v, gonum gives %v", lat, i, arrive, want)
+			}
+		}
+	}
+}
