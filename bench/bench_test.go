@@ -17,7 +17,7 @@ func BenchmarkExplorer(b *testing.B) {
 			var total bench.ExplorerResult
 			for i := 0; i < b.N; i++ {
 				r, err := bench.RunExplorer(context.Background(), bench.ExplorerConfig{
-					System: randtree.System(), Variant: "buggy", Nodes: 32, Runs: 64, Jobs: jobs, Seed: uint64(i + 1),
+					System: randtree.System(), Variant: "buggy", Nodes: 32, Runs: 256, Jobs: jobs, Seed: uint64(i + 1),
 				})
 				if err != nil {
 					b.Fatal(err)
