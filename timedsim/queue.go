@@ -2,16 +2,26 @@ package timedsim
 
 import "time"
 
-// entry is one pending event in the queue: ordered by (at, seq); slot
-// points at the event's record.
+// entry is one pending event in the queue, 16 bytes so that the four
+// children of a 4-ary heap node share a cache line: the start time, and
+// key = insertion seq << slotBits | slot. Entries are ordered by (at, key);
+// seqs are unique, so the slot bits never decide.
 type entry struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
+	at  time.Duration
+	key uint64
 }
 
+const (
+	slotBits = 24
+	slotMask = 1<<slotBits - 1
+	// maxSlots bounds the number of pending events of one execution.
+	maxSlots = 1 << slotBits
+)
+
+func (e *entry) slot() int32 { return int32(e.key & slotMask) }
+
 func (a *entry) less(b *entry) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
 // queue is a 4-ary min-heap of entries specialised for the simulator: no
@@ -24,11 +34,33 @@ type queue struct {
 	h   []entry
 	pos []int32 // pos[slot] = index in h, or -1
 	seq uint64
+	// held: the front entry was taken but is still physically at h[0];
+	// the next push overwrites it (one sift-down instead of a sift-down
+	// for the pop and a sift-up for the push: most events schedule one
+	// more), and settle removes it if nothing was pushed.
+	held bool
 }
 
 func (q *queue) reset() {
 	q.h = q.h[:0]
 	q.seq = 0
+	q.held = false
+}
+
+// take returns the front entry and marks it held. While it is held the
+// caller may remove other entries and push; it must call settle before
+// looking at the queue again.
+func (q *queue) take() entry {
+	q.held = true
+	return q.h[0]
+}
+
+// settle finishes a take after which nothing was pushed.
+func (q *queue) settle() {
+	if q.held {
+		q.held = false
+		q.removeAt(0)
+	}
 }
 
 func (q *queue) len() int { return len(q.h) }
@@ -43,7 +75,15 @@ func (q *queue) setPos(slot int32, i int) {
 // push inserts slot at time at.
 func (q *queue) push(at time.Duration, slot int32) {
 	q.seq++
-	q.h = append(q.h, entry{at: at, seq: q.seq, slot: slot})
+	if q.held {
+		q.held = false
+		q.pos[q.h[0].slot()] = -1
+		q.h[0] = entry{at: at, key: q.seq<<slotBits | uint64(slot)}
+		q.setPos(slot, 0)
+		q.down(0)
+		return
+	}
+	q.h = append(q.h, entry{at: at, key: q.seq<<slotBits | uint64(slot)})
 	i := len(q.h) - 1
 	q.setPos(slot, i)
 	q.up(i)
@@ -74,10 +114,10 @@ func (q *queue) remove(slot int32) bool {
 
 func (q *queue) removeAt(i int) {
 	last := len(q.h) - 1
-	q.pos[q.h[i].slot] = -1
+	q.pos[q.h[i].slot()] = -1
 	if i != last {
 		q.h[i] = q.h[last]
-		q.pos[q.h[i].slot] = int32(i)
+		q.pos[q.h[i].slot()] = int32(i)
 	}
 	q.h = q.h[:last]
 	if i < last {
@@ -96,11 +136,11 @@ func (q *queue) up(i int) {
 			break
 		}
 		h[i] = h[p]
-		q.pos[h[i].slot] = int32(i)
+		q.pos[h[i].slot()] = int32(i)
 		i = p
 	}
 	h[i] = e
-	q.pos[e.slot] = int32(i)
+	q.pos[e.slot()] = int32(i)
 }
 
 // down sifts i down and reports whether it moved.
@@ -128,10 +168,10 @@ func (q *queue) down(i int) bool {
 			break
 		}
 		h[i] = h[m]
-		q.pos[h[i].slot] = int32(i)
+		q.pos[h[i].slot()] = int32(i)
 		i = m
 	}
 	h[i] = e
-	q.pos[e.slot] = int32(i)
+	q.pos[e.slot()] = int32(i)
 	return i != start
 }

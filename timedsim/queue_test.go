@@ -25,7 +25,27 @@ func TestQueueMatchesNaiveReference(t *testing.T) {
 		live := map[int32]bool{}
 		next := int32(0)
 		for op := 0; op < 2000; op++ {
-			switch k := r.IntN(10); {
+			switch k := r.IntN(12); {
+			case k >= 10 && len(naive) > 0:
+				// take the front, then either push (which replaces it) or settle.
+				sort.Slice(naive, func(i, j int) bool {
+					return naive[i].at < naive[j].at || (naive[i].at == naive[j].at && naive[i].seq < naive[j].seq)
+				})
+				want := naive[0]
+				naive = naive[1:]
+				got := q.take()
+				if got.slot() != want.slot {
+					t.Fatalf("round %d op %d: take %+v, want %+v", round, op, got, want)
+				}
+				if k == 10 {
+					at := want.at + time.Duration(r.IntN(50))
+					q.push(at, next)
+					seq++
+					naive = append(naive, ref{at, seq, next})
+					next++
+				} else {
+					q.settle()
+				}
 			case k < 5 || len(naive) == 0:
 				at := time.Duration(r.IntN(50)) // many ties
 				q.push(at, next)
@@ -40,10 +60,10 @@ func TestQueueMatchesNaiveReference(t *testing.T) {
 				want := naive[0]
 				naive = naive[1:]
 				got := q.pop()
-				if got.slot != want.slot || got.at != want.at {
+				if got.slot() != want.slot || got.at != want.at {
 					t.Fatalf("round %d op %d: pop %+v, want %+v", round, op, got, want)
 				}
-				delete(live, got.slot)
+				delete(live, got.slot())
 			default:
 				i := r.IntN(len(naive))
 				victim := naive[i]

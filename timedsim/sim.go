@@ -37,10 +37,8 @@ type record struct {
 	timer int32 // timer kind id (timers)
 	inc   uint32
 	tk    netmodel.Ticket
-	tr    int32 // transport index (deliver)
 	msg   Message
 	data  any // timer/app data, *TransportError, driverEvent index
-	name  string
 }
 
 type node struct {
@@ -53,22 +51,6 @@ type node struct {
 type labelInfo struct {
 	name string
 	dist edd.Dist
-}
-
-type sendOp struct {
-	tr    int
-	to    int32
-	msg   Message
-	label int32
-	size  int
-	fail  error
-}
-
-type timerOp struct {
-	kind   int32
-	cancel bool
-	after  time.Duration
-	data   any
 }
 
 // Simulator runs executions of one scenario (Algorithm 1). It owns its
@@ -111,10 +93,7 @@ type Simulator struct {
 
 	// per-handler state
 	ctx      nodeCtx
-	sends    []sendOp
-	tops     []timerOp
-	sentLbls []int32
-	logs     []string
+	sentLbls []int32 // message labels the current handler sent (composites)
 	ev       *TimedEvent
 	events   []TimedEvent
 }
@@ -251,6 +230,9 @@ func (s *Simulator) alloc() int32 {
 		s.free = s.free[:n-1]
 		return id
 	}
+	if len(s.recs) >= maxSlots {
+		panic(fmt.Sprintf("timedsim: more than %d pending events", maxSlots))
+	}
 	s.recs = append(s.recs, record{})
 	return int32(len(s.recs) - 1)
 }
@@ -340,7 +322,7 @@ func (s *Simulator) loop(res *Result) {
 		r := record{node: int32(de.node), inc: anyInc, data: i, from: -1}
 		switch de.kind {
 		case drvApp:
-			r.kind, r.label, r.data, r.name = evApp, s.appID(de.name), de.data, de.name
+			r.kind, r.label, r.data = evApp, s.appID(de.name), de.data
 		case drvReset:
 			r.kind, r.label = evReset, s.fixedLabel("reset")
 		case drvBreak:
@@ -362,6 +344,7 @@ func (s *Simulator) loop(res *Result) {
 	}
 	sinceCheck := 0
 	for {
+		s.q.settle()
 		if s.q.len() == 0 {
 			res.Outcome = Stalled
 			res.ExecTime = s.sc.Timeout
@@ -373,28 +356,29 @@ func (s *Simulator) loop(res *Result) {
 			res.ExecTime = s.sc.Timeout
 			return
 		}
-		e := s.q.pop()
-		r := &s.recs[e.slot]
+		e := s.q.take() // removed by the first push of the handler, or by settle
+		slot := e.slot()
+		r := &s.recs[slot]
 		n := &s.nodes[r.node]
 		// Stale events: a reset node's timers and messages, messages on a
 		// broken connection. They are dropped without being a step.
 		if r.inc != anyInc && r.inc != n.inc {
-			s.release(e.slot)
+			s.release(slot)
 			continue
 		}
 		if s.opts.Semantics == Requeue && n.clock > e.at && r.kind <= evError {
-			s.q.push(n.clock, e.slot)
+			s.q.push(n.clock, slot)
 			continue
 		}
 		if r.kind == evDeliver && !s.net.Delivered(r.tk) {
-			s.release(e.slot)
+			s.release(slot)
 			continue
 		}
 		if r.kind == evTimer {
 			n.timers[r.timer] = -1
 		}
-		s.exec(e.at, e.slot)
-		s.release(e.slot)
+		s.exec(e.at, slot)
+		s.release(slot)
 		s.steps++
 		if s.opts.CheckSafety && len(s.sc.Safety) > 0 {
 			for _, prop := range s.sc.Safety {
@@ -435,6 +419,13 @@ func (s *Simulator) execTime() time.Duration {
 }
 
 // exec runs one event as step s.steps.
+//
+// The event's duration is drawn before its handler runs (it depends only on
+// the label and the step's framework stream), so the handler's end time is
+// known while it runs and its sends and timers are performed as it makes
+// them, at that end time. The framework stream's draws are the same as if
+// the effects were buffered and drained afterwards: the duration first,
+// then the network's draws in send order.
 func (s *Simulator) exec(at time.Duration, slot int32) {
 	rec := s.recs[slot] // copy: scheduling below may grow s.recs
 	r := &rec
@@ -444,132 +435,66 @@ func (s *Simulator) exec(at time.Duration, slot int32) {
 		start = n.clock
 	}
 	s.rnd.step(s.steps)
-	s.ctx.node, s.ctx.label, s.ctx.start = r.node, r.label, start
-	s.sends, s.tops, s.sentLbls, s.logs = s.sends[:0], s.tops[:0], s.sentLbls[:0], s.logs[:0]
+	timed := r.kind <= evError // handlers take time; driver faults do not
+	var dur time.Duration
+	if timed {
+		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
+	}
+	end := start + dur
+	c := &s.ctx
+	c.node, c.label, c.start, c.end = r.node, r.label, start, end
+	s.sentLbls = s.sentLbls[:0]
 	if s.opts.Record {
-		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start}
+		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur}
 		if r.kind == evDeliver {
 			s.ev.From = NodeID(r.from)
 		}
 	}
 	var t0 time.Time
-	if s.opts.MeasureRealTime {
+	if s.opts.MeasureRealTime && timed {
 		t0 = time.Now()
 	}
-	timed := true // does the event take handler time on the node?
 	switch r.kind {
 	case evInit:
-		n.svc.Init(&s.ctx)
+		n.svc.Init(c)
 	case evApp:
 		if h, ok := n.svc.(AppHandler); ok {
-			h.App(&s.ctx, r.name, r.data)
+			h.App(c, s.labels[r.label].name[len("app "):], r.data)
 		}
 	case evDeliver:
-		n.svc.Deliver(&s.ctx, NodeID(r.from), r.msg)
+		n.svc.Deliver(c, NodeID(r.from), r.msg)
 	case evTimer:
-		n.svc.Timer(&s.ctx, s.timerName[r.timer], r.data)
+		n.svc.Timer(c, s.timerName[r.timer], r.data)
 	case evError:
 		if h, ok := n.svc.(ErrorHandler); ok {
-			h.Error(&s.ctx, r.data.(*TransportError))
+			h.Error(c, r.data.(*TransportError))
 		}
 	case evReset:
-		timed = false
 		s.resetNode(start, r.node)
 	case evBreak:
-		timed = false
 		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
 			s.brokenUpcall(start, c.Transport, c.A, c.B)
 			s.brokenUpcall(start, c.Transport, c.B, c.A)
 		}
 	case evPartition:
-		timed = false
 		s.partition(start, s.drv.events[r.data.(int)].groups)
 	case evHeal:
-		timed = false
 		s.net.Heal()
 	}
-	var dur time.Duration
-	if timed {
-		if s.opts.MeasureRealTime {
-			s.real[r.label] = append(s.real[r.label], time.Since(t0))
-		}
-		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
-		n.clock = start + dur
-	} else if n.clock < start {
-		n.clock = start
+	if s.opts.MeasureRealTime && timed {
+		s.real[r.label] = append(s.real[r.label], time.Since(t0))
 	}
-	end := start + dur
+	n = &s.nodes[r.node] // a reset replaced nothing in s.nodes, but be plain about it
+	if end > n.clock {
+		n.clock = end
+	}
 	if end > s.now {
 		s.now = end
 	}
 	s.counts[r.label]++
-	s.drain(r.node, r.label, end)
 	if s.ev != nil {
-		s.ev.Duration = dur
-		s.ev.Logs = append([]string(nil), s.logs...)
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
-	}
-}
-
-// drain performs the handler's recorded effects at its end time.
-func (s *Simulator) drain(src int32, label int32, end time.Duration) {
-	n := &s.nodes[src]
-	for i := range s.tops {
-		op := &s.tops[i]
-		for int(op.kind) >= len(n.timers) {
-			n.timers = append(n.timers, -1)
-		}
-		if old := n.timers[op.kind]; old >= 0 {
-			s.q.remove(old)
-			s.release(old)
-			n.timers[op.kind] = -1
-		}
-		if op.cancel {
-			if s.ev != nil {
-				s.ev.Timers = append(s.ev.Timers, TimerChange{Name: s.timerName[op.kind], Cancel: true})
-			}
-			continue
-		}
-		at := end + op.after
-		n.timers[op.kind] = s.schedule(at, record{kind: evTimer, node: src, from: -1, label: s.timerLbl[op.kind], timer: op.kind, inc: n.inc, data: op.data})
-		if s.ev != nil {
-			s.ev.Timers = append(s.ev.Timers, TimerChange{Name: s.timerName[op.kind], At: at})
-		}
-	}
-	for i := range s.sends {
-		op := &s.sends[i]
-		dup := false
-		for _, l := range s.sentLbls {
-			dup = dup || l == op.label
-		}
-		if !dup {
-			s.sentLbls = append(s.sentLbls, op.label)
-			s.composite(label, op.label)
-		}
-		st := netmodel.QueueFull
-		var arrive time.Duration
-		var tk netmodel.Ticket
-		if op.fail == nil {
-			arrive, tk, st = s.net.Send(end, op.tr, int(src), int(op.to), op.size, s.rnd.fwR)
-		}
-		switch st {
-		case netmodel.Sent:
-			s.schedule(arrive, record{kind: evDeliver, node: op.to, from: src, label: op.label, inc: anyInc, tk: tk, tr: int32(op.tr), msg: op.msg})
-		case netmodel.QueueFull, netmodel.Unreachable:
-			err := op.fail
-			if err == nil { // the pre-check in Send should have caught it
-				err = ErrQueueFull
-				if st == netmodel.Unreachable {
-					err = ErrUnreachable
-				}
-			}
-			s.errorUpcall(end, src, &TransportError{Transport: s.trNames[op.tr], Peer: NodeID(op.to), Err: err, Msg: op.msg})
-		}
-		if s.ev != nil {
-			s.ev.Sends = append(s.ev.Sends, SentMessage{To: NodeID(op.to), Transport: s.trNames[op.tr],
-				Type: s.labels[op.label].name[len("deliver "):], Size: op.size, Arrive: arrive, Status: st.String()})
-		}
 	}
 }
 
@@ -678,10 +603,10 @@ func (w world) TimerPending(id NodeID, name string) bool {
 // nodeCtx is the Context handed to handlers; one per simulator, re-aimed
 // at each event.
 type nodeCtx struct {
-	s     *Simulator
-	node  int32
-	label int32
-	start time.Duration
+	s          *Simulator
+	node       int32
+	label      int32
+	start, end time.Duration
 }
 
 func (c *nodeCtx) Self() NodeID       { return NodeID(c.node) }
@@ -700,59 +625,90 @@ func (c *nodeCtx) SendOn(transport string, to NodeID, msg Message) error {
 	panic(fmt.Sprintf("timedsim: SendOn: no transport %q in the scenario's network config (have %v)", transport, c.s.trNames))
 }
 
+// send hands msg to the network at the handler's end time.
 func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	s := c.s
 	if to < 0 || int(to) >= len(s.nodes) {
 		panic(fmt.Sprintf("timedsim: %v sent %T to nonexistent node %d", NodeID(c.node), msg, to))
 	}
-	op := sendOp{tr: tr, to: int32(to), msg: msg, label: s.msgTypeLabel(msg), size: msg.Size()}
-	tc := &s.ncfg.Transports[tr]
-	if tc.Kind == netmodel.Reliable {
-		if !s.net.Reachable(int(c.node), int(to)) {
-			op.fail = ErrUnreachable
-		} else if tc.QueueCap >= 0 {
-			q := s.net.QueueLen(tr, int(c.node), int(to))
-			for i := range s.sends {
-				if s.sends[i].tr == tr && s.sends[i].to == op.to && s.sends[i].fail == nil {
-					q++
-				}
-			}
-			if q >= tc.QueueCap {
-				op.fail = ErrQueueFull
-			}
-		}
+	label := s.msgTypeLabel(msg)
+	dup := false
+	for _, l := range s.sentLbls {
+		dup = dup || l == label
 	}
-	s.sends = append(s.sends, op)
-	if op.fail != nil {
-		return &TransportError{Transport: tc.Name, Peer: to, Err: op.fail, Msg: msg}
+	if !dup {
+		s.sentLbls = append(s.sentLbls, label)
+		s.composite(c.label, label)
 	}
-	return nil
+	size := msg.Size()
+	arrive, tk, st := s.net.Send(c.end, tr, int(c.node), int(to), size, s.rnd.fwR)
+	if s.ev != nil {
+		s.ev.Sends = append(s.ev.Sends, SentMessage{To: to, Transport: s.trNames[tr],
+			Type: s.labels[label].name[len("deliver "):], Size: size, Arrive: arrive, Status: st.String()})
+	}
+	var err error
+	switch st {
+	case netmodel.Sent:
+		s.schedule(arrive, record{kind: evDeliver, node: int32(to), from: c.node, label: label, inc: anyInc, tk: tk, msg: msg})
+		return nil
+	case netmodel.Dropped: // a datagram lost in the network: the sender cannot know
+		return nil
+	case netmodel.QueueFull:
+		err = ErrQueueFull
+	default:
+		err = ErrUnreachable
+	}
+	te := &TransportError{Transport: s.trNames[tr], Peer: to, Err: err, Msg: msg}
+	s.errorUpcall(c.end, c.node, te)
+	return te
+}
+
+func (c *nodeCtx) timerSlot(name string) (kind int32, slot *int32) {
+	k := c.s.timerID(name)
+	n := &c.s.nodes[c.node]
+	for int(k) >= len(n.timers) {
+		n.timers = append(n.timers, -1)
+	}
+	return k, &n.timers[k]
 }
 
 func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 	if after < 0 {
 		after = 0
 	}
-	c.s.tops = append(c.s.tops, timerOp{kind: c.s.timerID(name), after: after, data: data})
+	s := c.s
+	k, slot := c.timerSlot(name)
+	if *slot >= 0 {
+		s.q.remove(*slot)
+		s.release(*slot)
+	}
+	at := c.end + after
+	*slot = s.schedule(at, record{kind: evTimer, node: c.node, from: -1, label: s.timerLbl[k], timer: k, inc: s.nodes[c.node].inc, data: data})
+	if s.ev != nil {
+		s.ev.Timers = append(s.ev.Timers, TimerChange{Name: name, At: at})
+	}
 }
 
 func (c *nodeCtx) CancelTimer(name string) {
-	c.s.tops = append(c.s.tops, timerOp{kind: c.s.timerID(name), cancel: true})
+	s := c.s
+	_, slot := c.timerSlot(name)
+	if *slot >= 0 {
+		s.q.remove(*slot)
+		s.release(*slot)
+		*slot = -1
+	}
+	if s.ev != nil {
+		s.ev.Timers = append(s.ev.Timers, TimerChange{Name: name, Cancel: true})
+	}
 }
 
 func (c *nodeCtx) TimerPending(name string) bool {
-	k := c.s.timerID(name)
-	for i := len(c.s.tops) - 1; i >= 0; i-- {
-		if c.s.tops[i].kind == k {
-			return !c.s.tops[i].cancel
-		}
-	}
-	t := c.s.nodes[c.node].timers
-	return int(k) < len(t) && t[k] >= 0
+	_, slot := c.timerSlot(name)
+	return *slot >= 0
 }
 
 func (c *nodeCtx) Logf(format string, args ...any) {
-	if c.s.opts.Record {
-		c.s.logs = append(c.s.logs, fmt.Sprintf(format, args...))
+	if c.s.ev != nil {
+		c.s.ev.Logs = append(c.s.ev.Logs, fmt.Sprintf(format, args...))
 	}
 }
