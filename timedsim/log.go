@@ -89,6 +89,12 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 			bw.WriteString("        log: " + l + "\n")
 		}
 	}
+	if len(r.FinalStates) > 0 {
+		bw.WriteString("# final node states\n")
+		for i, st := range r.FinalStates {
+			bw.WriteString("# " + NodeID(i).String() + ": " + st + "\n")
+		}
+	}
 	return bw.Flush()
 }
 

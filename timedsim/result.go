@@ -122,6 +122,9 @@ type Result struct {
 	RealTimes map[string][]time.Duration
 	// Events is the timed event log (Record).
 	Events []TimedEvent
+	// FinalStates describes each node's state at the end (Record; see
+	// Describe).
+	FinalStates []string
 	// Panic describes a handler panic (Outcome Panicked).
 	Panic *PanicInfo
 	// Violation names the safety property that failed.

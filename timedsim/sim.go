@@ -218,7 +218,7 @@ func (s *Simulator) composite(label, sent int32) {
 		id = int32(len(s.compName))
 		s.compIdx[key] = id
 		sentName := s.labels[sent].name[len("deliver "):]
-		s.compName = append(s.compName, s.labels[label].name+" → "+sentName)
+		s.compName = append(s.compName, CompositeLabel(s.labels[label].name, sentName))
 		s.compCounts = append(s.compCounts, 0)
 	}
 	s.compCounts[id]++
@@ -581,6 +581,10 @@ func (s *Simulator) finish(res *Result) {
 	if s.opts.Record {
 		res.Events = s.events
 		s.events = nil
+		res.FinalStates = make([]string, len(s.nodes))
+		for i := range s.nodes {
+			res.FinalStates[i] = Describe(s.nodes[i].svc)
+		}
 	}
 }
 

@@ -1,0 +1,183 @@
+package timedsim
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Describer is implemented by services that render their own state for
+// event logs, state diffs and golden tests. The text must be a pure
+// function of the state (no addresses, no map order).
+type Describer interface {
+	Describe() string
+}
+
+// CompositeArrow separates an event label from the message type its
+// handler sent in a composite label.
+const CompositeArrow = " → "
+
+// CompositeLabel is the composite label of an event and a message type its
+// handler sent: CompositeLabel("deliver JoinReply", "Remove") is
+// "deliver JoinReply → Remove" (MacePC Figure 4).
+func CompositeLabel(label, sentType string) string { return label + CompositeArrow + sentType }
+
+// Describe renders a service's state canonically: its Describe method if
+// it is a Describer, else its String method if it is a fmt.Stringer, else
+// a reflection walk of its fields — struct fields in declaration order,
+// map entries sorted by their rendered key, pointers followed (a pointer
+// seen before on the way down renders as "<cycle>"). Fields tagged
+// `macepc:"-"` are skipped, as MaceMC lets authors mark state that does
+// not matter.
+func Describe(v any) string {
+	switch d := v.(type) {
+	case nil:
+		return "nil"
+	case Describer:
+		return d.Describe()
+	case fmt.Stringer:
+		return d.String()
+	}
+	var b strings.Builder
+	describe(&b, reflect.ValueOf(v), map[uintptr]bool{})
+	return b.String()
+}
+
+func describe(b *strings.Builder, v reflect.Value, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.Invalid:
+		b.WriteString("nil")
+	case reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		if seen[v.Pointer()] {
+			b.WriteString("<cycle>")
+			return
+		}
+		seen[v.Pointer()] = true
+		describe(b, v.Elem(), seen)
+		delete(seen, v.Pointer())
+	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		describe(b, v.Elem(), seen)
+	case reflect.Struct:
+		t := v.Type()
+		b.WriteString(t.Name())
+		b.WriteByte('{')
+		first := true
+		for i := 0; i < v.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get("macepc") == "-" {
+				continue
+			}
+			if !first {
+				b.WriteByte(' ')
+			}
+			first = false
+			b.WriteString(f.Name)
+			b.WriteByte(':')
+			describe(b, v.Field(i), seen)
+		}
+		b.WriteByte('}')
+	case reflect.Map:
+		if v.IsNil() {
+			b.WriteString("map[]")
+			return
+		}
+		type kv struct{ k, v string }
+		var entries []kv
+		it := v.MapRange()
+		for it.Next() {
+			var kb, vb strings.Builder
+			describe(&kb, it.Key(), seen)
+			describe(&vb, it.Value(), seen)
+			entries = append(entries, kv{kb.String(), vb.String()})
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].k < entries[j].k })
+		b.WriteString("map[")
+		for i, e := range entries {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(e.k + ":" + e.v)
+		}
+		b.WriteByte(']')
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			describe(b, v.Index(i), seen)
+		}
+		b.WriteByte(']')
+	case reflect.String:
+		b.WriteString(strconv.Quote(v.String()))
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+		} else {
+			b.WriteString("<" + v.Kind().String() + ">")
+		}
+	default:
+		if s, ok := stringer(v); ok {
+			b.WriteString(s.String())
+			return
+		}
+		fmt.Fprint(b, reflectValue(v))
+	}
+}
+
+// stringer returns a basic-kind value's String method, also for values of
+// unexported fields (which reflection will not hand out as interfaces): a
+// copy is made through a fresh value of the same type.
+func stringer(v reflect.Value) (fmt.Stringer, bool) {
+	if v.Type().Name() == "" || !v.Type().Implements(reflect.TypeFor[fmt.Stringer]()) {
+		return nil, false
+	}
+	if v.CanInterface() {
+		return v.Interface().(fmt.Stringer), true
+	}
+	c := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.Bool:
+		c.SetBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		c.SetInt(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		c.SetUint(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		c.SetFloat(v.Float())
+	default:
+		return nil, false
+	}
+	return c.Interface().(fmt.Stringer), true
+}
+
+// reflectValue prints basic kinds, including unexported fields' values.
+func reflectValue(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint()
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Complex64, reflect.Complex128:
+		return v.Complex()
+	}
+	return v.Kind().String()
+}
