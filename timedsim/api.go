@@ -41,11 +41,15 @@ type Context interface {
 	Nodes() int
 	// Now is the node's simulated clock at the start of the handler.
 	Now() time.Duration
-	// Send sends msg to a node on the default (reliable) transport. It
-	// returns an error wrapping ErrQueueFull when the connection's bounded
-	// send queue is full, or ErrUnreachable across a partition; the node
-	// also receives an Error upcall for the failure (if it implements
-	// ErrorHandler).
+	// Send sends msg to a node on the default (reliable) transport. The
+	// message departs at the handler's end time. It returns a
+	// *TransportError wrapping ErrQueueFull when the connection's bounded
+	// send queue is full, or ErrUnreachable across a partition, and the
+	// message is not sent. The failure is reported twice on purpose, as
+	// Mace's transports do: the return value lets a handler react at once,
+	// and an Error upcall (if the service implements ErrorHandler) reaches
+	// services that ignore return values — the situation of MaceMC's
+	// RandTree bug RT12. A datagram lost in the network is not reported.
 	Send(to NodeID, msg Message) error
 	// SendOn is Send on a named transport from the scenario's network
 	// configuration.

@@ -476,3 +476,92 @@ func TestSafetyPropertyEndsExecution(t *testing.T) {
 		t.Fatalf("outcome %v violation %q counts %v", r.Outcome, r.Violation, r.Counts)
 	}
 }
+
+// Named transports: a lossy datagram transport drops about p of its
+// messages (the sender is not told), and a reliable transport with its own
+// queue capacity applies it.
+func TestNamedTransports(t *testing.T) {
+	net := netmodel.DefaultConfig()
+	net.Transports = append(net.Transports,
+		netmodel.TransportConfig{Name: "udp", Kind: netmodel.Datagram, DropProb: 0.3},
+		netmodel.TransportConfig{Name: "data", Kind: netmodel.Reliable, QueueCap: 1})
+	var dataErrs []error
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New: func(id timedsim.NodeID) timedsim.Service {
+			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
+				for i := 0; i < 1000; i++ {
+					if err := ctx.SendOn("udp", 1, Blob{Bytes: 10}); err != nil {
+						t.Errorf("datagram send returned %v", err)
+					}
+				}
+				dataErrs = append(dataErrs, ctx.SendOn("data", 1, Blob{Bytes: 10}), ctx.SendOn("data", 1, Blob{Bytes: 10}))
+			}}
+		},
+		Driver:  func(d *timedsim.Driver) { d.App(0, 0, "go", nil) },
+		Stop:    func(w timedsim.World) bool { return false },
+		Timeout: time.Minute,
+		Network: net,
+	}
+	r := newSim(t, sc, timedsim.Options{}).Run(timedsim.SeedPath(3))
+	got := r.Counts["deliver Blob"] - 1 // one over "data"
+	if got < 630 || got > 770 { // 700 ± 5 standard errors (sqrt(1000·0.3·0.7) ≈ 14.5)
+		t.Fatalf("%d of 1000 datagrams delivered, want about 700", got)
+	}
+	if len(dataErrs) != 2 || dataErrs[0] != nil || !errors.Is(dataErrs[1], timedsim.ErrQueueFull) {
+		t.Fatalf("data transport with QueueCap 1: %v", dataErrs)
+	}
+	if r.Counts["error queue-full"] != 1 {
+		t.Fatalf("counts %v", r.Counts)
+	}
+}
+
+// A partition breaks the connections that cross it (both ends are told),
+// sends across it fail with ErrUnreachable, and Heal lets them through.
+func TestPartitionAndHeal(t *testing.T) {
+	var sendErrs []error
+	sc := &timedsim.Scenario{
+		Nodes: 3,
+		New: func(id timedsim.NodeID) timedsim.Service {
+			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
+				switch name {
+				case "big":
+					ctx.Send(1, Blob{Bytes: 1_000_000}) // in flight for ~1 s
+				case "try":
+					sendErrs = append(sendErrs, ctx.Send(1, Blob{Bytes: 10}), ctx.Send(2, Blob{Bytes: 10}))
+				}
+			}}
+		},
+		Driver: func(d *timedsim.Driver) {
+			d.App(0, 0, "big", nil)
+			d.Partition(100*time.Millisecond, []timedsim.NodeID{1})
+			d.App(200*time.Millisecond, 0, "try", nil)
+			d.Heal(300 * time.Millisecond)
+			d.App(400*time.Millisecond, 0, "try", nil)
+		},
+		Stop:    func(w timedsim.World) bool { return w.Now() > 2*time.Second },
+		Timeout: time.Minute,
+		Network: netmodel.DefaultConfig(),
+	}
+	r := newSim(t, sc, timedsim.Options{Record: true}).Run(timedsim.SeedPath(1))
+	if len(sendErrs) != 4 || !errors.Is(sendErrs[0], timedsim.ErrUnreachable) || sendErrs[1] != nil || sendErrs[2] != nil || sendErrs[3] != nil {
+		t.Fatalf("send errors %v", sendErrs)
+	}
+	// Node 1 gets: the 1 MB message is lost (its connection broke); after
+	// the heal, the small message arrives. Node 2 gets both small ones.
+	n1, n2 := 0, 0
+	for _, e := range r.Events {
+		if e.Label == "deliver Blob" && e.Node == 1 {
+			n1++
+		}
+		if e.Label == "deliver Blob" && e.Node == 2 {
+			n2++
+		}
+	}
+	if n1 != 1 || n2 != 2 {
+		t.Fatalf("deliveries: n1 %d (want 1), n2 %d (want 2)", n1, n2)
+	}
+	if r.Counts["error broken"] != 2 || r.Counts["error unreachable"] != 1 {
+		t.Fatalf("counts %v: want both ends told of the broken connection and one unreachable send", r.Counts)
+	}
+}
