@@ -1,7 +1,3 @@
-// Package atomicfile writes files so that a reader (or an interrupted run)
-// sees either the old file, or the whole new one, never a half-written one:
-// the content goes to a temporary file in the same directory, is synced,
-// and is renamed over the target.
 package atomicfile
 
 import (
