@@ -32,11 +32,11 @@ type Scenario struct {
 	// Safety properties must hold after every event; Liveness properties
 	// must eventually hold (checked by the liveness mode).
 	Safety, Liveness []Property
-	// CheckEvery evaluates Stop only every k events (and whenever the event
-	// queue's front crosses a timer boundary is not tracked: keep k small).
-	// 0 or 1 checks after every event. Execution time is then the end time
-	// of the event after which the check first succeeded, so a larger k can
-	// only overestimate by at most k-1 events.
+	// CheckEvery evaluates Stop only after every k-th event, for stopping
+	// conditions too expensive to run after each one (Pastry's is
+	// O(n² log n)); 0 or 1 checks after every event. The execution time is
+	// then the end time of the event after which a check first succeeded,
+	// which can be up to k-1 events later than the exact one.
 	CheckEvery int
 	// Revision names the protocol code's version; it enters the config
 	// hash so that path files of an older revision are refused. Bump it
