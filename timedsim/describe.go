@@ -93,14 +93,28 @@ func describe(b *strings.Builder, v reflect.Value, seen map[uintptr]bool) {
 		}
 		type kv struct{ k, v string }
 		var entries []kv
+		ifaceKeys := v.Type().Key().Kind() == reflect.Interface
 		it := v.MapRange()
 		for it.Next() {
 			var kb, vb strings.Builder
-			describe(&kb, it.Key(), seen)
+			k := it.Key()
+			if ifaceKeys && !k.IsNil() { // 1 and int64(1) are different keys
+				kb.WriteString(k.Elem().Type().String() + "(")
+				describe(&kb, k, seen)
+				kb.WriteByte(')')
+			} else {
+				describe(&kb, k, seen)
+			}
 			describe(&vb, it.Value(), seen)
 			entries = append(entries, kv{kb.String(), vb.String()})
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].k < entries[j].k })
+		// Sort by key, then value: keys can render alike (NaN).
+		sort.Slice(entries, func(i, j int) bool {
+			if entries[i].k != entries[j].k {
+				return entries[i].k < entries[j].k
+			}
+			return entries[i].v < entries[j].v
+		})
 		b.WriteString("map[")
 		for i, e := range entries {
 			if i > 0 {

@@ -44,3 +44,22 @@ func TestDescribeIsCanonical(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// Keys that render alike (NaN, or 1 and int64(1) as interface keys) must
+// not let map order leak into the text.
+func TestDescribeAlikeKeys(t *testing.T) {
+	nan := func() float64 { z := 0.0; return z / z }()
+	v := struct {
+		M map[any]int
+		F map[float64]string
+	}{M: map[any]int{1: 1, int64(1): 2, int32(1): 3}, F: map[float64]string{nan: "a", nan + 1: "b"}}
+	first := timedsim.Describe(v)
+	for i := 0; i < 50; i++ {
+		if got := timedsim.Describe(v); got != first {
+			t.Fatalf("renderings differ:\n%s\n%s", first, got)
+		}
+	}
+	if want := `{M:map[int(1):1 int32(1):3 int64(1):2] F:map[NaN:"a" NaN:"b"]}`; first != want {
+		t.Fatalf("got %s, want %s", first, want)
+	}
+}

@@ -37,10 +37,11 @@ func Seeded(base uint64) func(i int) Path {
 	return func(i int) Path { return SeedPath(ExecutionSeed(base, i)) }
 }
 
-// Run explores. It returns the results in index order (nil entries when
-// Keep is false) and how many consecutive executions from index 0 were
-// completed and handed to Each: on cancellation of ctx or when Each returns
-// false, done < N and everything before done is valid.
+// Run explores. It returns the results of executions 0..done-1 in index
+// order (nil when Keep is false) and done, how many consecutive executions
+// from index 0 were completed and handed to Each: on cancellation of ctx or
+// when Each returns false, done < N and everything before done is valid.
+// Cancellation also interrupts executions in progress.
 func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int, err error) {
 	jobs := e.Jobs
 	if jobs <= 0 {
@@ -94,7 +95,10 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 				if i >= w.N {
 					return
 				}
-				r := sim.Run(w.Path(i))
+				r := sim.RunContext(ctx, w.Path(i))
+				if r.Outcome == Interrupted {
+					return
+				}
 				mu.Lock()
 				results[i] = r
 				ready[i] = true

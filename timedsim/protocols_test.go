@@ -73,23 +73,36 @@ func gossipScenario(nodes int) *timedsim.Scenario {
 // scripted runs a per-node script of actions on app events; used to build
 // exact situations (full queues, resets, busy nodes).
 type scripted struct {
-	id     timedsim.NodeID
-	onApp  func(s *scripted, ctx timedsim.Context, name string, data any)
-	got    []string
-	errs   []*timedsim.TransportError
-	sendEr []error
+	id      timedsim.NodeID
+	onApp   func(s *scripted, ctx timedsim.Context, name string, data any)
+	onTimer func(s *scripted, ctx timedsim.Context, name string)
+	got     []string
+	nums    []int
+	errs    []*timedsim.TransportError
+	sendEr  []error
 }
 
 type Blob struct{ Bytes int }
 
 func (b Blob) Size() int { return b.Bytes }
 
-func (s *scripted) Init(timedsim.Context) {}
+// Num is a numbered message, to check delivery order.
+type Num struct{ N int }
+
+func (Num) Size() int { return 0 } // no transmission time: arrival ties are likely
+
+func (s *scripted) Init(timedsim.Context) { s.got = append(s.got, "init") }
 func (s *scripted) Deliver(ctx timedsim.Context, from timedsim.NodeID, msg timedsim.Message) {
+	if n, ok := msg.(Num); ok {
+		s.nums = append(s.nums, n.N)
+	}
 	s.got = append(s.got, from.String()+":"+timedsim.FormatTime(ctx.Now()))
 }
 func (s *scripted) Timer(ctx timedsim.Context, name string, _ any) {
 	s.got = append(s.got, "timer "+name)
+	if s.onTimer != nil {
+		s.onTimer(s, ctx, name)
+	}
 }
 func (s *scripted) App(ctx timedsim.Context, name string, data any) {
 	if s.onApp != nil {

@@ -4,16 +4,26 @@ import "time"
 
 // entry is one pending event in the queue, 16 bytes so that the four
 // children of a 4-ary heap node share a cache line: the start time, and
-// key = insertion seq << slotBits | slot. Entries are ordered by (at, key);
-// seqs are unique, so the slot bits never decide.
+// key = class | counter << slotBits | slot. Entries are ordered by
+// (at, key); counters are unique within a class, so slot bits never decide.
+//
+// Class: an event pushed normally has the top bit set and the insertion
+// counter; an event re-queued because its node was busy has the top bit
+// clear and a re-queue counter. At a given time, re-queued events thus run
+// before events that arrived exactly then, and among themselves in the
+// order they were re-queued — which is the order in which they arrived
+// (they are popped in (time, key) order). A busy node therefore handles
+// its waiting events in arrival order: FIFO per connection holds, and a
+// zero-delay timer cannot starve a waiting message.
 type entry struct {
 	at  time.Duration
 	key uint64
 }
 
 const (
-	slotBits = 24
-	slotMask = 1<<slotBits - 1
+	normalClass = 1 << 63
+	slotBits    = 24
+	slotMask    = 1<<slotBits - 1
 	// maxSlots bounds the number of pending events of one execution.
 	maxSlots = 1 << slotBits
 )
@@ -31,9 +41,10 @@ func (a *entry) less(b *entry) bool {
 // Ties are broken by the insertion counter seq, never by heap layout, so
 // the pop order is a pure function of the push sequence.
 type queue struct {
-	h   []entry
-	pos []int32 // pos[slot] = index in h, or -1
-	seq uint64
+	h    []entry
+	pos  []int32 // pos[slot] = index in h, or -1
+	seq  uint64  // insertion counter
+	rseq uint64  // re-queue counter
 	// held: the front entry was taken but is still physically at h[0];
 	// the next push overwrites it (one sift-down instead of a sift-down
 	// for the pop and a sift-up for the push: most events schedule one
@@ -43,7 +54,7 @@ type queue struct {
 
 func (q *queue) reset() {
 	q.h = q.h[:0]
-	q.seq = 0
+	q.seq, q.rseq = 0, 0
 	q.held = false
 }
 
@@ -53,6 +64,15 @@ func (q *queue) reset() {
 func (q *queue) take() entry {
 	q.held = true
 	return q.h[0]
+}
+
+// requeue puts the held front back at time at (its node's clock) in the
+// re-queued class (see entry).
+func (q *queue) requeue(at time.Duration) {
+	q.held = false
+	q.rseq++
+	q.h[0] = entry{at: at, key: q.rseq<<slotBits | q.h[0].key&slotMask}
+	q.down(0)
 }
 
 // settle finishes a take after which nothing was pushed.
@@ -78,12 +98,12 @@ func (q *queue) push(at time.Duration, slot int32) {
 	if q.held {
 		q.held = false
 		q.pos[q.h[0].slot()] = -1
-		q.h[0] = entry{at: at, key: q.seq<<slotBits | uint64(slot)}
+		q.h[0] = entry{at: at, key: normalClass | q.seq<<slotBits | uint64(slot)}
 		q.setPos(slot, 0)
 		q.down(0)
 		return
 	}
-	q.h = append(q.h, entry{at: at, key: q.seq<<slotBits | uint64(slot)})
+	q.h = append(q.h, entry{at: at, key: normalClass | q.seq<<slotBits | uint64(slot)})
 	i := len(q.h) - 1
 	q.setPos(slot, i)
 	q.up(i)
@@ -91,13 +111,6 @@ func (q *queue) push(at time.Duration, slot int32) {
 
 // front returns the earliest entry without removing it.
 func (q *queue) front() *entry { return &q.h[0] }
-
-// pop removes the earliest entry.
-func (q *queue) pop() entry {
-	e := q.h[0]
-	q.removeAt(0)
-	return e
-}
 
 // remove deletes slot from the queue if it is queued.
 func (q *queue) remove(slot int32) bool {

@@ -34,7 +34,8 @@ type ExecTimeDef int
 
 const (
 	// StopTime (default): the simulated time at which the stopping
-	// condition first holds — the end time of the event after which it held.
+	// condition first holds: the end time of the event after which it
+	// held (a long handler still running on another node does not count).
 	StopTime ExecTimeDef = iota
 	// AvgClock is the paper's definition: the average of all node clocks
 	// when the stopping condition first holds, minus the start time (0).
@@ -87,9 +88,12 @@ const (
 	Panicked
 	// SafetyViolated: a safety property failed (Result.Violation).
 	SafetyViolated
+	// Interrupted: the context was cancelled (Ctrl-C); the result is not
+	// an execution of the path and the explorer discards it.
+	Interrupted
 )
 
-var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated"}
+var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated", "interrupted"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -131,8 +135,11 @@ type Result struct {
 	Violation string
 }
 
-// PanicInfo locates a panic in a user handler.
+// PanicInfo locates a panic in user code.
 type PanicInfo struct {
+	// Where: "handler" (then Node and Label name the event), "constructor",
+	// "driver", "stopping condition" or "safety property".
+	Where string
 	Step  int
 	Node  NodeID
 	Label string

@@ -1,6 +1,7 @@
 package timedsim
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -88,7 +89,9 @@ type Simulator struct {
 	compCounts []int32
 	real       [][]time.Duration
 	steps      int
-	now        time.Duration
+	now        time.Duration // latest end time of any executed event
+	lastEnd    time.Duration // end time of the last executed event
+	where      string        // what user code is running (PanicInfo)
 	drv        Driver
 
 	// per-handler state
@@ -268,9 +271,10 @@ func (s *Simulator) resetState(p Path) {
 		s.compCounts[i] = 0
 	}
 	s.steps = 0
-	s.now = 0
+	s.now, s.lastEnd = 0, 0
 	s.events = nil
 	s.rnd.reset(p)
+	s.where = inConstructor
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		n.svc = s.sc.New(NodeID(i))
@@ -282,32 +286,58 @@ func (s *Simulator) resetState(p Path) {
 	}
 }
 
-// Run simulates the execution described by path p. It never panics on a
-// user handler's panic: that ends the execution with Outcome Panicked.
-func (s *Simulator) Run(p Path) *Result {
+// Run simulates the execution described by path p. A panic in user code —
+// a handler, the constructor, the driver, the stopping condition or a
+// property — does not escape: the execution ends with Outcome Panicked and
+// Result.Panic says where, so the path can be replayed.
+func (s *Simulator) Run(p Path) *Result { return s.RunContext(context.Background(), p) }
+
+// RunContext is Run that also ends (with Outcome Interrupted) when ctx is
+// cancelled; ctx is polled every few thousand steps, so even a livelocked
+// execution can be interrupted.
+func (s *Simulator) RunContext(ctx context.Context, p Path) *Result {
 	if err := p.Validate(); err != nil {
 		panic(err) // caller bug: paths from files are validated on read
 	}
-	s.resetState(p)
 	res := &Result{Path: p}
-	s.loop(res)
+	s.guard(res, func() {
+		s.resetState(p)
+		s.loop(ctx, res)
+	})
 	s.finish(res)
 	return res
 }
 
-func (s *Simulator) loop(res *Result) {
+// Where user code was running, for PanicInfo.
+const (
+	inConstructor = "constructor"
+	inDriver      = "driver"
+	inHandler     = "handler"
+	inStop        = "stopping condition"
+	inSafety      = "safety property"
+)
+
+// guard runs f and turns a panic in it into Outcome Panicked.
+func (s *Simulator) guard(res *Result, f func()) {
 	defer func() {
-		if v := recover(); v != nil {
-			res.Outcome = Panicked
-			res.Panic = &PanicInfo{Step: s.steps, Node: NodeID(s.ctx.node), Label: s.labels[s.ctx.label].name,
-				Value: fmt.Sprint(v), Stack: string(debug.Stack())}
-			if s.ev != nil { // keep the partial event in the log
-				s.events = append(s.events, *s.ev)
-				s.ev = nil
-			}
-			res.ExecTime = s.sc.Timeout
+		v := recover()
+		if v == nil {
+			return
+		}
+		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: fmt.Sprint(v), Stack: string(debug.Stack())}
+		if s.where == inHandler {
+			info.Node, info.Label = NodeID(s.ctx.node), s.labels[s.ctx.label].name
+		}
+		res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
+		if s.ev != nil { // keep the partial event in the log
+			s.events = append(s.events, *s.ev)
+			s.ev = nil
 		}
 	}()
+	f()
+}
+
+func (s *Simulator) loop(ctx context.Context, res *Result) {
 	// Initial events: Init of every node at t=0, then the driver's events.
 	initL := s.fixedLabel("init")
 	for i := range s.nodes {
@@ -315,6 +345,7 @@ func (s *Simulator) loop(res *Result) {
 	}
 	s.drv = Driver{nodes: s.sc.Nodes, rng: s.rnd.R, events: s.drv.events[:0]}
 	if s.sc.Driver != nil {
+		s.where = inDriver
 		s.rnd.driver()
 		s.sc.Driver(&s.drv)
 	}
@@ -327,6 +358,9 @@ func (s *Simulator) loop(res *Result) {
 			r.kind, r.label = evReset, s.fixedLabel("reset")
 		case drvBreak:
 			r.kind, r.label, r.from = evBreak, s.fixedLabel("break"), int32(de.peer)
+			if de.peer < 0 || int(de.peer) >= len(s.nodes) {
+				panic(fmt.Sprintf("timedsim: driver scheduled a break with node %d of %d", de.peer, len(s.nodes)))
+			}
 		case drvPartition:
 			r.kind, r.label, r.node = evPartition, s.fixedLabel("partition"), 0
 		case drvHeal:
@@ -334,6 +368,9 @@ func (s *Simulator) loop(res *Result) {
 		}
 		if r.node < 0 || int(r.node) >= len(s.nodes) {
 			panic(fmt.Sprintf("timedsim: driver scheduled an event for node %d of %d", r.node, len(s.nodes)))
+		}
+		if de.at < 0 {
+			panic(fmt.Sprintf("timedsim: driver scheduled an event at negative time %v", de.at))
 		}
 		s.schedule(de.at, r)
 	}
@@ -343,17 +380,23 @@ func (s *Simulator) loop(res *Result) {
 		every = 1
 	}
 	sinceCheck := 0
+	// end reports an outcome other than Finished, after a last look at the
+	// stopping condition if events ran since it was last evaluated.
+	end := func(o Outcome) {
+		if sinceCheck > 0 && s.stop() {
+			res.Outcome, res.ExecTime = Finished, s.execTime()
+			return
+		}
+		res.Outcome, res.ExecTime = o, s.sc.Timeout
+	}
 	for {
 		s.q.settle()
 		if s.q.len() == 0 {
-			res.Outcome = Stalled
-			res.ExecTime = s.sc.Timeout
+			end(Stalled)
 			return
 		}
-		front := s.q.front()
-		if front.at > s.sc.Timeout {
-			res.Outcome = TimedOut
-			res.ExecTime = s.sc.Timeout
+		if s.steps&0xfff == 0 && ctx.Err() != nil {
+			end(Interrupted)
 			return
 		}
 		e := s.q.take() // removed by the first push of the handler, or by settle
@@ -366,9 +409,19 @@ func (s *Simulator) loop(res *Result) {
 			s.release(slot)
 			continue
 		}
-		if s.opts.Semantics == Requeue && n.clock > e.at && r.kind <= evError {
-			s.q.push(n.clock, slot)
-			continue
+		start := e.at
+		if r.kind <= evError && n.clock > start {
+			if s.opts.Semantics == Requeue {
+				// The node is busy: wait in the queue until it is free,
+				// keeping the original insertion order among waiting events.
+				s.q.requeue(n.clock)
+				continue
+			}
+			start = n.clock
+		}
+		if start > s.sc.Timeout {
+			end(TimedOut)
+			return
 		}
 		if r.kind == evDeliver && !s.net.Delivered(r.tk) {
 			s.release(slot)
@@ -377,15 +430,15 @@ func (s *Simulator) loop(res *Result) {
 		if r.kind == evTimer {
 			n.timers[r.timer] = -1
 		}
-		s.exec(e.at, slot)
+		s.where = inHandler
+		s.exec(start, slot)
 		s.release(slot)
 		s.steps++
-		if s.opts.CheckSafety && len(s.sc.Safety) > 0 {
+		if s.opts.CheckSafety {
+			s.where = inSafety
 			for _, prop := range s.sc.Safety {
 				if !prop.Check(world{s}) {
-					res.Outcome = SafetyViolated
-					res.Violation = prop.Name
-					res.ExecTime = s.sc.Timeout
+					res.Outcome, res.Violation, res.ExecTime = SafetyViolated, prop.Name, s.sc.Timeout
 					return
 				}
 			}
@@ -393,18 +446,21 @@ func (s *Simulator) loop(res *Result) {
 		sinceCheck++
 		if sinceCheck >= every {
 			sinceCheck = 0
-			if s.sc.Stop(world{s}) {
-				res.Outcome = Finished
-				res.ExecTime = s.execTime()
+			if s.stop() {
+				res.Outcome, res.ExecTime = Finished, s.execTime()
 				return
 			}
 		}
 		if s.opts.MaxSteps > 0 && s.steps >= s.opts.MaxSteps {
-			res.Outcome = StepLimit
-			res.ExecTime = s.sc.Timeout
+			end(StepLimit)
 			return
 		}
 	}
+}
+
+func (s *Simulator) stop() bool {
+	s.where = inStop
+	return s.sc.Stop(world{s})
 }
 
 func (s *Simulator) execTime() time.Duration {
@@ -415,10 +471,12 @@ func (s *Simulator) execTime() time.Duration {
 		}
 		return sum / time.Duration(len(s.nodes))
 	}
-	return s.now
+	return s.lastEnd
 }
 
-// exec runs one event as step s.steps.
+// exec runs one event as step s.steps, starting at start (for a handler,
+// the later of its scheduled time and the node's clock; for a driver fault,
+// its scheduled time: faults do not wait for busy nodes).
 //
 // The event's duration is drawn before its handler runs (it depends only on
 // the label and the step's framework stream), so the handler's end time is
@@ -426,14 +484,10 @@ func (s *Simulator) execTime() time.Duration {
 // them, at that end time. The framework stream's draws are the same as if
 // the effects were buffered and drained afterwards: the duration first,
 // then the network's draws in send order.
-func (s *Simulator) exec(at time.Duration, slot int32) {
+func (s *Simulator) exec(start time.Duration, slot int32) {
 	rec := s.recs[slot] // copy: scheduling below may grow s.recs
 	r := &rec
 	n := &s.nodes[r.node]
-	start := at
-	if n.clock > start {
-		start = n.clock
-	}
 	s.rnd.step(s.steps)
 	timed := r.kind <= evError // handlers take time; driver faults do not
 	var dur time.Duration
@@ -446,8 +500,11 @@ func (s *Simulator) exec(at time.Duration, slot int32) {
 	s.sentLbls = s.sentLbls[:0]
 	if s.opts.Record {
 		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur}
-		if r.kind == evDeliver {
-			s.ev.From = NodeID(r.from)
+		switch r.kind {
+		case evDeliver, evError, evBreak:
+			s.ev.From = NodeID(r.from) // sender, failed peer, other end
+		case evPartition, evHeal:
+			s.ev.Node = None
 		}
 	}
 	var t0 time.Time
@@ -474,7 +531,9 @@ func (s *Simulator) exec(at time.Duration, slot int32) {
 	case evBreak:
 		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
 			s.brokenUpcall(start, c.Transport, c.A, c.B)
-			s.brokenUpcall(start, c.Transport, c.B, c.A)
+			if c.A != c.B {
+				s.brokenUpcall(start, c.Transport, c.B, c.A)
+			}
 		}
 	case evPartition:
 		s.partition(start, s.drv.events[r.data.(int)].groups)
@@ -484,13 +543,13 @@ func (s *Simulator) exec(at time.Duration, slot int32) {
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
 	}
-	n = &s.nodes[r.node] // a reset replaced nothing in s.nodes, but be plain about it
-	if end > n.clock {
+	if timed && end > n.clock {
 		n.clock = end
 	}
 	if end > s.now {
 		s.now = end
 	}
+	s.lastEnd = end
 	s.counts[r.label]++
 	if s.ev != nil {
 		s.events = append(s.events, *s.ev)
@@ -524,7 +583,10 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 			n.timers[k] = -1
 		}
 	}
+	s.where = inConstructor
 	n.svc = s.sc.New(NodeID(id))
+	s.where = inHandler
+	n.clock = at // the new incarnation starts at the reset time
 	for _, c := range s.net.ResetNodeConns(int(id)) {
 		s.brokenUpcall(at, c.Transport, c.B, int(id))
 	}
@@ -583,7 +645,7 @@ func (s *Simulator) finish(res *Result) {
 		s.events = nil
 		res.FinalStates = make([]string, len(s.nodes))
 		for i := range s.nodes {
-			res.FinalStates[i] = Describe(s.nodes[i].svc)
+			res.FinalStates[i] = safeDescribe(s.nodes[i].svc)
 		}
 	}
 }
@@ -715,4 +777,15 @@ func (c *nodeCtx) Logf(format string, args ...any) {
 	if c.s.ev != nil {
 		c.s.ev.Logs = append(c.s.ev.Logs, fmt.Sprintf(format, args...))
 	}
+}
+
+// safeDescribe is Describe that reports a panicking Describe method in its
+// text instead of crashing the run.
+func safeDescribe(svc Service) (out string) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = fmt.Sprintf("<Describe panicked: %v>", v)
+		}
+	}()
+	return Describe(svc)
 }

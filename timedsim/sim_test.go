@@ -263,7 +263,7 @@ func TestFullSendQueueFailsAndUpcalls(t *testing.T) {
 			}}
 		},
 		Driver:  func(d *timedsim.Driver) { d.App(0, 0, "burst", nil) },
-		Stop:    func(w timedsim.World) bool { return len(w.Node(1).(*scripted).got) == 20 },
+		Stop:    func(w timedsim.World) bool { return len(w.Node(1).(*scripted).got) == 21 }, // init + 20 deliveries,
 		Timeout: time.Minute,
 		Network: netmodel.DefaultConfig(),
 	}
@@ -505,7 +505,7 @@ func TestNamedTransports(t *testing.T) {
 	}
 	r := newSim(t, sc, timedsim.Options{}).Run(timedsim.SeedPath(3))
 	got := r.Counts["deliver Blob"] - 1 // one over "data"
-	if got < 630 || got > 770 { // 700 ± 5 standard errors (sqrt(1000·0.3·0.7) ≈ 14.5)
+	if got < 630 || got > 770 {         // 700 ± 5 standard errors (sqrt(1000·0.3·0.7) ≈ 14.5)
 		t.Fatalf("%d of 1000 datagrams delivered, want about 700", got)
 	}
 	if len(dataErrs) != 2 || dataErrs[0] != nil || !errors.Is(dataErrs[1], timedsim.ErrQueueFull) {
