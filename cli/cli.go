@@ -34,6 +34,10 @@ const (
 func Main(args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process the usual way
+	}()
 	return Run(ctx, args, stdout, stderr, systems...)
 }
 

@@ -73,6 +73,9 @@ func TestCLIGolden(t *testing.T) {
 		{"simulate", []string{"simulate", "--system", "pingpong", "--nodes", "4", "--runs", "20", "--seed", "7", "--out", "$DIR/out"}, 0},
 		{"replay-missing", []string{"replay", "--path", "$DIR/nosuch.json"}, 2},
 		{"replay-no-path", []string{"replay"}, 2},
+		{"replay-index-without-run", []string{"replay", "--path", "x.json", "--index", "3"}, 2},
+		{"replay-seed-without-branch", []string{"replay", "--path", "x.json", "--branch-seed", "3"}, 2},
+		{"bad-max-steps", []string{"simulate", "--system", "pingpong", "--max-steps", "-1", "--out", "$DIR/out"}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -21,6 +21,8 @@ type simFlags struct {
 	scale           []string
 	semantics       string
 	execTime        string
+	maxSteps        int
+	checkSafety     bool
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +35,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.scale, "scale", nil, "what-if scaling of an event's durations, label=factor (repeatable), e.g. --scale 'deliver Join=2'")
 	fs.StringVar(&f.semantics, "semantics", "requeue", "busy-node semantics: requeue (events in global time order) or paper (Algorithm 1 exactly)")
 	fs.StringVar(&f.execTime, "exec-time", "stop-time", "execution time: stop-time (when the stopping condition first holds) or avg-clock (the paper's average node clock)")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "end each execution after this many events (0: no limit; for systems that never stop)")
+	fs.BoolVar(&f.checkSafety, "check-safety", false, "check the system's safety properties after every event; a violation is a finding")
 }
 
 // resolved is a validated system configuration.
@@ -49,6 +53,9 @@ func (a *app) resolve(f *simFlags) (*resolved, error) {
 	}
 	if f.jobs < 0 {
 		return nil, fmt.Errorf("--jobs must be positive, got %d", f.jobs)
+	}
+	if f.maxSteps < 0 {
+		return nil, fmt.Errorf("--max-steps must be positive, got %d", f.maxSteps)
 	}
 	sys, err := a.reg.Lookup(f.system)
 	if err != nil {
@@ -67,7 +74,7 @@ func (a *app) resolve(f *simFlags) (*resolved, error) {
 }
 
 func simOptions(f *simFlags) (timedsim.Options, error) {
-	var o timedsim.Options
+	o := timedsim.Options{MaxSteps: f.maxSteps, CheckSafety: f.checkSafety}
 	switch f.semantics {
 	case "requeue":
 		o.Semantics = timedsim.Requeue

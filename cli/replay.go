@@ -26,6 +26,12 @@ func (a *app) replay(args []string) (int, error) {
 	if fs.NArg() > 0 {
 		return ExitError, fmt.Errorf("replay takes no arguments, got %q", fs.Args())
 	}
+	if *index >= 0 && *runDir == "" {
+		return ExitError, fmt.Errorf("--index goes with --run DIR")
+	}
+	if fs.Changed("branch-seed") && *branch < 0 {
+		return ExitError, fmt.Errorf("--branch-seed goes with --branch-at STEP")
+	}
 	var pf *timedsim.PathFile
 	var err error
 	switch {
@@ -83,8 +89,11 @@ func (a *app) replay(args []string) (int, error) {
 			return ExitError, err
 		}
 	}
-	if res.Outcome == timedsim.Panicked {
-		fmt.Fprintf(a.stderr, "macepc: handler panicked at step %d on %v in %q: %s\n%s", res.Panic.Step, res.Panic.Node, res.Panic.Label, res.Panic.Value, res.Panic.Stack)
+	if f := finding(res); f != "" {
+		fmt.Fprintf(a.stderr, "macepc: FINDING: %s\n", f)
+		if res.Panic != nil {
+			fmt.Fprint(a.stderr, res.Panic.Stack)
+		}
 		return ExitFinding, nil
 	}
 	return ExitOK, nil

@@ -101,16 +101,24 @@ func (a *app) simulate(args []string) (int, error) {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return ExitError, fmt.Errorf("--out: %w", err)
 	}
+	// Path files of an earlier run in the same directory would be mistaken
+	// for this run's.
+	old, _ := filepath.Glob(filepath.Join(*out, "finding-*.path.json"))
+	for _, f := range append(old, filepath.Join(*out, "slowest.path.json")) {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return ExitError, fmt.Errorf("--out: %w", err)
+		}
+	}
 	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
 		rs.sys.Name, rs.variant, rs.sc.Nodes, sf.seed, *runs, rs.opts.Semantics, rs.opts.ExecTime)
 
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: rs.opts, Jobs: sf.jobs}
-	var panicked []int
+	var findings []int
 	results, done, runErr := ex.Run(a.ctx, timedsim.Work{
 		N: *runs, Path: timedsim.Seeded(sf.seed), Keep: true,
 		Each: func(i int, r *timedsim.Result) bool {
-			if r.Outcome == timedsim.Panicked {
-				panicked = append(panicked, i)
+			if finding(r) != "" {
+				findings = append(findings, i)
 			}
 			return true
 		},
@@ -158,14 +166,13 @@ func (a *app) simulate(args []string) (int, error) {
 		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", slow, timedsim.FormatTime(results[slow].ExecTime), results[slow].Steps, p)
 	}
 	status := ExitOK
-	for _, i := range panicked {
+	for _, i := range findings {
 		r := results[i]
-		p := filepath.Join(*out, fmt.Sprintf("panic-%d.path.json", i))
-		if err := a.writePath(p, rs, r.Path, fmt.Sprintf("simulate seed=%d execution %d panicked", sf.seed, i)); err != nil {
+		p := filepath.Join(*out, fmt.Sprintf("finding-%d.path.json", i))
+		if err := a.writePath(p, rs, r.Path, fmt.Sprintf("simulate seed=%d execution %d: %s", sf.seed, i, finding(r))); err != nil {
 			return ExitError, err
 		}
-		fmt.Fprintf(a.stdout, "FINDING: execution %d: handler panicked at step %d on %v in %q: %s\n  replay: macepc replay --path %s\n",
-			i, r.Panic.Step, r.Panic.Node, r.Panic.Label, r.Panic.Value, p)
+		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: macepc replay --path %s\n", i, finding(r), p)
 		status = ExitFinding
 	}
 	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", jsonl, done, filepath.Join(*out, "simulate.json"))
@@ -189,4 +196,20 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return atomicfile.WriteBytes(path, append(b, '\n'))
+}
+
+// finding describes what is wrong with an execution beyond being slow: a
+// panic in user code or a violated safety property ("" if nothing).
+func finding(r *timedsim.Result) string {
+	switch r.Outcome {
+	case timedsim.Panicked:
+		p := r.Panic
+		if p.Where == "handler" {
+			return fmt.Sprintf("handler panicked at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
+		}
+		return fmt.Sprintf("%s panicked at step %d: %s", p.Where, p.Step, p.Value)
+	case timedsim.SafetyViolated:
+		return fmt.Sprintf("safety property %q violated at step %d", r.Violation, r.Steps)
+	}
+	return ""
 }

@@ -30,6 +30,8 @@ type PathFile struct {
 	ConfigHash string    `json:"config_hash"`
 	Semantics  string    `json:"semantics"`
 	ExecTime   string    `json:"exec_time"`
+	MaxSteps   int       `json:"max_steps,omitempty"`
+	Safety     bool      `json:"check_safety,omitempty"`
 	Note       string    `json:"note,omitempty"`
 	Segments   []Segment `json:"segments"`
 	// EDD is the event duration distribution set, embedded (edd JSON).
@@ -51,6 +53,7 @@ func NewPathFile(system, variant string, sc *Scenario, opts Options, p Path, not
 		System: system, Variant: variant, Nodes: sc.Nodes,
 		ConfigHash: ConfigHash(system, variant, sc, opts),
 		Semantics:  opts.Semantics.String(), ExecTime: opts.ExecTime.String(),
+		MaxSteps: opts.MaxSteps, Safety: opts.CheckSafety,
 		Note: note, Segments: append([]Segment(nil), p.Segments...),
 		EDD: json.RawMessage(bytes.TrimSpace(buf.Bytes())),
 	}, nil
@@ -78,6 +81,10 @@ func (f *PathFile) Options() (Options, error) {
 	default:
 		return o, fmt.Errorf("timedsim: path file has unknown exec_time %q", f.ExecTime)
 	}
+	if f.MaxSteps < 0 {
+		return o, fmt.Errorf("timedsim: path file has negative max_steps %d", f.MaxSteps)
+	}
+	o.MaxSteps, o.CheckSafety = f.MaxSteps, f.Safety
 	set, err := edd.Read(bytes.NewReader(f.EDD))
 	if err != nil {
 		return o, fmt.Errorf("timedsim: path file's edd: %w", err)
@@ -113,6 +120,9 @@ func ReadPathFile(r io.Reader) (*PathFile, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("timedsim: malformed path file: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("timedsim: malformed path file: data after the JSON object")
+	}
 	if f.Format != PathFormat {
 		return nil, fmt.Errorf("timedsim: not a path file (format %q, want %q)", f.Format, PathFormat)
 	}
@@ -136,8 +146,9 @@ func ReadPathFile(r io.Reader) (*PathFile, error) {
 
 // ConfigHash fingerprints everything besides the path that determines an
 // execution: system, variant, node count, the scenario's revision, timeout,
-// stop-check period and network configuration, the simulator semantics and
-// execution-time definition, and the EDD set.
+// stop-check period and network configuration, the simulator semantics,
+// execution-time definition, step limit and safety checking, and the EDD
+// set.
 func ConfigHash(system, variant string, sc *Scenario, opts Options) string {
 	set := opts.EDD
 	if set == nil {
@@ -145,8 +156,8 @@ func ConfigHash(system, variant string, sc *Scenario, opts Options) string {
 	}
 	netJSON, _ := json.Marshal(sc.Network.WithDefaults())
 	h := xxhash.New()
-	fmt.Fprintf(h, "system=%s\nvariant=%s\nnodes=%d\nrevision=%s\ntimeout=%d\ncheck=%d\nsemantics=%s\nexec=%s\nedd=%x\nnet=",
-		system, variant, sc.Nodes, sc.Revision, int64(sc.Timeout), sc.CheckEvery, opts.Semantics, opts.ExecTime, set.Hash())
+	fmt.Fprintf(h, "system=%s\nvariant=%s\nnodes=%d\nrevision=%s\ntimeout=%d\ncheck=%d\nsemantics=%s\nexec=%s\nmaxsteps=%d\nsafety=%t\nedd=%x\nnet=",
+		system, variant, sc.Nodes, sc.Revision, int64(sc.Timeout), sc.CheckEvery, opts.Semantics, opts.ExecTime, opts.MaxSteps, opts.CheckSafety, set.Hash())
 	h.Write(netJSON)
 	return strconv.FormatUint(h.Sum64(), 16)
 }

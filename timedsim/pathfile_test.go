@@ -73,6 +73,7 @@ func TestReadPathFileRejectsBadInput(t *testing.T) {
 		"other format":  {strings.Replace(good, `"macepc-path"`, `"macepc-edd"`, 1), "not a path file"},
 		"newer version": {strings.Replace(good, `"version": 1`, `"version": 9`, 1), "version 9 is not supported"},
 		"bad segments":  {strings.Replace(good, `"from": 0`, `"from": 5`, 1), "first segment starts at step 5"},
+		"trailing data": {good + good, "data after the JSON object"},
 		"unknown field": {strings.Replace(good, `"nodes"`, `"nodez"`, 1), "unknown field"},
 		"no hash":       {regexp.MustCompile(`"config_hash": "[0-9a-f]+"`).ReplaceAllString(good, `"config_hash": ""`), "no config_hash"},
 	}

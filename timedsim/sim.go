@@ -74,7 +74,6 @@ type Simulator struct {
 	// label interning (persists across executions)
 	labels    []labelInfo
 	msgLabel  map[reflect.Type]int32
-	msgName   map[reflect.Type]string
 	timerKind map[string]int32
 	timerLbl  []int32 // timer kind -> label id
 	timerName []string
@@ -117,7 +116,6 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
 		msgLabel:  map[reflect.Type]int32{},
-		msgName:   map[reflect.Type]string{},
 		timerKind: map[string]int32{},
 		appLabel:  map[string]int32{},
 		errLabel:  map[string]int32{},
@@ -165,7 +163,6 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 		return id
 	}
 	name := typeName(t)
-	s.msgName[t] = name
 	id := s.intern("deliver " + name)
 	s.msgLabel[t] = id
 	return id

@@ -1,5 +1,3 @@
-// Command macepc finds latent performance bugs in event-driven distributed
-// systems by timed simulation. See package cli for the commands.
 package main
 
 import (

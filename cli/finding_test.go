@@ -1,0 +1,103 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// crashy: every node ticks every 10 ms; a tick panics with probability 1/50
+// (handler randomness), and the safety property "fewer than 3 ticks on
+// node 0" fails in the third tick.
+type crashy struct{ ticks int }
+
+func (c *crashy) Init(ctx timedsim.Context) { ctx.SetTimer("tick", 10*time.Millisecond, nil) }
+func (c *crashy) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (c *crashy) Timer(ctx timedsim.Context, name string, _ any) {
+	c.ticks++
+	if ctx.Rand().IntN(50) == 0 {
+		var m map[int]int
+		m[c.ticks] = 1 // assignment to entry in nil map
+	}
+	ctx.SetTimer("tick", 10*time.Millisecond, nil)
+}
+
+func crashySystem() timedsim.System {
+	return timedsim.System{
+		Name: "crashy", Doc: "test system whose handler sometimes panics",
+		Variants:     []timedsim.Variant{{Name: "v"}},
+		DefaultNodes: 3,
+		Build: func(variant string, nodes int) (*timedsim.Scenario, error) {
+			return &timedsim.Scenario{
+				Nodes: nodes,
+				New:   func(timedsim.NodeID) timedsim.Service { return &crashy{} },
+				Stop:  func(w timedsim.World) bool { return w.Now() > 100*time.Millisecond },
+				Safety: []timedsim.Property{{Name: "few ticks", Check: func(w timedsim.World) bool {
+					return w.Node(0).(*crashy).ticks < 3
+				}}},
+				Timeout: time.Second, Network: netmodel.DefaultConfig(),
+			}, nil
+		},
+	}
+}
+
+func runWith(t *testing.T, sys timedsim.System, args ...string) (string, string, int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	st := cli.Run(context.Background(), args, &o, &e, sys)
+	return o.String(), e.String(), st
+}
+
+// A panicking handler is a finding: exit 1, a path file per finding, and
+// replaying it reproduces the panic (exit 1) without crashing macepc.
+func TestPanicIsAFindingWithReplayPath(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, st := runWith(t, crashySystem(), "simulate", "--system", "crashy", "--runs", "30", "--out", dir)
+	if st != cli.ExitFinding || !strings.Contains(out, "FINDING: execution") || !strings.Contains(out, "assignment to entry in nil map") {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "finding-*.path.json"))
+	if len(files) == 0 || len(files) != strings.Count(out, "FINDING:") {
+		t.Fatalf("%d finding path files for %d findings", len(files), strings.Count(out, "FINDING:"))
+	}
+	_, errOut, st = runWith(t, crashySystem(), "replay", "--path", files[0], "--log", filepath.Join(dir, "f.log"))
+	if st != cli.ExitFinding || !strings.Contains(errOut, "FINDING: handler panicked") {
+		t.Fatalf("replay: status %d stderr %s", st, errOut)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "f.log"))
+	if !strings.Contains(string(log), "# panic at step") {
+		t.Fatalf("the event log does not say where it panicked:\n%s", log)
+	}
+	// A rerun into the same directory with fewer runs leaves no stale finding files.
+	runWith(t, crashySystem(), "simulate", "--system", "crashy", "--runs", "1", "--seed", "99", "--out", dir)
+	after, _ := filepath.Glob(filepath.Join(dir, "finding-*.path.json"))
+	if len(after) >= len(files) {
+		t.Fatalf("stale finding files kept: %v", after)
+	}
+}
+
+// --check-safety turns a violated safety property into a finding.
+func TestSafetyViolationIsAFinding(t *testing.T) {
+	dir := t.TempDir()
+	out, _, st := runWith(t, crashySystem(), "simulate", "--system", "crashy", "--runs", "3", "--check-safety", "--out", dir)
+	if st != cli.ExitFinding || !strings.Contains(out, `safety property "few ticks" violated`) {
+		t.Fatalf("status %d\n%s", st, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "finding-*.path.json"))
+	pf, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(pf), `"check_safety": true`) {
+		t.Fatalf("the path file does not record --check-safety:\n%s", pf)
+	}
+	_, errOut, st := runWith(t, crashySystem(), "replay", "--path", files[0], "--log", filepath.Join(dir, "s.log"))
+	if st != cli.ExitFinding || !strings.Contains(errOut, "safety property") {
+		t.Fatalf("replay: status %d: %s", st, errOut)
+	}
+}
