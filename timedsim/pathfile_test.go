@@ -84,3 +84,25 @@ func TestReadPathFileRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Whatever bytes a path file holds, reading it returns an error or a file
+// that validates; it never panics.
+func FuzzReadPathFile(f *testing.F) {
+	pf, _ := timedsim.NewPathFile("gossip", "v1", gossipScenario(3), timedsim.Options{}, timedsim.SeedPath(1).Branch(3, 4), "")
+	var b bytes.Buffer
+	timedsim.WritePathFile(&b, pf)
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"format":"macepc-path","version":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := timedsim.ReadPathFile(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if err := got.Path().Validate(); err != nil {
+			t.Fatalf("accepted an invalid path: %v", err)
+		}
+		if _, err := got.Options(); err != nil && !strings.HasPrefix(err.Error(), "timedsim: ") {
+			t.Fatalf("error without prefix: %v", err)
+		}
+	})
+}
