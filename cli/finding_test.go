@@ -19,7 +19,7 @@ import (
 // node 0" fails in the third tick.
 type crashy struct{ ticks int }
 
-func (c *crashy) Init(ctx timedsim.Context) { ctx.SetTimer("tick", 10*time.Millisecond, nil) }
+func (c *crashy) Init(ctx timedsim.Context)                                   { ctx.SetTimer("tick", 10*time.Millisecond, nil) }
 func (c *crashy) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
 func (c *crashy) Timer(ctx timedsim.Context, name string, _ any) {
 	c.ticks++
