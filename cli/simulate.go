@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -153,6 +155,7 @@ func (a *app) simulate(args []string) (int, error) {
 	if sum != nil {
 		fmt.Fprintf(a.stdout, "execution time (s): count=%d finished=%d min=%.6f q1=%.6f median=%.6f q3=%.6f max=%.6f\n",
 			sum.Count, sum.Finished, sum.MinS, sum.Q1S, sum.MedianS, sum.Q3S, sum.MaxS)
+		writeHistogram(a.stdout, results)
 		slow := 0
 		for i, r := range results {
 			if r.ExecTime > results[slow].ExecTime {
@@ -212,4 +215,31 @@ func finding(r *timedsim.Result) string {
 		return fmt.Sprintf("safety property %q violated at step %d", r.Violation, r.Steps)
 	}
 	return ""
+}
+
+// writeHistogram prints the execution times in power-of-two bins, so that a
+// rare slow mode (a recovery timer) stands out from the bulk at a glance.
+func writeHistogram(w io.Writer, results []*timedsim.Result) {
+	const unit = time.Millisecond
+	bin := func(d time.Duration) int { // bin k holds [2^k, 2^(k+1)) ms; bin 0 also holds < 1 ms
+		k := 0
+		for v := d / unit; v > 1; v >>= 1 {
+			k++
+		}
+		return k
+	}
+	counts := map[int]int{}
+	lo, hi, most := 1<<30, 0, 0
+	for _, r := range results {
+		k := bin(r.ExecTime)
+		counts[k]++
+		lo, hi, most = min(lo, k), max(hi, k), max(most, counts[k])
+	}
+	fmt.Fprintln(w, "execution time histogram:")
+	for k := lo; k <= hi; k++ {
+		bar := (counts[k]*40 + most - 1) / most
+		sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 4, 64) + "s" }
+		line := fmt.Sprintf("  [%7s, %7s) %5d %s", sec(unit<<k), sec(unit<<(k+1)), counts[k], strings.Repeat("#", bar))
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
 }
