@@ -40,16 +40,28 @@
 // event popped for a node that is still busy (node.time > start) is put
 // back at node.time instead of running at once, so events execute in
 // global time order and a node never acts "in the past" relative to events
-// of other nodes still waiting in the queue. Semantics Paper keeps
-// Algorithm 1 exactly. The execution time is the simulated time at which
-// the stopping condition first holds (StopTime), or the paper's average
-// node clock (AvgClock).
+// of other nodes still waiting in the queue. A busy node's waiting events
+// keep their arrival order and go before events that arrive exactly when
+// it becomes free, so per-connection FIFO holds end to end and a zero-delay
+// timer cannot starve a waiting message. Semantics Paper keeps Algorithm 1
+// exactly. Driver faults (reset, break, partition, heal) take no time and
+// happen at their scheduled time whatever node is busy; a reset node's new
+// incarnation starts at the reset time.
+//
+// The execution time is the end time of the event after which the stopping
+// condition first held (StopTime), or the paper's average node clock
+// (AvgClock). Handler durations are drawn before the handler runs, so its
+// end time is known and its sends and timers take effect as it makes them,
+// at that end time; a broken connection's peers learn of it one default
+// link latency later.
 //
 // Labels: "init", "app <name>", "deliver <MessageType>", "timer <name>",
 // "error queue-full|unreachable|broken", and the driver's faults "reset",
-// "break", "partition", "heal". Composite labels count what a handler sent:
-// "deliver JoinReply → Remove" (paper Figure 4). Labels are interned to
-// small integers per simulator, so the hot loop never formats a string.
+// "break", "partition", "heal". A message's label is its Go type's name
+// without the package (two packages' Join types share a label and an
+// EDD). Composite labels count what a handler sent: "deliver JoinReply →
+// Remove" (paper Figure 4, CompositeLabel). Labels are interned to small
+// integers per simulator, so the hot loop never formats a string.
 //
 // # Determinism
 //
