@@ -19,8 +19,10 @@
 // Commands: systems, simulate, replay, version. Every command parses its own
 // pflag set, writes results atomically (a temporary file renamed into
 // place), and returns an exit status: 0 ran and found nothing, 1 found
-// something (a panicking handler, later an anomaly), 2 usage or runtime
-// error with a one-line message on standard error.
+// something (a panic in the protocol's code or a violated safety property,
+// each with a path file to replay it), 2 usage or runtime error with a
+// one-line message on standard error. Ctrl-C interrupts a run: finished
+// executions are kept and written; a second Ctrl-C kills the process.
 //
 // # Determinism
 //

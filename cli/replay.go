@@ -71,7 +71,10 @@ func (a *app) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	res := sim.Run(p)
+	res := sim.RunContext(a.ctx, p)
+	if res.Outcome == timedsim.Interrupted {
+		return ExitError, fmt.Errorf("replay interrupted at step %d; nothing written", res.Steps)
+	}
 	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Path: p}
 	if *logFile != "" {
 		if err := atomicfile.Write(*logFile, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, res) }); err != nil {

@@ -30,8 +30,9 @@ type Message interface {
 }
 
 // Context is what a handler sees of the world. Handlers run atomically and
-// only record effects through it; the simulator performs them after the
-// handler returns, at the handler's simulated end time.
+// act on the world only through it: messages and timers take effect at the
+// handler's simulated end time (known before the handler runs, since its
+// duration is drawn first), never earlier, whatever the handler does next.
 //
 // A Context is only valid during the handler call it was passed to.
 type Context interface {
@@ -55,8 +56,8 @@ type Context interface {
 	// configuration.
 	SendOn(transport string, to NodeID, msg Message) error
 	// SetTimer schedules the node's timer `name` to fire `after` the
-	// handler's end, replacing a pending timer of the same name (Mace
-	// timers: at most one pending per name).
+	// handler's end (a negative after counts as 0), replacing a pending
+	// timer of the same name (Mace timers: at most one pending per name).
 	SetTimer(name string, after time.Duration, data any)
 	// CancelTimer cancels the pending timer `name`, if any.
 	CancelTimer(name string)
@@ -141,7 +142,9 @@ type World interface {
 	// Node is node id's current service value (type-assert it to your
 	// service type to read its state).
 	Node(id NodeID) Service
-	// Now is the simulated time at the end of the last executed event.
+	// Now is the latest end time of any event executed so far (a long
+	// handler still running on another node counts; Result.ExecTime
+	// instead uses the end of the event after which Stop held).
 	Now() time.Duration
 	// Steps is the number of events executed so far.
 	Steps() int

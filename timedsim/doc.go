@@ -30,10 +30,10 @@
 //
 // Each event is the paper's tuple <node, event, start, duration>. The
 // queue is ordered by (start, insertion counter). Executing an event sets
-// node.time = max(node.time, start), runs the handler, samples the
-// duration from the event label's EDD (package edd) and advances
-// node.time by it; messages the handler sent depart, and timers it set
-// start counting, at that end time. Message delays come from package
+// node.time = max(node.time, start), samples the duration from the event
+// label's EDD (package edd), runs the handler and advances node.time by the
+// duration; messages the handler sent depart, and timers it set start
+// counting, at that end time. Message delays come from package
 // netmodel (bandwidth sharing, Pareto queueing, bounded FIFO transports).
 //
 // Semantics Requeue (default) differs from the paper in one respect: an

@@ -57,8 +57,15 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 		bw.WriteString(strconv.Itoa(s.From) + ":" + strconv.FormatUint(s.Seed, 10))
 	}
 	bw.WriteString("\n# outcome=" + r.Outcome.String() + " exec_time=" + FormatTime(r.ExecTime) + " steps=" + strconv.Itoa(r.Steps) + "\n")
-	if r.Panic != nil {
-		bw.WriteString("# panic at step " + strconv.Itoa(r.Panic.Step) + " on " + r.Panic.Node.String() + " in " + r.Panic.Label + ": " + r.Panic.Value + "\n")
+	if p := r.Panic; p != nil {
+		where := p.Where
+		if p.Node != None {
+			where += " on " + p.Node.String()
+		}
+		if p.Label != "" {
+			where += " in " + p.Label
+		}
+		bw.WriteString("# panic at step " + strconv.Itoa(p.Step) + " in the " + where + ": " + p.Value + "\n")
 	}
 	if r.Violation != "" {
 		bw.WriteString("# safety property violated: " + r.Violation + "\n")

@@ -1,32 +1,49 @@
 package timedsim
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // entry is one pending event in the queue, 16 bytes so that the four
 // children of a 4-ary heap node share a cache line: the start time, and
 // key = class | counter << slotBits | slot. Entries are ordered by
 // (at, key); counters are unique within a class, so slot bits never decide.
 //
-// Class: an event pushed normally has the top bit set and the insertion
-// counter; an event re-queued because its node was busy has the top bit
-// clear and a re-queue counter. At a given time, re-queued events thus run
-// before events that arrived exactly then, and among themselves in the
-// order they were re-queued — which is the order in which they arrived
-// (they are popped in (time, key) order). A busy node therefore handles
-// its waiting events in arrival order: FIFO per connection holds, and a
-// zero-delay timer cannot starve a waiting message.
+// Classes, in the order they run at the same instant:
+//   - first (00): a reset node's Init, which must precede anything else
+//     the fresh service sees;
+//   - waiting (01): an event re-queued because its node was busy, with a
+//     re-queue counter. Waiting events are re-queued in the order they are
+//     popped, which is their arrival order, so a busy node handles them in
+//     arrival order: FIFO per connection holds, and a zero-delay timer
+//     cannot starve a waiting message;
+//   - normal (1x): everything else, with the insertion counter.
 type entry struct {
 	at  time.Duration
 	key uint64
 }
 
 const (
-	normalClass = 1 << 63
-	slotBits    = 24
-	slotMask    = 1<<slotBits - 1
+	firstClass   = 0
+	waitingClass = 1 << 62
+	normalClass  = 1 << 63
+	slotBits     = 24
+	slotMask     = 1<<slotBits - 1
 	// maxSlots bounds the number of pending events of one execution.
 	maxSlots = 1 << slotBits
+	// maxCount bounds each class's counter (38 bits).
+	maxCount = 1<<(62-slotBits) - 1
 )
+
+// key builds an entry key; it panics before a counter could spill into
+// the class bits.
+func key(class, count uint64, slot int32) uint64 {
+	if count > maxCount {
+		panic("timedsim: more than 2^38 queue operations in one execution")
+	}
+	return class | count<<slotBits | uint64(slot)
+}
 
 func (e *entry) slot() int32 { return int32(e.key & slotMask) }
 
@@ -45,6 +62,7 @@ type queue struct {
 	pos  []int32 // pos[slot] = index in h, or -1
 	seq  uint64  // insertion counter
 	rseq uint64  // re-queue counter
+	fseq uint64  // first-class counter
 	// held: the front entry was taken but is still physically at h[0];
 	// the next push overwrites it (one sift-down instead of a sift-down
 	// for the pop and a sift-up for the push: most events schedule one
@@ -54,7 +72,7 @@ type queue struct {
 
 func (q *queue) reset() {
 	q.h = q.h[:0]
-	q.seq, q.rseq = 0, 0
+	q.seq, q.rseq, q.fseq = 0, 0, 0
 	q.held = false
 }
 
@@ -71,8 +89,40 @@ func (q *queue) take() entry {
 func (q *queue) requeue(at time.Duration) {
 	q.held = false
 	q.rseq++
-	q.h[0] = entry{at: at, key: q.rseq<<slotBits | q.h[0].key&slotMask}
+	q.h[0] = entry{at: at, key: key(waitingClass, q.rseq, q.h[0].slot())}
 	q.down(0)
+}
+
+// pushFirst inserts slot at time at ahead of every other event at that
+// time (a reset node's Init). It must not be called while the front is
+// held.
+func (q *queue) pushFirst(at time.Duration, slot int32) {
+	q.fseq++
+	q.h = append(q.h, entry{at: at, key: key(firstClass, q.fseq, slot)})
+	i := len(q.h) - 1
+	q.setPos(slot, i)
+	q.up(i)
+}
+
+// rewait moves the waiting entries whose slots satisfy match to time at, in
+// their current order, with fresh re-queue counters (a reset node's
+// waiting events: its clock went back to the reset time). O(queue length).
+func (q *queue) rewait(at time.Duration, match func(slot int32) bool) {
+	var w []entry
+	for _, e := range q.h {
+		if e.key&(3<<62) == waitingClass && match(e.slot()) {
+			w = append(w, e)
+		}
+	}
+	sort.Slice(w, func(i, j int) bool { return w[i].less(&w[j]) })
+	for _, e := range w {
+		q.rseq++
+		i := q.pos[e.slot()]
+		q.h[i] = entry{at: at, key: key(waitingClass, q.rseq, e.slot())}
+		if !q.down(int(i)) {
+			q.up(int(i))
+		}
+	}
 }
 
 // settle finishes a take after which nothing was pushed.
@@ -98,12 +148,12 @@ func (q *queue) push(at time.Duration, slot int32) {
 	if q.held {
 		q.held = false
 		q.pos[q.h[0].slot()] = -1
-		q.h[0] = entry{at: at, key: normalClass | q.seq<<slotBits | uint64(slot)}
+		q.h[0] = entry{at: at, key: key(normalClass, q.seq, slot)}
 		q.setPos(slot, 0)
 		q.down(0)
 		return
 	}
-	q.h = append(q.h, entry{at: at, key: normalClass | q.seq<<slotBits | uint64(slot)})
+	q.h = append(q.h, entry{at: at, key: key(normalClass, q.seq, slot)})
 	i := len(q.h) - 1
 	q.setPos(slot, i)
 	q.up(i)

@@ -13,8 +13,9 @@ func TestQueueMatchesNaiveReference(t *testing.T) {
 	seed := uint64(20261122)
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	// The reference order: (at, class, counter), class 0 for re-queued
-	// entries (re-queue counter), 1 for pushed ones (insertion counter).
+	// The reference order: (at, class, counter), class -1 for pushFirst
+	// (its counter), 0 for re-queued entries (re-queue counter), 1 for
+	// pushed ones (insertion counter).
 	type ref struct {
 		at   time.Duration
 		cls  int
@@ -36,11 +37,18 @@ func TestQueueMatchesNaiveReference(t *testing.T) {
 	for round := 0; round < 50; round++ {
 		var q queue
 		var naive []ref
-		var seq, rseq uint64
+		var seq, rseq, fseq uint64
 		live := map[int32]bool{}
 		next := int32(0)
 		for op := 0; op < 2000; op++ {
-			switch k := r.IntN(13); {
+			switch k := r.IntN(14); {
+			case k == 13:
+				// a reset node's Init: ahead of everything at its time.
+				at := time.Duration(r.IntN(50))
+				q.pushFirst(at, next)
+				fseq++
+				naive = append(naive, ref{at, -1, fseq, next})
+				next++
 			case k == 12 && len(naive) > 0:
 				// take the front and requeue it later with its original key.
 				sortRef(naive)

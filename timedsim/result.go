@@ -84,7 +84,9 @@ const (
 	Stalled
 	// StepLimit: Options.MaxSteps events ran.
 	StepLimit
-	// Panicked: a handler panicked (Result.Panic says where).
+	// Panicked: user code panicked — a handler, the constructor, the
+	// driver, the stopping condition or a property (Result.Panic says
+	// where).
 	Panicked
 	// SafetyViolated: a safety property failed (Result.Violation).
 	SafetyViolated

@@ -109,18 +109,27 @@ func (d *Driver) Reset(at time.Duration, node NodeID) {
 	d.events = append(d.events, driverEvent{at: at, kind: drvReset, node: node})
 }
 
-// Break schedules breaking the connections between a and b; both get an
-// ErrConnectionBroken upcall and messages in flight between them are lost.
+// Break schedules breaking the reliable connections between a and b: if
+// one was open, both get an ErrConnectionBroken upcall and the messages in
+// flight on it are lost (datagrams are connectionless and unaffected).
 func (d *Driver) Break(at time.Duration, a, b NodeID) {
 	d.events = append(d.events, driverEvent{at: at, kind: drvBreak, node: a, peer: b})
 }
 
 // Partition schedules a network partition into groups (nodes not listed
-// form one more group together). Connections that cross groups break.
+// form one more group together). Reliable connections that cross groups
+// break (both ends get an ErrConnectionBroken upcall, their messages in
+// flight are lost); datagrams in flight across groups are lost. A node out
+// of range or listed twice is a driver bug (it panics).
 func (d *Driver) Partition(at time.Duration, groups ...[]NodeID) {
 	gs := make([][]int, len(groups))
+	seen := map[NodeID]bool{}
 	for i, g := range groups {
 		for _, n := range g {
+			if n < 0 || int(n) >= d.nodes || seen[n] {
+				panic(fmt.Sprintf("timedsim: Driver.Partition: node %d out of range [0,%d) or listed twice", n, d.nodes))
+			}
+			seen[n] = true
 			gs[i] = append(gs[i], int(n))
 		}
 	}

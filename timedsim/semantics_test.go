@@ -306,7 +306,11 @@ func TestPanicsOutsideHandlersAreAttributed(t *testing.T) {
 		mutate(sc)
 		sim := newSim(t, sc, timedsim.Options{Record: true})
 		r := sim.Run(timedsim.SeedPath(1))
-		if r.Outcome != timedsim.Panicked || r.Panic.Where != where || r.Panic.Node != timedsim.None || r.Panic.Label != "" {
+		wantNode := timedsim.None
+		if where == "constructor" {
+			wantNode = 0 // the node being constructed
+		}
+		if r.Outcome != timedsim.Panicked || r.Panic.Where != where || r.Panic.Node != wantNode || r.Panic.Label != "" {
 			t.Fatalf("%s: outcome %v panic %+v", where, r.Outcome, r.Panic)
 		}
 	}
@@ -321,5 +325,124 @@ func TestRunContextInterrupts(t *testing.T) {
 	r := newSim(t, sc, timedsim.Options{}).RunContext(ctx, timedsim.SeedPath(1))
 	if r.Outcome != timedsim.Interrupted {
 		t.Fatalf("outcome %v", r.Outcome)
+	}
+}
+
+// A reset node's fresh service runs Init before anything else, even events
+// due at the reset instant; then (Requeue) the events that waited for the
+// old incarnation, in their arrival order; then later ones. Under Paper
+// semantics nothing waits: the old incarnation ran a and b.
+func TestResetOrdersInitThenWaitingThenNew(t *testing.T) {
+	want := map[timedsim.Semantics]string{
+		timedsim.Requeue: "init,a,b,same-instant,later",
+		timedsim.Paper:   "init,same-instant,later",
+	}
+	for _, sem := range bothSemantics {
+		var seen []string
+		sc := &timedsim.Scenario{
+			Nodes: 2,
+			New: func(id timedsim.NodeID) timedsim.Service {
+				return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
+					s.got = append(s.got, name)
+				}}
+			},
+			Driver: func(d *timedsim.Driver) {
+				d.App(10*time.Millisecond, 1, "slow", nil) // old incarnation busy 10..110 ms
+				d.App(20*time.Millisecond, 1, "a", nil)    // waits
+				d.App(30*time.Millisecond, 1, "b", nil)    // waits
+				d.Reset(50*time.Millisecond, 1)
+				d.App(50*time.Millisecond, 1, "same-instant", nil)
+				d.App(70*time.Millisecond, 1, "later", nil)
+			},
+			Stop: func(w timedsim.World) bool {
+				seen = w.Node(1).(*scripted).got
+				return len(seen) > 0 && seen[len(seen)-1] == "later"
+			},
+			Timeout: time.Second,
+			Network: netmodel.DefaultConfig(),
+		}
+		opts := constEDD(t, "app slow", 100)
+		opts.Semantics = sem
+		r := newSim(t, sc, opts).Run(timedsim.SeedPath(1))
+		if got := strings.Join(seen, ","); !r.Finished || got != want[sem] {
+			t.Fatalf("%v: %v, fresh node 1 saw %s", sem, r.Outcome, got)
+		}
+	}
+}
+
+// A handler still running when its node is reset does not get its sends
+// out: the datagram it would send at its end, after the crash, is lost.
+func TestSendsOfACrashedHandlerAreLost(t *testing.T) {
+	net := netmodel.DefaultConfig()
+	net.Transports = append(net.Transports, netmodel.TransportConfig{Name: "udp", Kind: netmodel.Datagram})
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New: func(id timedsim.NodeID) timedsim.Service {
+			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
+				ctx.SendOn("udp", 0, Num{1})
+			}}
+		},
+		Driver: func(d *timedsim.Driver) {
+			d.App(10*time.Millisecond, 1, "slow", nil) // would send at 110 ms
+			d.Reset(50*time.Millisecond, 1)
+			d.App(200*time.Millisecond, 1, "fast", nil) // sends at 201 ms
+		},
+		Stop:    func(w timedsim.World) bool { return w.Now() > 500*time.Millisecond },
+		Timeout: time.Second,
+		Network: net,
+	}
+	r := newSim(t, sc, constEDD(t, "app slow", 100)).Run(timedsim.SeedPath(1))
+	if got := r.Counts["deliver Num"]; got != 1 {
+		t.Fatalf("%d datagrams delivered, want 1 (the crashed handler's is lost)", got)
+	}
+}
+
+// Interrupting never turns an unfinished execution into a finished one.
+func TestInterruptIsNeverFinished(t *testing.T) {
+	sc := pingpong.Scenario(2, 10)
+	sc.CheckEvery = 1000
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := newSim(t, sc, timedsim.Options{}).RunContext(ctx, timedsim.SeedPath(1))
+	if r.Outcome != timedsim.Interrupted {
+		t.Fatalf("outcome %v", r.Outcome)
+	}
+}
+
+// Paper semantics: a node whose work runs past the timeout does not end the
+// execution while other nodes can still finish the task.
+func TestPaperTimeoutIsPerEvent(t *testing.T) {
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New: func(id timedsim.NodeID) timedsim.Service {
+			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) { s.got = append(s.got, name) }}
+		},
+		Driver: func(d *timedsim.Driver) {
+			d.App(0, 0, "slow", nil) // node 0 busy until 30 s
+			d.App(time.Second, 0, "x", nil)
+			d.App(2*time.Second, 1, "done", nil)
+		},
+		Stop:    func(w timedsim.World) bool { return len(w.Node(1).(*scripted).got) == 2 },
+		Timeout: 20 * time.Second,
+		Network: netmodel.DefaultConfig(),
+	}
+	for _, sem := range bothSemantics {
+		opts := constEDD(t, "app slow", 30000)
+		opts.Semantics = sem
+		r := newSim(t, sc, opts).Run(timedsim.SeedPath(1))
+		if !r.Finished || r.ExecTime != 2*time.Second+time.Millisecond {
+			t.Fatalf("%v: %v at %v, want finished at 2.001s", sem, r.Outcome, r.ExecTime)
+		}
+	}
+}
+
+// A driver that partitions a nonexistent node is a driver bug, reported as
+// such (not as a handler panic).
+func TestBadPartitionIsADriverPanic(t *testing.T) {
+	sc := pingpong.Scenario(2, 3)
+	sc.Driver = func(d *timedsim.Driver) { d.Partition(time.Second, []timedsim.NodeID{5}) }
+	r := newSim(t, sc, timedsim.Options{}).Run(timedsim.SeedPath(1))
+	if r.Outcome != timedsim.Panicked || r.Panic.Where != "driver" || !strings.Contains(r.Panic.Value, "out of range") {
+		t.Fatalf("outcome %v panic %+v", r.Outcome, r.Panic)
 	}
 }

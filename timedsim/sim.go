@@ -37,16 +37,20 @@ type record struct {
 	label int32 // label id (deliver: message type label; timer: timer label)
 	timer int32 // timer kind id (timers)
 	inc   uint32
-	tk    netmodel.Ticket
-	msg   Message
-	data  any // timer/app data, *TransportError, driverEvent index
+	// deliver: the sender's incarnation and departure time
+	srcInc uint32
+	depart time.Duration
+	tk     netmodel.Ticket
+	msg    Message
+	data   any // timer/app data, *TransportError, driverEvent index
 }
 
 type node struct {
 	svc    Service
 	clock  time.Duration
 	inc    uint32
-	timers []int32 // per timer kind: pending slot or -1
+	resets []time.Duration // resets[k]: when incarnation k ended
+	timers []int32         // per timer kind: pending slot or -1
 }
 
 type labelInfo struct {
@@ -91,6 +95,7 @@ type Simulator struct {
 	now        time.Duration // latest end time of any executed event
 	lastEnd    time.Duration // end time of the last executed event
 	where      string        // what user code is running (PanicInfo)
+	whereNode  NodeID        // the node whose constructor is running
 	drv        Driver
 
 	// per-handler state
@@ -274,9 +279,11 @@ func (s *Simulator) resetState(p Path) {
 	s.where = inConstructor
 	for i := range s.nodes {
 		n := &s.nodes[i]
+		s.whereNode = NodeID(i)
 		n.svc = s.sc.New(NodeID(i))
 		n.clock = 0
 		n.inc = 0
+		n.resets = n.resets[:0]
 		for k := range n.timers {
 			n.timers[k] = -1
 		}
@@ -322,8 +329,11 @@ func (s *Simulator) guard(res *Result, f func()) {
 			return
 		}
 		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: fmt.Sprint(v), Stack: string(debug.Stack())}
-		if s.where == inHandler {
+		switch s.where {
+		case inHandler:
 			info.Node, info.Label = NodeID(s.ctx.node), s.labels[s.ctx.label].name
+		case inConstructor:
+			info.Node = s.whereNode
 		}
 		res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
 		if s.ev != nil { // keep the partial event in the log
@@ -377,10 +387,11 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		every = 1
 	}
 	sinceCheck := 0
+	late := false // Paper semantics dropped work that ran past the timeout
 	// end reports an outcome other than Finished, after a last look at the
 	// stopping condition if events ran since it was last evaluated.
 	end := func(o Outcome) {
-		if sinceCheck > 0 && s.stop() {
+		if o != Interrupted && sinceCheck > 0 && s.stop() {
 			res.Outcome, res.ExecTime = Finished, s.execTime()
 			return
 		}
@@ -389,7 +400,11 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 	for {
 		s.q.settle()
 		if s.q.len() == 0 {
-			end(Stalled)
+			if late {
+				end(TimedOut)
+			} else {
+				end(Stalled)
+			}
 			return
 		}
 		if s.steps&0xfff == 0 && ctx.Err() != nil {
@@ -417,10 +432,17 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 			start = n.clock
 		}
 		if start > s.sc.Timeout {
-			end(TimedOut)
-			return
+			if e.at > s.sc.Timeout {
+				end(TimedOut)
+				return
+			}
+			// Paper semantics: this node's work runs past the timeout, but
+			// other nodes may still finish the task before it.
+			late = true
+			s.release(slot)
+			continue
 		}
-		if r.kind == evDeliver && !s.net.Delivered(r.tk) {
+		if r.kind == evDeliver && (!s.net.Delivered(r.tk) || s.sentAfterCrash(r)) {
 			s.release(slot)
 			continue
 		}
@@ -568,7 +590,11 @@ func (s *Simulator) brokenUpcall(at time.Duration, tr, node, peer int) {
 }
 
 func (s *Simulator) resetNode(at time.Duration, id int32) {
+	// The reset's own entry leaves the queue now: pushFirst and rewait
+	// below must not move anything above a held front.
+	s.q.settle()
 	n := &s.nodes[id]
+	n.resets = append(n.resets, at) // incarnation n.inc ended at `at`
 	n.inc++
 	if n.inc == anyInc {
 		n.inc = 0
@@ -580,14 +606,29 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 			n.timers[k] = -1
 		}
 	}
-	s.where = inConstructor
+	s.where, s.whereNode = inConstructor, NodeID(id)
 	n.svc = s.sc.New(NodeID(id))
 	s.where = inHandler
-	n.clock = at // the new incarnation starts at the reset time
+	// The new incarnation starts at the reset time: its Init runs before
+	// anything else it sees, then the events that were waiting for the old
+	// incarnation to be free (driver events, datagrams), in arrival order.
+	n.clock = at
+	s.q.rewait(at, func(slot int32) bool { return s.recs[slot].node == id })
+	slot := s.alloc()
+	s.recs[slot] = record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc}
+	s.q.pushFirst(at, slot)
 	for _, c := range s.net.ResetNodeConns(int(id)) {
 		s.brokenUpcall(at, c.Transport, c.B, int(id))
 	}
-	s.schedule(at, record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc})
+}
+
+// sentAfterCrash reports whether a delivered message left its sender after
+// the sender was reset: a handler that was still running when its node was
+// reset has its sends undone (reliable ones are lost with their connection
+// anyway; this catches datagrams).
+func (s *Simulator) sentAfterCrash(r *record) bool {
+	src := &s.nodes[r.from]
+	return r.srcInc != src.inc && int(r.srcInc) < len(src.resets) && r.depart > src.resets[r.srcInc]
 }
 
 func (s *Simulator) partition(at time.Duration, groups [][]int) {
@@ -712,7 +753,8 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	var err error
 	switch st {
 	case netmodel.Sent:
-		s.schedule(arrive, record{kind: evDeliver, node: int32(to), from: c.node, label: label, inc: anyInc, tk: tk, msg: msg})
+		s.schedule(arrive, record{kind: evDeliver, node: int32(to), from: c.node, label: label, inc: anyInc, tk: tk, msg: msg,
+			srcInc: s.nodes[c.node].inc, depart: c.end})
 		return nil
 	case netmodel.Dropped: // a datagram lost in the network: the sender cannot know
 		return nil
