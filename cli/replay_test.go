@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/systems/pingpong"
 )
 
@@ -130,5 +133,45 @@ func TestSimulateInterruptedKeepsFinishedWork(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(dir, "out", "simulate.json")); !strings.Contains(got, `"completed": 0`) {
 		t.Fatalf("simulate.json: %s", got)
+	}
+}
+
+// A trained EDD file and what-if scaling change the simulation, are
+// embedded in the path files, and replay without the flags.
+func TestEDDFileAndScaling(t *testing.T) {
+	dir := t.TempDir()
+	set, err := edd.Train(map[string][]time.Duration{
+		"deliver Ping": {20 * time.Millisecond, 30 * time.Millisecond},
+		"deliver Pong": {20 * time.Millisecond, 40 * time.Millisecond},
+	}, edd.DefaultSeed(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Create(filepath.Join(dir, "edd.json"))
+	edd.Write(f, set)
+	f.Close()
+	base := mustRun(t, dir, "simulate", "--system", "pingpong", "--runs", "5", "--out", "$DIR/base")
+	trained := mustRun(t, dir, "simulate", "--system", "pingpong", "--runs", "5", "--edd", "$DIR/edd.json", "--out", "$DIR/trained")
+	scaled := mustRun(t, dir, "simulate", "--system", "pingpong", "--runs", "5", "--edd", "$DIR/edd.json", "--scale", "deliver Pong=10", "--out", "$DIR/scaled")
+	median := func(out string) float64 {
+		i := strings.Index(out, "median=")
+		v, err := strconv.ParseFloat(strings.Fields(out[i+len("median="):])[0], 64)
+		if err != nil {
+			t.Fatalf("no median in %q", out)
+		}
+		return v
+	}
+	// 10 rounds of Ping+Pong handlers: ~0.1 s (seed 1-10 ms), ~0.55 s
+	// trained (25+30 ms), ~3.3 s with Pong x10.
+	if b, tr, sc := median(base), median(trained), median(scaled); !(b < 0.2 && tr > 0.45 && tr < 0.7 && sc > 2.5) {
+		t.Fatalf("medians: seed %.3f, trained %.3f, scaled %.3f", b, tr, sc)
+	}
+	// The path file carries the scaled EDD: replay needs no flags and
+	// reproduces the slowest execution's time.
+	out := mustRun(t, dir, "replay", "--path", "$DIR/scaled/slowest.path.json", "--log", "$DIR/s.log")
+	i := strings.Index(scaled, "slowest: execution ")
+	want := strings.Fields(scaled[i:])[3] // "…s,"
+	if !strings.Contains(out, "exec time "+strings.TrimSuffix(want, ",")) {
+		t.Fatalf("replay says %q, simulate's slowest was %s", out, want)
 	}
 }
