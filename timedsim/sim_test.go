@@ -565,3 +565,43 @@ func TestPartitionAndHeal(t *testing.T) {
 		t.Fatalf("counts %v: want both ends told of the broken connection and one unreachable send", r.Counts)
 	}
 }
+
+// Phase 1a's ingredients: handler times measured over executions train an
+// EDD set that covers every label seen; simulating with it draws durations
+// from the measured range.
+func TestMeasuredTimesTrainEDD(t *testing.T) {
+	sc := gossipScenario(6)
+	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{MeasureRealTime: true}, Jobs: 2}
+	samples := map[string][]time.Duration{}
+	_, _, err := ex.Run(context.Background(), timedsim.Work{N: 10, Path: timedsim.Seeded(1),
+		Each: func(_ int, r *timedsim.Result) bool {
+			for l, ds := range r.RealTimes {
+				samples[l] = append(samples[l], ds...)
+			}
+			return true
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := edd.Train(samples, edd.DefaultSeed(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []string{"init", "timer tick", "deliver Rumor"}
+	cov := set.Coverage(labels)
+	if len(cov.Trained) != 3 || len(cov.Seed) != 0 {
+		t.Fatalf("coverage %+v", cov)
+	}
+	r := newSim(t, sc, timedsim.Options{EDD: set, Record: true}).Run(timedsim.SeedPath(2))
+	var maxMeasured time.Duration
+	for _, ds := range samples {
+		for _, d := range ds {
+			maxMeasured = max(maxMeasured, d)
+		}
+	}
+	for _, e := range r.Events {
+		if e.Duration > maxMeasured || e.Duration < 0 {
+			t.Fatalf("step %d drew %v, outside the measured range (max %v)", e.Step, e.Duration, maxMeasured)
+		}
+	}
+}
