@@ -316,15 +316,38 @@ func TestPanicsOutsideHandlersAreAttributed(t *testing.T) {
 	}
 }
 
-// A cancelled context interrupts even an execution that never ends.
+// A cancelled context interrupts even an execution that never ends, and an
+// interrupted execution is never reported as finished — even when the
+// stopping condition happens to hold at the interruption but was not yet
+// evaluated (CheckEvery).
 func TestRunContextInterrupts(t *testing.T) {
-	sc := pingpong.Scenario(2, -1)
-	sc.Timeout = 1000 * time.Hour
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	r := newSim(t, sc, timedsim.Options{}).RunContext(ctx, timedsim.SeedPath(1))
-	if r.Outcome != timedsim.Interrupted {
-		t.Fatalf("outcome %v", r.Outcome)
+	cases := map[string]struct {
+		cancelAt int // step at which a property cancels the context; 0: before the run
+		every    int
+		stopAt   int // Stop holds from this step on; 0: never
+	}{
+		"before the run, never ending": {0, 1, 0},
+		"mid-run, stop unevaluated":    {8150, 10000, 8100},
+	}
+	for name, c := range cases {
+		ctx, cancel := context.WithCancel(context.Background())
+		sc := pingpong.Scenario(2, -1)
+		sc.Timeout = 1000 * time.Hour
+		sc.CheckEvery = c.every
+		sc.Stop = func(w timedsim.World) bool { return c.stopAt > 0 && w.Steps() >= c.stopAt }
+		sc.Safety = []timedsim.Property{{Name: "cancel", Check: func(w timedsim.World) bool {
+			if w.Steps() >= c.cancelAt {
+				cancel()
+			}
+			return true
+		}}}
+		if c.cancelAt == 0 {
+			cancel()
+		}
+		r := newSim(t, sc, timedsim.Options{CheckSafety: true}).RunContext(ctx, timedsim.SeedPath(1))
+		if r.Outcome != timedsim.Interrupted {
+			t.Fatalf("%s: outcome %v after %d steps", name, r.Outcome, r.Steps)
+		}
 	}
 }
 
@@ -394,18 +417,6 @@ func TestSendsOfACrashedHandlerAreLost(t *testing.T) {
 	r := newSim(t, sc, constEDD(t, "app slow", 100)).Run(timedsim.SeedPath(1))
 	if got := r.Counts["deliver Num"]; got != 1 {
 		t.Fatalf("%d datagrams delivered, want 1 (the crashed handler's is lost)", got)
-	}
-}
-
-// Interrupting never turns an unfinished execution into a finished one.
-func TestInterruptIsNeverFinished(t *testing.T) {
-	sc := pingpong.Scenario(2, 10)
-	sc.CheckEvery = 1000
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	r := newSim(t, sc, timedsim.Options{}).RunContext(ctx, timedsim.SeedPath(1))
-	if r.Outcome != timedsim.Interrupted {
-		t.Fatalf("outcome %v", r.Outcome)
 	}
 }
 
