@@ -112,3 +112,9 @@ func (s *scripted) App(ctx timedsim.Context, name string, data any) {
 func (s *scripted) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 	s.errs = append(s.errs, err)
 }
+
+// appScript is the constructor of scripted nodes that run f on every
+// application event.
+func appScript(f func(s *scripted, ctx timedsim.Context, name string, data any)) func(timedsim.NodeID) timedsim.Service {
+	return func(id timedsim.NodeID) timedsim.Service { return &scripted{id: id, onApp: f} }
+}

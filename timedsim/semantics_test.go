@@ -103,15 +103,13 @@ func TestZeroDelayTimerDoesNotStarveWaitingMessage(t *testing.T) {
 func TestDeferredTimersFireInTimeOrder(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 1,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				if name == "arm" {
-					for i := 9; i >= 0; i-- { // set in reverse time order
-						ctx.SetTimer(string(rune('a'+i)), time.Duration(i)*time.Millisecond, nil)
-					}
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			if name == "arm" {
+				for i := 9; i >= 0; i-- { // set in reverse time order
+					ctx.SetTimer(string(rune('a'+i)), time.Duration(i)*time.Millisecond, nil)
 				}
-			}}
-		},
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 0, "arm", nil)
 			d.App(2*time.Millisecond, 0, "slow", nil) // busy 2ms..102ms: all timers wait
@@ -140,13 +138,11 @@ func TestDeferredTimersFireInTimeOrder(t *testing.T) {
 func TestFaultsRunAtTheirTime(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 3,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				if name == "hello" {
-					ctx.Send(2, Num{1})
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			if name == "hello" {
+				ctx.Send(2, Num{1})
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 1, "hello", nil)
 			d.App(10*time.Millisecond, 0, "slow", nil)
@@ -190,13 +186,11 @@ func TestResetOfBusyNodeInitsFirst(t *testing.T) {
 		var got1 []string
 		sc := &timedsim.Scenario{
 			Nodes: 2,
-			New: func(id timedsim.NodeID) timedsim.Service {
-				return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-					if name == "send" {
-						ctx.Send(1, Num{1})
-					}
-				}}
-			},
+			New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+				if name == "send" {
+					ctx.Send(1, Num{1})
+				}
+			}),
 			Driver: func(d *timedsim.Driver) {
 				d.App(10*time.Millisecond, 1, "slow", nil) // busy until 1.01 s
 				d.Reset(100*time.Millisecond, 1)
@@ -225,9 +219,7 @@ func TestResetOfBusyNodeInitsFirst(t *testing.T) {
 func TestPaperSemanticsRespectsTimeout(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {}}
-		},
+		New:   appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {}),
 		Driver: func(d *timedsim.Driver) {
 			for i := 0; i < 100; i++ {
 				d.App(time.Duration(i)*time.Millisecond, 0, "slow", nil) // 100 x 100 ms of work queued by 0.1 s
@@ -270,9 +262,7 @@ func TestCheckEveryChecksTheFinalState(t *testing.T) {
 func TestStopTimeIsTheDecisiveEventsEnd(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {}}
-		},
+		New:   appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(5*time.Millisecond, 1, "slow", nil)  // 5 ms .. 1.005 s
 			d.App(10*time.Millisecond, 0, "done", nil) // 10 ms .. 11 ms
@@ -364,11 +354,9 @@ func TestResetOrdersInitThenWaitingThenNew(t *testing.T) {
 		var seen []string
 		sc := &timedsim.Scenario{
 			Nodes: 2,
-			New: func(id timedsim.NodeID) timedsim.Service {
-				return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-					s.got = append(s.got, name)
-				}}
-			},
+			New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+				s.got = append(s.got, name)
+			}),
 			Driver: func(d *timedsim.Driver) {
 				d.App(10*time.Millisecond, 1, "slow", nil) // old incarnation busy 10..110 ms
 				d.App(20*time.Millisecond, 1, "a", nil)    // waits
@@ -400,11 +388,9 @@ func TestSendsOfACrashedHandlerAreLost(t *testing.T) {
 	net.Transports = append(net.Transports, netmodel.TransportConfig{Name: "udp", Kind: netmodel.Datagram})
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				ctx.SendOn("udp", 0, Num{1})
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			ctx.SendOn("udp", 0, Num{1})
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(10*time.Millisecond, 1, "slow", nil) // would send at 110 ms
 			d.Reset(50*time.Millisecond, 1)
@@ -425,9 +411,7 @@ func TestSendsOfACrashedHandlerAreLost(t *testing.T) {
 func TestPaperTimeoutIsPerEvent(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) { s.got = append(s.got, name) }}
-		},
+		New:   appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) { s.got = append(s.got, name) }),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 0, "slow", nil) // node 0 busy until 30 s
 			d.App(time.Second, 0, "x", nil)

@@ -197,13 +197,11 @@ func slowEDD(t *testing.T, label string, factor float64) *edd.Set {
 func TestRequeueSemanticsForBusyNode(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 3,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				if name == "send" {
-					ctx.Send(1, Blob{Bytes: 10})
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			if name == "send" {
+				ctx.Send(1, Blob{Bytes: 10})
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(10*time.Millisecond, 1, "slow", nil) // node 1 busy 10ms..1.01s
 			d.App(20*time.Millisecond, 0, "send", nil) // message reaches node 1 ~23ms
@@ -255,13 +253,11 @@ func TestRequeueSemanticsForBusyNode(t *testing.T) {
 func TestFullSendQueueFailsAndUpcalls(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				for i := 0; i < 25; i++ {
-					s.sendEr = append(s.sendEr, ctx.Send(1, Blob{Bytes: 100}))
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			for i := 0; i < 25; i++ {
+				s.sendEr = append(s.sendEr, ctx.Send(1, Blob{Bytes: 100}))
+			}
+		}),
 		Driver:  func(d *timedsim.Driver) { d.App(0, 0, "burst", nil) },
 		Stop:    func(w timedsim.World) bool { return len(w.Node(1).(*scripted).got) == 21 }, // init + 20 deliveries,
 		Timeout: time.Minute,
@@ -296,15 +292,13 @@ func TestSendErrorReturnedToHandler(t *testing.T) {
 	var upcalls []*timedsim.TransportError
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				for i := 0; i < 21; i++ {
-					if err := ctx.Send(1, Blob{Bytes: 10}); err != nil {
-						got = append(got, err)
-					}
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			for i := 0; i < 21; i++ {
+				if err := ctx.Send(1, Blob{Bytes: 10}); err != nil {
+					got = append(got, err)
 				}
-			}}
-		},
+			}
+		}),
 		Driver: func(d *timedsim.Driver) { d.App(0, 0, "burst", nil) },
 		Stop: func(w timedsim.World) bool {
 			upcalls = w.Node(0).(*scripted).errs
@@ -327,16 +321,14 @@ func TestSendErrorReturnedToHandler(t *testing.T) {
 func TestNodeResetBreaksConnections(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 3,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				switch name {
-				case "send":
-					ctx.Send(1, Blob{Bytes: 1_000_000}) // 1 s of transmission
-				case "arm":
-					ctx.SetTimer("t", time.Second, nil)
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			switch name {
+			case "send":
+				ctx.Send(1, Blob{Bytes: 1_000_000}) // 1 s of transmission
+			case "arm":
+				ctx.SetTimer("t", time.Second, nil)
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 0, "send", nil)
 			d.App(0, 1, "arm", nil)
@@ -376,21 +368,19 @@ func TestTimersReplaceAndCancel(t *testing.T) {
 	var pendingSeen []bool
 	sc := &timedsim.Scenario{
 		Nodes: 1,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				switch name {
-				case "a":
-					ctx.SetTimer("x", time.Second, nil)
-					ctx.SetTimer("x", 2*time.Second, nil) // replaces
-					ctx.SetTimer("y", time.Second, nil)
-					pendingSeen = append(pendingSeen, ctx.TimerPending("y"))
-					ctx.CancelTimer("y")
-					pendingSeen = append(pendingSeen, ctx.TimerPending("y"))
-				case "b":
-					pendingSeen = append(pendingSeen, ctx.TimerPending("x"))
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			switch name {
+			case "a":
+				ctx.SetTimer("x", time.Second, nil)
+				ctx.SetTimer("x", 2*time.Second, nil) // replaces
+				ctx.SetTimer("y", time.Second, nil)
+				pendingSeen = append(pendingSeen, ctx.TimerPending("y"))
+				ctx.CancelTimer("y")
+				pendingSeen = append(pendingSeen, ctx.TimerPending("y"))
+			case "b":
+				pendingSeen = append(pendingSeen, ctx.TimerPending("x"))
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 0, "a", nil)
 			d.App(500*time.Millisecond, 0, "b", nil)
@@ -421,12 +411,10 @@ func TestTimersReplaceAndCancel(t *testing.T) {
 func TestPanickingHandlerIsReported(t *testing.T) {
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				var m map[string]int
-				m["boom"]++ // nil map write
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			var m map[string]int
+			m["boom"]++ // nil map write
+		}),
 		Driver:  func(d *timedsim.Driver) { d.App(time.Second, 1, "boom", nil) },
 		Stop:    func(w timedsim.World) bool { return false },
 		Timeout: time.Minute,
@@ -488,16 +476,14 @@ func TestNamedTransports(t *testing.T) {
 	var dataErrs []error
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				for i := 0; i < 1000; i++ {
-					if err := ctx.SendOn("udp", 1, Blob{Bytes: 10}); err != nil {
-						t.Errorf("datagram send returned %v", err)
-					}
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			for i := 0; i < 1000; i++ {
+				if err := ctx.SendOn("udp", 1, Blob{Bytes: 10}); err != nil {
+					t.Errorf("datagram send returned %v", err)
 				}
-				dataErrs = append(dataErrs, ctx.SendOn("data", 1, Blob{Bytes: 10}), ctx.SendOn("data", 1, Blob{Bytes: 10}))
-			}}
-		},
+			}
+			dataErrs = append(dataErrs, ctx.SendOn("data", 1, Blob{Bytes: 10}), ctx.SendOn("data", 1, Blob{Bytes: 10}))
+		}),
 		Driver:  func(d *timedsim.Driver) { d.App(0, 0, "go", nil) },
 		Stop:    func(w timedsim.World) bool { return false },
 		Timeout: time.Minute,
@@ -522,16 +508,14 @@ func TestPartitionAndHeal(t *testing.T) {
 	var sendErrs []error
 	sc := &timedsim.Scenario{
 		Nodes: 3,
-		New: func(id timedsim.NodeID) timedsim.Service {
-			return &scripted{id: id, onApp: func(s *scripted, ctx timedsim.Context, name string, _ any) {
-				switch name {
-				case "big":
-					ctx.Send(1, Blob{Bytes: 1_000_000}) // in flight for ~1 s
-				case "try":
-					sendErrs = append(sendErrs, ctx.Send(1, Blob{Bytes: 10}), ctx.Send(2, Blob{Bytes: 10}))
-				}
-			}}
-		},
+		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
+			switch name {
+			case "big":
+				ctx.Send(1, Blob{Bytes: 1_000_000}) // in flight for ~1 s
+			case "try":
+				sendErrs = append(sendErrs, ctx.Send(1, Blob{Bytes: 10}), ctx.Send(2, Blob{Bytes: 10}))
+			}
+		}),
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, 0, "big", nil)
 			d.Partition(100*time.Millisecond, []timedsim.NodeID{1})
