@@ -69,6 +69,12 @@ type Options struct {
 	CheckSafety bool
 	// MaxSteps ends an execution after this many events (0: no limit).
 	MaxSteps int
+	// CountWindow, if positive, also counts the events that start before
+	// this simulated time (Result.WindowCounts, WindowComposite). Phase 3b
+	// sets it to the normal execution time (the profile's Q3): an event
+	// whose correlation with execution time disappears when only this
+	// window is counted merely scales with the execution's length.
+	CountWindow time.Duration
 }
 
 // Outcome says how an execution ended.
@@ -122,6 +128,10 @@ type Result struct {
 	// Composite counts events per label and message type the handler sent
 	// ("deliver JoinReply → Remove"); each type counts once per event.
 	Composite map[string]int
+	// WindowCounts and WindowComposite are Counts and Composite restricted
+	// to events that started before Options.CountWindow (nil without a
+	// window).
+	WindowCounts, WindowComposite map[string]int
 	// NodeClocks is each node's clock at the end.
 	NodeClocks []time.Duration
 	// RealTimes holds measured handler times per label (MeasureRealTime).

@@ -90,6 +90,8 @@ type Simulator struct {
 	// per-execution state
 	counts     []int32
 	compCounts []int32
+	winCounts  []int32 // counts of events starting before Options.CountWindow
+	winComp    []int32
 	real       [][]time.Duration
 	steps      int
 	now        time.Duration // latest end time of any executed event
@@ -148,6 +150,7 @@ func (s *Simulator) intern(name string) int32 {
 	d, _, _ := s.eddS.Lookup(name)
 	s.labels = append(s.labels, labelInfo{name: name, dist: d})
 	s.counts = append(s.counts, 0)
+	s.winCounts = append(s.winCounts, 0)
 	s.real = append(s.real, nil)
 	return id
 }
@@ -225,8 +228,12 @@ func (s *Simulator) composite(label, sent int32) {
 		sentName := s.labels[sent].name[len("deliver "):]
 		s.compName = append(s.compName, CompositeLabel(s.labels[label].name, sentName))
 		s.compCounts = append(s.compCounts, 0)
+		s.winComp = append(s.winComp, 0)
 	}
 	s.compCounts[id]++
+	if s.ctx.start < s.opts.CountWindow {
+		s.winComp[id]++
+	}
 }
 
 func (s *Simulator) alloc() int32 {
@@ -267,10 +274,12 @@ func (s *Simulator) resetState(p Path) {
 	s.net.Reset()
 	for i := range s.counts {
 		s.counts[i] = 0
+		s.winCounts[i] = 0
 		s.real[i] = s.real[i][:0]
 	}
 	for i := range s.compCounts {
 		s.compCounts[i] = 0
+		s.winComp[i] = 0
 	}
 	s.steps = 0
 	s.now, s.lastEnd = 0, 0
@@ -570,6 +579,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	}
 	s.lastEnd = end
 	s.counts[r.label]++
+	if start < s.opts.CountWindow {
+		s.winCounts[r.label]++
+	}
 	if s.ev != nil {
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
@@ -664,6 +676,20 @@ func (s *Simulator) finish(res *Result) {
 	for i, c := range s.compCounts {
 		if c > 0 {
 			res.Composite[s.compName[i]] = int(c)
+		}
+	}
+	if s.opts.CountWindow > 0 {
+		res.WindowCounts = make(map[string]int)
+		for i, c := range s.winCounts {
+			if c > 0 {
+				res.WindowCounts[s.labels[i].name] = int(c)
+			}
+		}
+		res.WindowComposite = make(map[string]int)
+		for i, c := range s.winComp {
+			if c > 0 {
+				res.WindowComposite[s.compName[i]] = int(c)
+			}
 		}
 	}
 	res.NodeClocks = make([]time.Duration, len(s.nodes))

@@ -1,0 +1,61 @@
+package timedsim_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// TestCountWindow checks the windowed counts of phase 3b against the
+// recorded event log: an event counts when it started before the window,
+// in plain and composite form; without a window there are no windowed
+// counts, and the window changes nothing else.
+func TestCountWindow(t *testing.T) {
+	sc := gossipScenario(8)
+	plain, err := timedsim.NewSimulator(sc, timedsim.Options{Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := plain.Run(timedsim.SeedPath(7))
+	if base.WindowCounts != nil || base.WindowComposite != nil {
+		t.Fatalf("windowed counts without a window: %v %v", base.WindowCounts, base.WindowComposite)
+	}
+	if len(base.Events) < 20 {
+		t.Fatalf("gossip ran only %d events", len(base.Events))
+	}
+	for _, cut := range []int{0, 1, len(base.Events) / 3, len(base.Events) - 1} {
+		window := max(base.Events[cut].Start, time.Nanosecond) // 0 means no window
+		wantPlain, wantComp := map[string]int{}, map[string]int{}
+		for _, e := range base.Events {
+			if e.Start >= window {
+				continue
+			}
+			wantPlain[e.Label]++
+			seen := map[string]bool{}
+			for _, s := range e.Sends {
+				if !seen[s.Type] {
+					seen[s.Type] = true
+					wantComp[timedsim.CompositeLabel(e.Label, s.Type)]++
+				}
+			}
+		}
+		sim, err := timedsim.NewSimulator(sc, timedsim.Options{Record: true, CountWindow: window})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rep := 0; rep < 2; rep++ { // a reused simulator starts from zero
+			r := sim.Run(timedsim.SeedPath(7))
+			if !reflect.DeepEqual(r.WindowCounts, wantPlain) {
+				t.Errorf("window %v (cut %d): counts %v, want %v", window, cut, r.WindowCounts, wantPlain)
+			}
+			if !reflect.DeepEqual(r.WindowComposite, wantComp) {
+				t.Errorf("window %v (cut %d): composite %v, want %v", window, cut, r.WindowComposite, wantComp)
+			}
+			if r.ExecTime != base.ExecTime || r.Steps != base.Steps || !reflect.DeepEqual(r.Counts, base.Counts) {
+				t.Fatalf("the window changed the execution")
+			}
+		}
+	}
+}
