@@ -1,9 +1,17 @@
 module github.com/macepc/macepc
 
-go 1.24.0
+go 1.26.0
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/spf13/pflag v1.0.10
 	gonum.org/v1/gonum v0.17.0
+)
+
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0 // indirect
 )
