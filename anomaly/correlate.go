@@ -1,0 +1,198 @@
+package anomaly
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// MinR is the smallest |r| that Correlate calls a correlation when it
+// decides whether a label is LengthOnly.
+const MinR = 0.3
+
+// Sample is one execution as phase 3b sees it: its time and how often each
+// event label occurred.
+type Sample struct {
+	ExecTime time.Duration
+	// Counts holds plain and composite labels together; composite labels
+	// contain timedsim.CompositeArrow (" → ").
+	Counts map[string]int
+	// Window is Counts restricted to the events that started before the
+	// count window (timedsim.Options.CountWindow, the profile's Q3); nil
+	// when the execution had no window.
+	Window map[string]int
+}
+
+// NewSample returns the sample of an execution: its plain and composite
+// counts merged, and the same for its windowed counts.
+func NewSample(r *timedsim.Result) Sample {
+	merge := func(plain, composite map[string]int) map[string]int {
+		if plain == nil && composite == nil {
+			return nil
+		}
+		m := make(map[string]int, len(plain)+len(composite))
+		maps.Copy(m, plain)
+		maps.Copy(m, composite)
+		return m
+	}
+	return Sample{
+		ExecTime: r.ExecTime,
+		Counts:   merge(r.Counts, r.Composite),
+		Window:   merge(r.WindowCounts, r.WindowComposite),
+	}
+}
+
+// Correlation is how one label's frequency relates to execution time.
+type Correlation struct {
+	Label string `json:"label"`
+	// Composite says whether Label is a composite label (an event and a
+	// message type its handler sent).
+	Composite bool `json:"composite"`
+	// Executions is the number of samples in which the label occurs.
+	Executions int `json:"executions"`
+	// MeanCount is the label's mean count over all samples (6 decimals).
+	MeanCount float64 `json:"mean_count"`
+	// R is Pearson's r of the label's count against execution time (6
+	// decimals); nil when the count or the time is constant.
+	R *float64 `json:"r"`
+	// WindowR is Pearson's r of the label's windowed count against
+	// execution time (6 decimals); nil when either is constant, and when no
+	// sample has windowed counts.
+	WindowR *float64 `json:"window_r"`
+	// LengthOnly says the correlation is driven by execution length:
+	// |R| >= MinR and (WindowR is nil or |WindowR| < |R|/2). It is false
+	// for every label when no sample has windowed counts.
+	LengthOnly bool `json:"length_only"`
+}
+
+// Correlate computes, for every label that occurs in any sample, the
+// correlation of its count and of its windowed count with execution time
+// (phase 3b). A label absent from a sample counts 0 there.
+//
+// The result is ranked: first the labels that are not LengthOnly, by
+// |WindowR| descending (nil last), then |R| descending (nil last), then
+// label; then the LengthOnly labels by |R| descending, then label. r values
+// are rounded to 6 decimals before they are compared, so the ranking and
+// the JSON rendering do not depend on the last bits of floating-point
+// arithmetic. Correlate returns nil for no samples; samples are not
+// modified.
+func Correlate(samples []Sample) []Correlation {
+	if len(samples) == 0 {
+		return nil
+	}
+	set := map[string]bool{}
+	window := false
+	for _, s := range samples {
+		for l := range s.Counts {
+			set[l] = true
+		}
+		for l := range s.Window {
+			set[l] = true
+		}
+		window = window || s.Window != nil
+	}
+	labels := slices.Sorted(maps.Keys(set))
+
+	times := make([]float64, len(samples))
+	for i, s := range samples {
+		times[i] = float64(s.ExecTime)
+	}
+	x := make([]float64, len(samples))
+	out := make([]Correlation, 0, len(labels))
+	for _, l := range labels {
+		c := Correlation{Label: l, Composite: strings.Contains(l, timedsim.CompositeArrow)}
+		sum := 0
+		for i, s := range samples {
+			n := s.Counts[l]
+			if n > 0 {
+				c.Executions++
+			}
+			sum += n
+			x[i] = float64(n)
+		}
+		c.MeanCount = round6(float64(sum) / float64(len(samples)))
+		c.R = pearson(x, times)
+		if window {
+			for i, s := range samples {
+				x[i] = float64(s.Window[l])
+			}
+			c.WindowR = pearson(x, times)
+			c.LengthOnly = c.R != nil && math.Abs(*c.R) >= MinR &&
+				(c.WindowR == nil || math.Abs(*c.WindowR) < math.Abs(*c.R)/2)
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, compareCorrelations)
+	return out
+}
+
+// compareCorrelations is the ranking of Correlate.
+func compareCorrelations(a, b Correlation) int {
+	if a.LengthOnly != b.LengthOnly {
+		if b.LengthOnly {
+			return -1
+		}
+		return 1
+	}
+	if !a.LengthOnly {
+		if c := byAbsDesc(a.WindowR, b.WindowR); c != 0 {
+			return c
+		}
+	}
+	if c := byAbsDesc(a.R, b.R); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Label, b.Label)
+}
+
+// byAbsDesc orders r values by decreasing magnitude, nil last.
+func byAbsDesc(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return cmp.Compare(math.Abs(*b), math.Abs(*a))
+}
+
+// pearson is stat.Correlation rounded to 6 decimals, or nil when x or y is
+// constant (r undefined: 0/0).
+func pearson(x, y []float64) *float64 {
+	if constant(x) || constant(y) {
+		return nil
+	}
+	r := stat.Correlation(x, y, nil)
+	if math.IsNaN(r) {
+		return nil
+	}
+	r = round6(max(-1, min(1, r)))
+	return &r
+}
+
+func constant(x []float64) bool {
+	for _, v := range x[1:] {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// round6 rounds to 6 decimals, without a negative zero.
+func round6(x float64) float64 {
+	x = math.Round(x*1e6) / 1e6
+	if x == 0 {
+		return 0
+	}
+	return x
+}

@@ -1,0 +1,258 @@
+package anomaly
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// TestCorrelateHand checks r against a hand computation on four samples
+// with times y = (1, 2, 3, 4) s: ȳ = 2.5, y − ȳ = (−1.5, −0.5, 0.5, 1.5),
+// Σ(y−ȳ)² = 5, and r = Σ(x−x̄)(y−ȳ) / √(Σ(x−x̄)² · 5).
+//
+//	a: x = (1, 1, 1, 5), x̄ = 2, x−x̄ = (−1, −1, −1, 3): Σ = 1.5+0.5−0.5+4.5 = 6,
+//	   Σ(x−x̄)² = 12, r = 6/√60 = 0.7745967 → 0.774597.
+//	   window (0, 1, 0, 1), x̄ = 0.5, x−x̄ = ±0.5: Σ = 0.75−0.25−0.25+0.75 = 1,
+//	   Σ(x−x̄)² = 1, r = 1/√5 = 0.4472136 → 0.447214 ≥ 0.774597/2: not LengthOnly.
+//	b: x = (0, 0, 1, 3) (absent from the first two samples), x̄ = 1,
+//	   x−x̄ = (−1, −1, 0, 2): Σ = 1.5+0.5+0+3 = 5, Σ(x−x̄)² = 6, r = 5/√30 =
+//	   0.9128709 → 0.912871.
+//	   window (1, 0, 0, 0), x̄ = 0.25, x−x̄ = (0.75, −0.25, −0.25, −0.25):
+//	   Σ = −1.125+0.125−0.125−0.375 = −1.5, Σ(x−x̄)² = 0.75,
+//	   r = −1.5/√3.75 = −0.7745967 → −0.774597: not LengthOnly.
+//	c: x = (0, 0, 0, 2), x̄ = 0.5, x−x̄ = (−0.5, −0.5, −0.5, 1.5): Σ = 0.75+0.25
+//	   −0.25+2.25 = 3, Σ(x−x̄)² = 3, r = 3/√15 = 0.7745967 → 0.774597.
+//	   window (0, 0, 0, 0) is constant: WindowR nil, LengthOnly.
+//	d: x = (1, 1, 1, 1) is constant: R nil; window (0, 0, 1, 0): x̄ = 0.25,
+//	   x−x̄ = (−0.25, −0.25, 0.75, −0.25): Σ = 0.375+0.125+0.375−0.375 = 0.5,
+//	   Σ(x−x̄)² = 0.75, r = 0.5/√3.75 = 0.2581989 → 0.258199.
+//	e: x = (0, 1, 0, 0), x̄ = 0.25, x−x̄ = (−0.25, 0.75, −0.25, −0.25): Σ =
+//	   0.375−0.375−0.125−0.375 = −0.5, r = −0.5/√3.75 = −0.258199;
+//	   window (0, 0, 0, 0): WindowR nil, but |R| < MinR: not LengthOnly.
+//
+// Ranking: not LengthOnly by |WindowR| (b 0.774597, a 0.447214, d 0.258199,
+// e nil), then the LengthOnly c.
+func TestCorrelateHand(t *testing.T) {
+	s := func(sec int, counts, window map[string]int) Sample {
+		return Sample{ExecTime: time.Duration(sec) * time.Second, Counts: counts, Window: window}
+	}
+	samples := []Sample{
+		s(1, map[string]int{"a": 1, "d": 1}, map[string]int{}),
+		s(2, map[string]int{"a": 1, "d": 1, "e": 1}, map[string]int{"a": 1}),
+		s(3, map[string]int{"a": 1, "b": 1, "d": 1}, map[string]int{"d": 1}),
+		s(4, map[string]int{"a": 5, "b": 3, "c": 2, "d": 1}, map[string]int{"a": 1, "b": 0}),
+	}
+	samples[0].Window["b"] = 1
+	got := Correlate(samples)
+	want := []Correlation{
+		{Label: "b", Executions: 2, MeanCount: 1, R: ptr(0.912871), WindowR: ptr(-0.774597)},
+		{Label: "a", Executions: 4, MeanCount: 2, R: ptr(0.774597), WindowR: ptr(0.447214)},
+		{Label: "d", Executions: 4, MeanCount: 1, R: nil, WindowR: ptr(0.258199)},
+		{Label: "e", Executions: 1, MeanCount: 0.25, R: ptr(-0.258199), WindowR: nil},
+		{Label: "c", Executions: 1, MeanCount: 0.5, R: ptr(0.774597), WindowR: nil, LengthOnly: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Correlate:\n%s\nwant:\n%s", table(got), table(want))
+	}
+}
+
+// TestCorrelateRanking (phase 3b, the paper's Figure 4 and its "trivially
+// correlated with path length" timers) plants labels in 20 synthetic
+// executions: 17 normal ones of 500–600 ms and 3 slow ones just over 10 s,
+// counted in a window of 500 ms.
+//
+//   - the cause "deliver JoinReply → Remove" occurs, within the window, in
+//     exactly the slow executions, and so does one extra "deliver JoinReply";
+//   - "timer heartbeat" fires every 50 ms: its count is proportional to the
+//     execution time, its window count is always 10;
+//   - "timer recovery" fires on every one of 8 nodes at 10 s: only slow
+//     executions have it, never within the window;
+//   - "deliver Ping" is noise; "init" (8 per execution) is constant.
+//
+// The cause ranks first (its plain label ties with it and wins on the
+// label), the timers are LengthOnly and last, the constant has no r.
+func TestCorrelateRanking(t *testing.T) {
+	slow := map[int]bool{3: true, 11: true, 17: true}
+	var samples []Sample
+	for i := range 20 {
+		et := time.Duration(500+(i*37)%100) * time.Millisecond
+		cause := 0
+		if slow[i] {
+			et = 10*time.Second + time.Duration((i*37)%100)*3*time.Millisecond
+			cause = 1
+		}
+		ping := (i*7)%5 + 1
+		counts := map[string]int{
+			"init":              8,
+			"deliver JoinReply": 7 + cause,
+			"timer heartbeat":   int(et / (50 * time.Millisecond)),
+			"deliver Ping":      ping,
+		}
+		window := map[string]int{
+			"init":              8,
+			"deliver JoinReply": 7 + cause,
+			"timer heartbeat":   10,
+			"deliver Ping":      ping,
+		}
+		if slow[i] {
+			counts["deliver JoinReply → Remove"] = 1
+			window["deliver JoinReply → Remove"] = 1
+			counts["timer recovery"] = 8
+		}
+		samples = append(samples, Sample{ExecTime: et, Counts: counts, Window: window})
+	}
+	got := Correlate(samples)
+	t.Logf("ranking:\n%s", table(got))
+
+	order := make([]string, len(got))
+	for i, c := range got {
+		order[i] = c.Label
+	}
+	wantOrder := []string{"deliver JoinReply", "deliver JoinReply → Remove", "deliver Ping", "init", "timer heartbeat", "timer recovery"}
+	if !slices.Equal(order, wantOrder) {
+		t.Fatalf("ranking %q, want %q", order, wantOrder)
+	}
+	by := map[string]Correlation{}
+	for _, c := range got {
+		by[c.Label] = c
+	}
+	cause := by["deliver JoinReply → Remove"]
+	if !cause.Composite || cause.Executions != 3 || cause.MeanCount != 0.15 || cause.LengthOnly ||
+		cause.R == nil || cause.WindowR == nil || *cause.R < 0.99 || *cause.WindowR != *cause.R {
+		t.Errorf("cause: %+v", cause)
+	}
+	if plain := by["deliver JoinReply"]; plain.Composite || *plain.R != *cause.R || *plain.WindowR != *cause.WindowR {
+		t.Errorf("plain label of the cause: %+v, want the cause's r", plain)
+	}
+	for _, l := range []string{"timer heartbeat", "timer recovery"} {
+		if c := by[l]; !c.LengthOnly || c.R == nil || *c.R < 0.99 || c.WindowR != nil {
+			t.Errorf("%s: %+v, want LengthOnly with R > 0.99 and no WindowR", l, c)
+		}
+	}
+	if c := by["deliver Ping"]; c.LengthOnly || c.R == nil || math.Abs(*c.R) >= MinR {
+		t.Errorf("noise: %+v, want |R| < MinR", c)
+	}
+	if c := by["init"]; c.R != nil || c.WindowR != nil || c.LengthOnly || c.Executions != 20 || c.MeanCount != 8 {
+		t.Errorf("constant: %+v, want no r", c)
+	}
+
+	// Sample order changes no r (up to rounding, which is the point of it)
+	// and the ranking not at all.
+	rev := slices.Clone(samples)
+	slices.Reverse(rev)
+	if again := Correlate(rev); !reflect.DeepEqual(again, got) {
+		t.Errorf("reversed samples:\n%s", table(again))
+	}
+}
+
+// TestCorrelateNoWindow: without windowed counts (CountWindow unset) there
+// is no WindowR and nothing is LengthOnly; labels rank by |R|.
+func TestCorrelateNoWindow(t *testing.T) {
+	samples := []Sample{
+		{ExecTime: 1 * time.Second, Counts: map[string]int{"x": 1, "y": 1}},
+		{ExecTime: 2 * time.Second, Counts: map[string]int{"x": 1}},
+		{ExecTime: 3 * time.Second, Counts: map[string]int{"x": 4, "y": 1}},
+	} // r(x) = 0.866025 (see TestCorrelateJSON), r(y) = 0: y − ȳ ∝ (1, −2, 1) ⊥ (−1, 0, 1)
+	for _, c := range Correlate(samples) {
+		if c.WindowR != nil || c.LengthOnly {
+			t.Errorf("%+v: windowed figures without a window", c)
+		}
+	}
+	if got := Correlate(samples); got[0].Label != "x" || got[1].Label != "y" || *got[0].R != 0.866025 || *got[1].R != 0 {
+		t.Errorf("ranking:\n%s", table(got))
+	}
+}
+
+// TestCorrelateConstantTime: when every execution takes the same time no r
+// is defined; labels come in label order.
+func TestCorrelateConstantTime(t *testing.T) {
+	samples := []Sample{
+		{ExecTime: time.Second, Counts: map[string]int{"b": 1, "a": 2}, Window: map[string]int{"a": 1}},
+		{ExecTime: time.Second, Counts: map[string]int{"b": 5}, Window: map[string]int{}},
+	}
+	got := Correlate(samples)
+	if len(got) != 2 || got[0].Label != "a" || got[1].Label != "b" {
+		t.Fatalf("ranking:\n%s", table(got))
+	}
+	for _, c := range got {
+		if c.R != nil || c.WindowR != nil || c.LengthOnly {
+			t.Errorf("%+v: r with constant time", c)
+		}
+	}
+	if Correlate(nil) != nil {
+		t.Error("Correlate(nil) is not nil")
+	}
+}
+
+// TestCorrelateJSON: r values are rounded, nil is null, there is no -0.
+func TestCorrelateJSON(t *testing.T) {
+	samples := []Sample{ // times 1, 2, 3 s; "z" window (0, 1, 0): r = 0 exactly
+		{ExecTime: 1e9, Counts: map[string]int{"z": 1}, Window: map[string]int{}},
+		{ExecTime: 2e9, Counts: map[string]int{"z": 1}, Window: map[string]int{"z": 1}},
+		{ExecTime: 3e9, Counts: map[string]int{"z": 4}, Window: map[string]int{}},
+	}
+	b, err := json.Marshal(Correlate(samples))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// z: x = (1, 1, 4), x − x̄ = (−1, −1, 2), y − ȳ = (−1, 0, 1): r = 3/√(6·2)
+	// = 0.8660254 → 0.866025; window r = 0 (< 0.866025/2: LengthOnly).
+	want := `[{"label":"z","composite":false,"executions":3,"mean_count":2,"r":0.866025,"window_r":0,"length_only":true}]`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	if b, _ := json.Marshal(Correlate(samples[:1])); !strings.Contains(string(b), `"r":null,"window_r":null`) {
+		t.Errorf("one sample: %s, want null r values", b)
+	}
+}
+
+// TestNewSample merges plain and composite counts, windowed ones too.
+func TestNewSample(t *testing.T) {
+	r := &timedsim.Result{
+		ExecTime:        3 * time.Second,
+		Counts:          map[string]int{"deliver JoinReply": 2, "timer recovery": 1},
+		Composite:       map[string]int{"deliver JoinReply → Remove": 1},
+		WindowCounts:    map[string]int{"deliver JoinReply": 1},
+		WindowComposite: map[string]int{"deliver JoinReply → Remove": 1},
+	}
+	got := NewSample(r)
+	want := Sample{
+		ExecTime: 3 * time.Second,
+		Counts:   map[string]int{"deliver JoinReply": 2, "timer recovery": 1, "deliver JoinReply → Remove": 1},
+		Window:   map[string]int{"deliver JoinReply": 1, "deliver JoinReply → Remove": 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("NewSample = %+v, want %+v", got, want)
+	}
+	if s := NewSample(&timedsim.Result{Counts: map[string]int{"init": 1}, Composite: map[string]int{}}); s.Window != nil {
+		t.Errorf("no window: Window = %v, want nil", s.Window)
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// table renders a ranking for failure messages and logs.
+func table(cs []Correlation) string {
+	f := func(x *float64) string {
+		if x == nil {
+			return "nil"
+		}
+		return fmt.Sprintf("%+.6f", *x)
+	}
+	var b strings.Builder
+	for i, c := range cs {
+		fmt.Fprintf(&b, "%2d %-30s R %-9s WindowR %-9s execs %3d mean %.3f", i+1, c.Label, f(c.R), f(c.WindowR), c.Executions, c.MeanCount)
+		if c.LengthOnly {
+			b.WriteString(" length-only")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

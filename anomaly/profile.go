@@ -1,0 +1,130 @@
+package anomaly
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Tukey's fences: the IQR factors of mild and extreme outliers.
+const (
+	// MildOutliers is the paper's factor (phase 1b): an execution is
+	// anomalous when slower than Q3 + 1.5·(Q3−Q1).
+	MildOutliers = 1.5
+	// ExtremeOutliers flags only Tukey's extreme outliers, Q3 + 3·(Q3−Q1).
+	ExtremeOutliers = 3.0
+)
+
+// RoughRuns is the number of executions below which NewProfile warns that
+// the quartiles are rough.
+const RoughRuns = 20
+
+// Profile is the performance profile of phase 1b: the quartiles of the
+// execution times of a training exploration and the outlier threshold
+// derived from them. Quartiles are Hyndman–Fan type 4 (see the package
+// documentation), rounded to the nearest nanosecond.
+type Profile struct {
+	// Runs is the number of execution times; Unfinished how many of them
+	// are executions that did not finish (counted at the scenario timeout).
+	Runs       int `json:"runs"`
+	Unfinished int `json:"unfinished"`
+
+	Min       time.Duration `json:"min_ns"`
+	Q1        time.Duration `json:"q1_ns"`
+	Median    time.Duration `json:"median_ns"`
+	Q3        time.Duration `json:"q3_ns"`
+	Max       time.Duration `json:"max_ns"`
+	Threshold time.Duration `json:"threshold_ns"`
+
+	// IQRFactor is the factor of the interquartile range in Threshold =
+	// Q3 + IQRFactor·(Q3−Q1): MildOutliers (1.5, the paper) or
+	// ExtremeOutliers (3).
+	IQRFactor float64 `json:"iqr_factor"`
+
+	// Warnings say why the profile may be misleading; they do not stop
+	// the analysis.
+	Warnings []string `json:"warnings"`
+}
+
+// NewProfile computes the profile of the execution times of a training
+// exploration (phase 1b). unfinished says how many of the times belong to
+// executions that did not finish; they are part of times, at the scenario
+// timeout. times is not modified.
+//
+// NewProfile returns an error when times is empty or holds a negative
+// duration, when unfinished is outside [0, len(times)], when iqrFactor is
+// not a positive finite number, or when the threshold does not fit in a
+// time.Duration. It warns (Profile.Warnings) when there are fewer than
+// RoughRuns times, when some executions did not finish, and when Q1 = Q3.
+func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Profile, error) {
+	n := len(times)
+	if n == 0 {
+		return nil, fmt.Errorf("anomaly: no execution times to profile")
+	}
+	if unfinished < 0 || unfinished > n {
+		return nil, fmt.Errorf("anomaly: %d unfinished executions out of %d", unfinished, n)
+	}
+	if math.IsNaN(iqrFactor) || math.IsInf(iqrFactor, 0) || iqrFactor <= 0 {
+		return nil, fmt.Errorf("anomaly: IQR factor %v is not a positive finite number", iqrFactor)
+	}
+	for i, d := range times {
+		if d < 0 {
+			return nil, fmt.Errorf("anomaly: execution time %d is negative (%v)", i, d)
+		}
+	}
+	sorted := slices.Clone(times)
+	slices.Sort(sorted)
+	xs := make([]float64, n)
+	for i, d := range sorted {
+		xs[i] = float64(d)
+	}
+	quartile := func(p float64) time.Duration {
+		return roundNS(stat.Quantile(p, stat.LinInterp, xs, nil))
+	}
+	p := &Profile{
+		Runs:       n,
+		Unfinished: unfinished,
+		Min:        sorted[0],
+		Q1:         quartile(0.25),
+		Median:     quartile(0.5),
+		Q3:         quartile(0.75),
+		Max:        sorted[n-1],
+		IQRFactor:  iqrFactor,
+		Warnings:   []string{},
+	}
+	// The threshold derives from the reported (rounded) quartiles, so that
+	// anyone can recompute it from profile.json.
+	// Q3 is an integer, so rounding the product rounds the sum.
+	extra := math.Round(iqrFactor * float64(p.Q3-p.Q1))
+	if extra >= 1<<63 || time.Duration(extra) > math.MaxInt64-p.Q3 {
+		return nil, fmt.Errorf("anomaly: threshold %v + %v·%v overflows a duration", p.Q3, iqrFactor, p.Q3-p.Q1)
+	}
+	p.Threshold = p.Q3 + time.Duration(extra)
+
+	if n < RoughRuns {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("only %d executions: quartiles from fewer than %d are rough", n, RoughRuns))
+	}
+	if unfinished > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d of %d executions did not finish: they count at the scenario timeout, which distorts the profile", unfinished, n))
+	}
+	if p.Q1 == p.Q3 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Q1 = Q3 = %v: any slower execution is an anomaly", p.Q3))
+	}
+	return p, nil
+}
+
+// Anomalous reports whether an execution time d is above the threshold.
+func (p *Profile) Anomalous(d time.Duration) bool { return d > p.Threshold }
+
+// roundNS rounds a non-negative number of nanoseconds to the nearest
+// nanosecond (halves away from zero), saturating at the largest duration.
+func roundNS(x float64) time.Duration {
+	x = math.Round(x)
+	if x >= 1<<63 {
+		return math.MaxInt64
+	}
+	return time.Duration(x)
+}
