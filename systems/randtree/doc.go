@@ -126,8 +126,10 @@
 //
 // A Node is a plain value driven only by its handlers: it starts no
 // goroutines, reads no clock and draws randomness only from Context.Rand
-// (the child a full node pushes a joiner to, the peer it probes). The
-// scenario's driver draws the join times from Driver.Rand. An execution is
+// (the child a full node pushes a joiner to, the peer it probes, its boot
+// delay). The scenario's driver starts every node at time 0; each draws
+// its own boot delay, so a replayed prefix fixes only the delays already
+// drawn (see Workload). An execution is
 // therefore a function of its timedsim.Path. The tests drive nodes without
 // the simulator through a fake Context and a FIFO message queue whose
 // delivery order the test chooses (harness_test.go).

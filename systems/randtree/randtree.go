@@ -37,7 +37,20 @@ const (
 	// AppJoin is Mace's joinOverlay downcall; its data is the peer set,
 	// a []NodeID.
 	AppJoin = "join"
+	// AppStart is the application starting the node: its data is a
+	// Start; the node waits a boot delay it draws from Context.Rand, then
+	// calls joinOverlay (timer TimerStart).
+	AppStart = "start"
+	// TimerStart ends the boot delay of AppStart.
+	TimerStart = "start"
 )
+
+// Start is the data of AppStart: join through Peers after a boot delay
+// drawn uniformly from [0, Within].
+type Start struct {
+	Peers  []NodeID
+	Within time.Duration
+}
 
 // State is a RandTree node's protocol state.
 type State uint8
@@ -263,17 +276,27 @@ func (n *Node) String() string {
 // joinOverlay (the AppJoin event).
 func (n *Node) Init(ctx timedsim.Context) {}
 
-// App implements timedsim.AppHandler. The only event is AppJoin with the
-// peer set as data; it panics on anything else, which is a scenario bug.
+// App implements timedsim.AppHandler. The events are AppJoin with the
+// peer set as data, and AppStart with a Start; it panics on anything
+// else, which is a scenario bug.
 func (n *Node) App(ctx timedsim.Context, name string, data any) {
-	if name != AppJoin {
+	switch name {
+	case AppJoin:
+		peers, ok := data.([]NodeID)
+		if !ok {
+			panic(fmt.Sprintf("randtree: %s event data is %T, want []timedsim.NodeID", AppJoin, data))
+		}
+		n.joinOverlay(ctx, peers)
+	case AppStart:
+		st, ok := data.(Start)
+		if !ok || st.Within < 0 {
+			panic(fmt.Sprintf("randtree: %s event data is %T %v, want a randtree.Start with Within >= 0", AppStart, data, data))
+		}
+		delay := time.Duration(ctx.Rand().Int64N(int64(st.Within) + 1))
+		ctx.SetTimer(TimerStart, delay, slices.Clone(st.Peers))
+	default:
 		panic(fmt.Sprintf("randtree: unknown application event %q", name))
 	}
-	peers, ok := data.([]NodeID)
-	if !ok {
-		panic(fmt.Sprintf("randtree: %s event data is %T, want []timedsim.NodeID", AppJoin, data))
-	}
-	n.joinOverlay(ctx, peers)
 }
 
 // joinOverlay starts the node: it becomes the root if its peer set names
@@ -529,6 +552,8 @@ func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
+	case TimerStart:
+		n.joinOverlay(ctx, data.([]NodeID))
 	case TimerJoin:
 		if n.state == Joining {
 			n.joinNextPeer(ctx)

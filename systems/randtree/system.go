@@ -52,9 +52,17 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	return NewScenario(w)
 }
 
-// Workload describes the scenario: a bootstrap node joins alone at time 0
-// and every other node joins at a time drawn uniformly from [0, Spread],
-// all of them with the peer set {Bootstrap}.
+// Workload describes the scenario: a bootstrap node joins alone at time 0;
+// every other node is started at time 0 (AppStart) and joins after a boot
+// delay it draws uniformly from [0, Spread], all of them with the peer set
+// {Bootstrap}.
+//
+// The nodes draw their boot delays in their own steps rather than the
+// driver drawing every join time up front: a driver's draws belong to the
+// whole path, so any replayed prefix would fix every join time, and the
+// divergence search (which replays prefixes and re-draws the rest) could
+// only ever answer "step 0". With the delays drawn at steps 32 to 62, a
+// prefix fixes the boot delays of the nodes it started and no others.
 type Workload struct {
 	Nodes     int
 	Config    Config // of every node
@@ -99,11 +107,9 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		Driver: func(d *timedsim.Driver) {
 			d.App(0, b, AppJoin, []NodeID{b})
 			for id := range NodeID(d.Nodes()) {
-				if id == b {
-					continue
+				if id != b {
+					d.App(0, id, AppStart, Start{Peers: []NodeID{b}, Within: spread})
 				}
-				at := time.Duration(d.Rand().Int64N(int64(spread) + 1))
-				d.App(at, id, AppJoin, []NodeID{b})
 			}
 		},
 		Stop:     SpanningTree,
@@ -111,7 +117,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		Liveness: []timedsim.Property{{Name: "spanning-tree", Check: SpanningTree}},
 		Timeout:  300 * time.Second,
 		Network:  netmodel.DefaultConfig(),
-		Revision: "1",
+		Revision: "2",
 	}, nil
 }
 
