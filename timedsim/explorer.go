@@ -59,31 +59,32 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 			return nil, 0, err
 		}
 	}
-	results = make([]*Result, w.N)
 	var (
 		next    atomic.Int64
 		stop    atomic.Bool
 		mu      sync.Mutex
-		ready   = make([]bool, w.N)
+		pending = make(map[int]*Result, jobs) // finished, waiting for lower indexes
 		emitted int
 		wg      sync.WaitGroup
 	)
-	// emit hands completed results to Each in index order.
+	// emit hands completed results to Each in index order. Only results
+	// that finished ahead of a lower index are held (about one per
+	// worker), so a search with a huge budget costs no memory up front.
 	emit := func() {
-		for emitted < w.N && ready[emitted] && !stop.Load() {
-			r := results[emitted]
-			if w.Each != nil && !w.Each(emitted, r) {
-				stop.Store(true)
-				if !w.Keep {
-					results[emitted] = nil
-				}
-				emitted++
+		for !stop.Load() {
+			r, ok := pending[emitted]
+			if !ok {
 				return
 			}
-			if !w.Keep {
-				results[emitted] = nil
-			}
+			delete(pending, emitted)
 			emitted++
+			if w.Keep {
+				results = append(results, r)
+			}
+			if w.Each != nil && !w.Each(emitted-1, r) {
+				stop.Store(true)
+				return
+			}
 		}
 	}
 	for j := 0; j < jobs; j++ {
@@ -100,22 +101,13 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 					return
 				}
 				mu.Lock()
-				results[i] = r
-				ready[i] = true
+				pending[i] = r
 				emit()
 				mu.Unlock()
 			}
 		}(sims[j])
 	}
 	wg.Wait()
-	if !w.Keep {
-		results = nil
-	} else {
-		for i := emitted; i < len(results); i++ {
-			results[i] = nil
-		}
-		results = results[:emitted]
-	}
 	if emitted < w.N && !stop.Load() {
 		return results, emitted, ctx.Err()
 	}

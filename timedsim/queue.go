@@ -93,6 +93,17 @@ func (q *queue) requeue(at time.Duration) {
 	q.down(0)
 }
 
+// pushWaiting inserts slot at time at in the waiting class (a busy
+// node's next event, promoted from its wait list).
+func (q *queue) pushWaiting(at time.Duration, slot int32) {
+	q.settle()
+	q.rseq++
+	q.h = append(q.h, entry{at: at, key: key(waitingClass, q.rseq, slot)})
+	i := len(q.h) - 1
+	q.setPos(slot, i)
+	q.up(i)
+}
+
 // pushFirst inserts slot at time at ahead of every other event at that
 // time (a reset node's Init). It must not be called while the front is
 // held.

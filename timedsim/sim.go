@@ -51,6 +51,51 @@ type node struct {
 	inc    uint32
 	resets []time.Duration // resets[k]: when incarnation k ended
 	timers []int32         // per timer kind: pending slot or -1
+	// Busy-node queue (Requeue semantics): head is the slot of the one
+	// waiting-class entry of this node in the heap (-1: none); the later
+	// arrivals wait in wait[whead:], off the heap, and are promoted one at
+	// a time when the node runs. Re-queueing every waiting event after
+	// every handler would cost O(K) heap operations per step for a node
+	// with K events waiting (quadratic at an overloaded root).
+	head  int32
+	wait  []int32
+	whead int
+}
+
+// unqueue removes a pending event from the heap or from its node's wait
+// list (a cancelled timer, a reset node's timers).
+func (s *Simulator) unqueue(slot int32) {
+	if s.q.remove(slot) {
+		if n := &s.nodes[s.recs[slot].node]; n.head == slot {
+			n.head = -1
+		}
+		return
+	}
+	n := &s.nodes[s.recs[slot].node]
+	for i := n.whead; i < len(n.wait); i++ {
+		if n.wait[i] == slot {
+			copy(n.wait[i:], n.wait[i+1:])
+			n.wait = n.wait[:len(n.wait)-1]
+			return
+		}
+	}
+}
+
+// promote puts node id's next waiting event into the heap at the node's
+// clock when it has none there: the node ran an event, or its head was
+// dropped or cancelled.
+func (s *Simulator) promote(id int32, at time.Duration) {
+	n := &s.nodes[id]
+	if n.head >= 0 || n.whead == len(n.wait) {
+		return
+	}
+	slot := n.wait[n.whead]
+	n.whead++
+	if n.whead == len(n.wait) {
+		n.wait, n.whead = n.wait[:0], 0
+	}
+	n.head = slot
+	s.q.pushWaiting(max(at, n.clock), slot)
 }
 
 type labelInfo struct {
@@ -293,6 +338,7 @@ func (s *Simulator) resetState(p Path) {
 		n.clock = 0
 		n.inc = 0
 		n.resets = n.resets[:0]
+		n.head, n.wait, n.whead = -1, n.wait[:0], 0
 		for k := range n.timers {
 			n.timers[k] = -1
 		}
@@ -427,15 +473,21 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		// Stale events: a reset node's timers and messages, messages on a
 		// broken connection. They are dropped without being a step.
 		if r.inc != anyInc && r.inc != n.inc {
-			s.release(slot)
+			s.drop(slot, e.at)
 			continue
 		}
 		start := e.at
 		if r.kind <= evError && n.clock > start {
 			if s.opts.Semantics == Requeue {
-				// The node is busy: wait in the queue until it is free,
-				// keeping the original insertion order among waiting events.
-				s.q.requeue(n.clock)
+				// The node is busy: its events wait until it is free, in
+				// arrival order (see node.head).
+				if n.head < 0 || n.head == slot {
+					n.head = slot
+					s.q.requeue(n.clock)
+				} else {
+					s.q.settle()
+					n.wait = append(n.wait, slot)
+				}
 				continue
 			}
 			start = n.clock
@@ -448,19 +500,24 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 			// Paper semantics: this node's work runs past the timeout, but
 			// other nodes may still finish the task before it.
 			late = true
-			s.release(slot)
+			s.drop(slot, e.at)
 			continue
 		}
 		if r.kind == evDeliver && (!s.net.Delivered(r.tk) || s.sentAfterCrash(r)) {
-			s.release(slot)
+			s.drop(slot, e.at)
 			continue
 		}
 		if r.kind == evTimer {
 			n.timers[r.timer] = -1
 		}
 		s.where = inHandler
+		node := r.node
+		if n.head == slot {
+			n.head = -1
+		}
 		s.exec(start, slot)
 		s.release(slot)
+		s.promote(node, 0)
 		s.steps++
 		if s.opts.CheckSafety {
 			s.where = inSafety
@@ -601,6 +658,19 @@ func (s *Simulator) brokenUpcall(at time.Duration, tr, node, peer int) {
 	s.errorUpcall(at+s.ncfg.Latency, int32(node), &TransportError{Transport: s.trNames[tr], Peer: NodeID(peer), Err: ErrConnectionBroken})
 }
 
+// drop releases a popped event that does not run; if it was its node's
+// head of the busy queue, the next waiting event takes its place.
+func (s *Simulator) drop(slot int32, at time.Duration) {
+	id := s.recs[slot].node
+	n := &s.nodes[id]
+	s.release(slot)
+	if n.head == slot {
+		n.head = -1
+		s.q.settle()
+		s.promote(id, at)
+	}
+}
+
 func (s *Simulator) resetNode(at time.Duration, id int32) {
 	// The reset's own entry leaves the queue now: pushFirst and rewait
 	// below must not move anything above a held front.
@@ -613,7 +683,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	}
 	for k := range n.timers {
 		if old := n.timers[k]; old >= 0 {
-			s.q.remove(old)
+			s.unqueue(old)
 			s.release(old)
 			n.timers[k] = -1
 		}
@@ -810,7 +880,7 @@ func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 	s := c.s
 	k, slot := c.timerSlot(name)
 	if *slot >= 0 {
-		s.q.remove(*slot)
+		s.unqueue(*slot)
 		s.release(*slot)
 	}
 	at := c.end + after
@@ -824,7 +894,7 @@ func (c *nodeCtx) CancelTimer(name string) {
 	s := c.s
 	_, slot := c.timerSlot(name)
 	if *slot >= 0 {
-		s.q.remove(*slot)
+		s.unqueue(*slot)
 		s.release(*slot)
 		*slot = -1
 	}
