@@ -70,6 +70,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"systems", "list the systems, their variants and defaults", (*app).systems},
+		{"run", "the MacePC pipeline: train, profile, search, diverge, correlate", (*app).runAll},
+		{"train", "phase 1a: train event duration distributions from real handler times", (*app).train},
+		{"profile", "phase 1b: the normal execution time (quartiles, anomaly threshold)", (*app).profileCmd},
+		{"search", "phase 2: explore until an execution is anomalous", (*app).searchCmd},
+		{"diverge", "phase 3a: the divergence point of the anomalous execution", (*app).divergeCmd},
+		{"correlate", "phase 3b: event frequencies correlated with execution time", (*app).correlateCmd},
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
 		{"version", "print the version", (*app).version},

@@ -75,6 +75,16 @@ func TestCLIGolden(t *testing.T) {
 		{"replay-no-path", []string{"replay"}, 2},
 		{"replay-index-without-run", []string{"replay", "--path", "x.json", "--index", "3"}, 2},
 		{"replay-seed-without-branch", []string{"replay", "--path", "x.json", "--branch-seed", "3"}, 2},
+		{"run-bad-walks", []string{"run", "--system", "pingpong", "--walks", "0", "--out", "$DIR/out"}, 2},
+		{"run-bad-iqr-factor", []string{"run", "--system", "pingpong", "--iqr-factor", "-1", "--out", "$DIR/out"}, 2},
+		{"run-bad-min-slowdown", []string{"run", "--system", "pingpong", "--min-slowdown", "NaN", "--out", "$DIR/out"}, 2},
+		{"run-bad-progress", []string{"run", "--system", "pingpong", "--progress", "sometimes", "--out", "$DIR/out"}, 2},
+		{"run-argument", []string{"run", "--system", "pingpong", "extra"}, 2},
+		{"search-no-profile", []string{"search", "--out", "$DIR"}, 2},
+		{"diverge-no-profile", []string{"diverge", "--out", "$DIR"}, 2},
+		{"correlate-no-profile", []string{"correlate", "--out", "$DIR"}, 2},
+		{"search-system-flag", []string{"search", "--system", "pingpong", "--out", "$DIR"}, 2},
+		{"train-with-edd", []string{"train", "--system", "pingpong", "--edd", "x.json", "--out", "$DIR/out"}, 2},
 		{"bad-max-steps", []string{"simulate", "--system", "pingpong", "--max-steps", "-1", "--out", "$DIR/out"}, 2},
 	}
 	for _, c := range cases {

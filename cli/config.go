@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -45,6 +47,33 @@ type resolved struct {
 	variant string
 	sc      *timedsim.Scenario
 	opts    timedsim.Options
+	hash    string // timedsim.ConfigHash
+}
+
+// fromPathFile rebuilds the configuration a path file was made with,
+// refusing a stale file (the system's code or defaults changed).
+func (a *app) fromPathFile(pf *timedsim.PathFile) (*resolved, error) {
+	sys, err := a.reg.Lookup(pf.System)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sys.Scenario(pf.Variant, pf.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := pf.Options()
+	if err != nil {
+		return nil, err
+	}
+	if err := pf.Check(sc, opts); err != nil {
+		return nil, err
+	}
+	return &resolved{sys: sys, variant: pf.Variant, sc: sc, opts: opts, hash: pf.ConfigHash}, nil
+}
+
+// writeEDD writes an EDD set atomically.
+func writeEDD(path string, set *edd.Set) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return edd.Write(w, set) })
 }
 
 func (a *app) resolve(f *simFlags) (*resolved, error) {
@@ -70,7 +99,7 @@ func (a *app) resolve(f *simFlags) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolved{sys: sys, variant: variant, sc: sc, opts: opts}, nil
+	return &resolved{sys: sys, variant: variant, sc: sc, opts: opts, hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}, nil
 }
 
 func simOptions(f *simFlags) (timedsim.Options, error) {
@@ -103,15 +132,23 @@ func simOptions(f *simFlags) (timedsim.Options, error) {
 			return o, fmt.Errorf("--edd %s: %w", f.eddFile, err)
 		}
 	}
-	for _, spec := range f.scale {
-		label, factor, err := edd.ParseScale(spec)
-		if err != nil {
-			return o, fmt.Errorf("--scale: %w", err)
-		}
-		if err := set.Scale(label, factor); err != nil {
-			return o, fmt.Errorf("--scale: %w", err)
-		}
+	if err := applyScale(set, f.scale); err != nil {
+		return o, err
 	}
 	o.EDD = set
 	return o, nil
+}
+
+// applyScale applies --scale specs (label=factor) to set.
+func applyScale(set *edd.Set, specs []string) error {
+	for _, spec := range specs {
+		label, factor, err := edd.ParseScale(spec)
+		if err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
+		if err := set.Scale(label, factor); err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
+	}
+	return nil
 }

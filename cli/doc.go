@@ -16,7 +16,9 @@
 //
 // cmd/macepc is exactly that call with the bundled systems.
 //
-// Commands: systems, simulate, replay, version. Every command parses its own
+// Commands: run (the MacePC pipeline), its phases train, profile, search,
+// diverge and correlate, and systems, simulate, replay, version. Every
+// command parses its own
 // pflag set, writes results atomically (a temporary file renamed into
 // place), and returns an exit status: 0 ran and found nothing, 1 found
 // something (a panic in the protocol's code or a violated safety property,
@@ -24,9 +26,43 @@
 // one-line message on standard error. Ctrl-C interrupts a run: finished
 // executions are kept and written; a second Ctrl-C kills the process.
 //
+// # The pipeline (paper 004 §3.2)
+//
+// `macepc run --out DIR` runs every phase; each phase command runs one,
+// reading what the earlier ones wrote into DIR:
+//
+//   - train (1a): executions with the seed distributions, measuring each
+//     handler's real time; writes edd.json and train.json. Skipped by run
+//     when --edd is given.
+//   - profile (1b): executions with the trained EDDs; quartiles of the
+//     execution time and the anomaly threshold; writes profile.json (with
+//     every execution time, the EDD coverage, and the configuration every
+//     later phase reads).
+//   - search (2): new executions until one exceeds the threshold (the
+//     lowest such index); writes search.json, search-executions.jsonl
+//     (every explored execution with its event counts) and
+//     anomaly.path.json.
+//   - diverge (3a): the divergence point by exponential and binary search
+//     over prefixes of the anomalous execution with k walks each; writes
+//     divergence.json, divergence-walks.jsonl, similar.path.json, the event
+//     logs anomaly.log and similar.log, and divergence.diff (both logs side
+//     by side from the divergence point).
+//   - correlate (3b): Pearson correlation of every label's count with the
+//     execution time over the executions of phases 2 and 3a, and of its
+//     count within the normal execution time, which exposes labels that
+//     only scale with length; writes correlation.json.
+//
+// Each phase removes the files of the phases after it, and every command
+// rewrites summary.json (versioned; paths relative to DIR) from the files
+// present. Files are written atomically, so an interrupted run leaves the
+// completed phases' files intact; an interrupted search still writes the
+// executions it explored, with "complete": false.
+//
 // # Determinism
 //
-// Outputs depend only on the flags, never on --jobs or the machine:
+// Outputs depend only on the flags and the EDD, never on --jobs or the
+// machine (training measures real handler times, so edd.json itself
+// differs between trainings: pass --edd DIR/edd.json to reuse one):
 // execution i of a run uses the path SeedPath(ExecutionSeed(seed, i)), and
 // results are written in index order. The seed is printed in every output.
 package cli

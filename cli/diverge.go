@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// ---- phase 3a: divergence ----
+
+// divergenceFile is DIR/divergence.json.
+type divergenceFile struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ConfigHash string `json:"config_hash"`
+	Seed       uint64 `json:"seed"` // walk j of the probe at prefix p continues with divergence.WalkSeed(Seed, p, j)
+	Walks      int    `json:"walks"`
+	Q3NS       int64  `json:"q3_ns"` // a walk recovers if it finishes within the profile's Q3
+	// Step is the divergence step: the longest prefix of the anomalous
+	// execution from which a walk recovers; the event at this (0-based)
+	// step is the one after which none does. -1: no walk recovers even
+	// from the start.
+	Step              int         `json:"step"`
+	TotalSteps        int         `json:"total_steps"`
+	IgnorableFraction float64     `json:"ignorable_fraction"`
+	Event             *eventRec   `json:"event"` // the divergence event of the anomalous execution
+	Similar           *similarRec `json:"similar"`
+	AnomalyLog        string      `json:"anomaly_log"`
+	Diff              string      `json:"diff"`
+	Executions        int         `json:"executions"`
+	Probes            []probeRec  `json:"probes"`
+	Interrupted       bool        `json:"interrupted,omitempty"`
+	Anomaly           *anomalyRec `json:"anomaly"`
+}
+
+type eventRec struct {
+	Step    int    `json:"step"`
+	Node    string `json:"node"`
+	Label   string `json:"label"`
+	From    string `json:"from,omitempty"`
+	StartNS int64  `json:"start_ns"`
+}
+
+type similarRec struct {
+	Prefix     int    `json:"prefix"`
+	Walk       int    `json:"walk"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Path       string `json:"path"`
+	Log        string `json:"log"`
+}
+
+type probeRec struct {
+	Prefix        int     `json:"prefix"`
+	Walks         int     `json:"walks"`
+	Recovered     bool    `json:"recovered"`
+	RecoveredWalk int     `json:"recovered_walk"`
+	ExecTimesNS   []int64 `json:"exec_times_ns"`
+}
+
+func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, walks int) (*divergenceFile, error) {
+	if sf.Anomaly == nil {
+		if !sf.Complete {
+			return nil, fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", p.dir)
+		}
+		return nil, fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", p.dir, sf.Explored)
+	}
+	apf, err := readPathFile(p.path(sf.Anomaly.Path))
+	if err != nil {
+		return nil, err
+	}
+	if apf.ConfigHash != pf.ConfigHash {
+		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", sf.Anomaly.Path, apf.ConfigHash, pf.ConfigHash)
+	}
+	anomalous := apf.Path()
+	opts := rs.opts
+	opts.CountWindow = time.Duration(pf.Q3NS)
+	q3 := time.Duration(pf.Q3NS)
+	seed := phaseSeed(pf.Seed, "diverge")
+	var lines jsonLines
+	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
+	prog := p.a.startProgress(p.progress, "diverge", walks*4)
+	probes := 0
+	cfg := divergence.Config{Explorer: ex, Walks: walks, Seed: seed,
+		Recovers: func(r *timedsim.Result) bool { return r.Finished && r.ExecTime <= q3 },
+		Each: func(prefix, walk int, r *timedsim.Result) {
+			l := newCountsLine("diverge", walk, prefix, divergence.WalkSeed(seed, prefix, walk), r)
+			rec := r.Finished && r.ExecTime <= q3
+			l.Recovered = &rec
+			lines.add(l)
+			if walk == 0 {
+				probes++
+				prog.grow((probes + 2) * walks)
+			}
+			prog.add(1, fmt.Sprintf("diverge: prefix %d", prefix))
+		}}
+	rep, err := divergence.Find(p.a.ctx, cfg, anomalous, sf.Anomaly.Steps)
+	prog.done()
+	if err != nil {
+		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), p.dir)
+	}
+	df := &divergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Q3NS: pf.Q3NS,
+		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
+		AnomalyLog: fileAnomalyLog, Anomaly: sf.Anomaly}
+	for _, pr := range rep.Probes {
+		ts := make([]int64, len(pr.ExecTimes))
+		for i, t := range pr.ExecTimes {
+			ts[i] = int64(t)
+		}
+		df.Probes = append(df.Probes, probeRec{Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, RecoveredWalk: pr.RecoveredWalk, ExecTimesNS: ts})
+	}
+
+	// Replay both executions with the event log on.
+	aRes, err := p.record(rs, anomalous)
+	if err != nil {
+		return nil, err
+	}
+	if aRes.ExecTime != time.Duration(sf.Anomaly.ExecTimeNS) || aRes.Steps != sf.Anomaly.Steps {
+		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
+			sf.Anomaly.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(sf.Anomaly.ExecTimeNS)), sf.Anomaly.Steps)
+	}
+	if err := p.writeLog(fileAnomalyLog, apf, anomalous, aRes); err != nil {
+		return nil, err
+	}
+	if rep.Step >= 0 && rep.Step < len(aRes.Events) {
+		e := aRes.Events[rep.Step]
+		df.Event = &eventRec{Step: e.Step, Node: e.Node.String(), Label: e.Label, StartNS: int64(e.Start)}
+		if e.From != timedsim.None {
+			df.Event.From = e.From.String()
+		}
+	}
+	var sRes *timedsim.Result
+	if rep.Similar != nil {
+		if sRes, err = p.record(rs, rep.Similar.Path); err != nil {
+			return nil, err
+		}
+		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= Q3 %s)", rep.Step, rep.SimilarWalk, timedsim.FormatTime(sRes.ExecTime), timedsim.FormatTime(q3))
+		if err := p.a.writePath(p.path(fileSimilarPath), rs, rep.Similar.Path, note); err != nil {
+			return nil, err
+		}
+		spf, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, rep.Similar.Path, note)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.writeLog(fileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
+			return nil, err
+		}
+		df.Similar = &similarRec{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: fileSimilarPath, Log: fileSimilarLog}
+		df.Diff = fileDiff
+		if err := atomicfile.Write(p.path(fileDiff), func(w io.Writer) error {
+			return sideBySide(w, aRes, sRes, rep.Step)
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if err := lines.write(p.path(fileWalks)); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(p.path(fileDivergence), df); err != nil {
+		return nil, err
+	}
+	return df, nil
+}
+
+func countProbeWalks(rep *divergence.Report) int {
+	if rep == nil {
+		return 0
+	}
+	return rep.Executions
+}
+
+// record replays a path with the event log on.
+func (p *pipeline) record(rs *resolved, path timedsim.Path) (*timedsim.Result, error) {
+	opts := rs.opts
+	opts.Record = true
+	sim, err := timedsim.NewSimulator(rs.sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := sim.RunContext(p.a.ctx, path)
+	if r.Outcome == timedsim.Interrupted {
+		return nil, fmt.Errorf("interrupted while replaying for the event logs; the files of the completed phases are in %s", p.dir)
+	}
+	return r, nil
+}
+
+func (p *pipeline) writeLog(name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
+	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Path: path}
+	return atomicfile.Write(p.path(name), func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
+}
+
+func (p *pipeline) loadDivergence(pf *profileFile) (*divergenceFile, error) {
+	path := p.path(fileDivergence)
+	var df divergenceFile
+	if err := readJSONFile(path, &df); err != nil {
+		return nil, err
+	}
+	if err := checkFormat(path, df.Format, df.Version, "macepc-divergence"); err != nil {
+		return nil, err
+	}
+	if df.ConfigHash != pf.ConfigHash {
+		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", path, df.ConfigHash, pf.ConfigHash)
+	}
+	return &df, nil
+}
+
+// ---- phase 3b: frequency correlation ----
+
+// correlationFile is DIR/correlation.json.
+type correlationFile struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ConfigHash string `json:"config_hash"`
+	// Executions of phases 2 and 3a that were correlated.
+	Executions       int                   `json:"executions"`
+	SearchExecutions int                   `json:"search_executions"`
+	WalkExecutions   int                   `json:"walk_executions"`
+	WindowNS         int64                 `json:"window_ns"`
+	MinR             float64               `json:"min_r"`
+	Method           string                `json:"method"`
+	Labels           []anomaly.Correlation `json:"labels"`
+}
+
+const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the profile's Q3 (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long"
+
+func (p *pipeline) correlate(pf *profileFile) (*correlationFile, error) {
+	search, err := readCountsLines(p.path(fileSearchExecs), false)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, p.dir)
+	}
+	walks, err := readCountsLines(p.path(fileWalks), true)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
+	for _, l := range append(append([]countsLine(nil), search...), walks...) {
+		samples = append(samples, anomaly.Sample{ExecTime: time.Duration(l.ExecTimeNS), Counts: l.Counts, Window: l.Window})
+	}
+	if len(samples) < 3 {
+		return nil, fmt.Errorf("only %d executions to correlate: run the search (and divergence) phases first", len(samples))
+	}
+	cf := &correlationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
+		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: pf.Q3NS, MinR: anomaly.MinR, Method: correlationMethod,
+		Labels: anomaly.Correlate(samples)}
+	if err := writeJSON(p.path(fileCorrelation), cf); err != nil {
+		return nil, err
+	}
+	return cf, nil
+}
+
+func round6(x float64) float64 {
+	const k = 1e6
+	if x < 0 {
+		return -float64(int64(-x*k+0.5)) / k
+	}
+	return float64(int64(x*k+0.5)) / k
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// The files of a results directory, by the phase that writes them. A
+// phase that starts removes the files of the phases after it, so a
+// directory never mixes the results of two configurations.
+const (
+	fileEDD         = "edd.json"
+	fileTrain       = "train.json"
+	fileProfile     = "profile.json"
+	fileSearch      = "search.json"
+	fileSearchExecs = "search-executions.jsonl"
+	fileAnomalyPath = "anomaly.path.json"
+	fileDivergence  = "divergence.json"
+	fileWalks       = "divergence-walks.jsonl"
+	fileSimilarPath = "similar.path.json"
+	fileAnomalyLog  = "anomaly.log"
+	fileSimilarLog  = "similar.log"
+	fileDiff        = "divergence.diff"
+	fileCorrelation = "correlation.json"
+	fileSummary     = "summary.json"
+)
+
+// phases lists the pipeline's phases in order with the files each writes.
+func phases() []struct {
+	name  string
+	files []string
+} {
+	return []struct {
+		name  string
+		files []string
+	}{
+		{"train", []string{fileEDD, fileTrain}},
+		{"profile", []string{fileProfile}},
+		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath}},
+		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff}},
+		{"correlate", []string{fileCorrelation}},
+	}
+}
+
+// clearAfter removes the files of the phases after phase ("": all of
+// them) and the summary, which is rewritten from what remains.
+func clearAfter(dir, phase string) error {
+	after := phase == ""
+	files := []string{fileSummary}
+	for _, p := range phases() {
+		if after {
+			files = append(files, p.files...)
+		}
+		after = after || p.name == phase
+	}
+	for _, f := range files {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
+}
+
+// phaseSeed is the base seed of a phase's executions. The profile uses the
+// run's seed itself (so `simulate --seed S --runs N` shows the same
+// executions); the others derive theirs, so the search explores executions
+// the profile did not see.
+func phaseSeed(base uint64, phase string) uint64 {
+	if phase == "profile" {
+		return base
+	}
+	return timedsim.ExecutionSeed(base^xxhash.Sum64String("macepc/"+phase), 0)
+}
+
+// countsLine is one execution of phase 2 or 3a with its event counts
+// (plain and composite labels together) for phase 3b.
+type countsLine struct {
+	Phase      string         `json:"phase"`
+	Index      int            `json:"index"`  // execution index (search) or walk index (divergence)
+	Prefix     int            `json:"prefix"` // divergence: steps replayed from the anomalous execution
+	Seed       uint64         `json:"seed"`   // seed of the execution (search) or of the walk's continuation
+	ExecTimeNS int64          `json:"exec_time_ns"`
+	Steps      int            `json:"steps"`
+	Outcome    string         `json:"outcome"`
+	Recovered  *bool          `json:"recovered,omitempty"`
+	Counts     map[string]int `json:"counts"`
+	Window     map[string]int `json:"window"`
+}
+
+func newCountsLine(phase string, index, prefix int, seed uint64, r *timedsim.Result) countsLine {
+	merge := func(a, b map[string]int) map[string]int {
+		m := make(map[string]int, len(a)+len(b))
+		for k, v := range a {
+			m[k] = v
+		}
+		for k, v := range b {
+			m[k] = v
+		}
+		return m
+	}
+	return countsLine{Phase: phase, Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
+		Outcome: r.Outcome.String(), Counts: merge(r.Counts, r.Composite), Window: merge(r.WindowCounts, r.WindowComposite)}
+}
+
+// jsonLines collects JSON Lines in memory; the file is written atomically
+// at the end of the phase.
+type jsonLines struct {
+	buf bytes.Buffer
+	err error
+}
+
+func (j *jsonLines) add(v any) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.buf.Write(b)
+	j.buf.WriteByte('\n')
+}
+
+func (j *jsonLines) write(path string) error {
+	if j.err != nil {
+		return j.err
+	}
+	return atomicfile.WriteBytes(path, j.buf.Bytes())
+}
+
+// readCountsLines reads a JSON Lines file of countsLine; a missing file is
+// (nil, nil) when optional.
+func readCountsLines(path string, optional bool) ([]countsLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if optional && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	var out []countsLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		var l countsLine
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// readJSONFile reads a versioned JSON file of the results directory into v
+// (which must have Format and Version fields checked by the caller),
+// refusing unknown fields and trailing data.
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s is malformed: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s is malformed: data after the JSON object", path)
+	}
+	return nil
+}
+
+// checkFormat checks a file's format and version fields.
+func checkFormat(path, format string, version int, wantFormat string) error {
+	if format != wantFormat || version != 1 {
+		return fmt.Errorf("%s is not a version-1 %s file (format %q, version %d)", path, wantFormat, format, version)
+	}
+	return nil
+}

@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macepc/macepc/anomaly"
+)
+
+// pipelineFlags are the flags of `run` and the phase commands; each
+// command registers the ones it uses.
+type pipelineFlags struct {
+	sim         simFlags
+	out         string
+	trainRuns   int
+	profileRuns int
+	maxRuns     int
+	walks       int
+	iqrFactor   float64
+	minSlowdown float64
+	progress    string
+}
+
+func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
+	fs.StringVar(&f.out, "out", "macepc-out", "results directory")
+	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+}
+
+func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
+	fs.IntVar(&f.sim.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
+}
+
+func (f *pipelineFlags) registerTrain(fs *pflag.FlagSet) {
+	fs.IntVar(&f.trainRuns, "train-runs", 20, "phase 1a: executions whose real handler times train the EDDs")
+}
+
+func (f *pipelineFlags) registerProfile(fs *pflag.FlagSet) {
+	fs.IntVar(&f.profileRuns, "profile-runs", 50, "phase 1b: executions that define the normal execution time (quartiles)")
+	fs.Float64Var(&f.iqrFactor, "iqr-factor", anomaly.MildOutliers, "anomaly threshold Q3 + factor*(Q3-Q1): 1.5 mild outliers (the paper), 3 extreme")
+	fs.Float64Var(&f.minSlowdown, "min-slowdown", 1.5, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
+}
+
+func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
+	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
+}
+
+func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
+	fs.IntVar(&f.walks, "walks", 20, "phase 3a: random walks per prefix (k)")
+}
+
+func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
+	for _, c := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"train-runs", f.trainRuns, 1}, {"profile-runs", f.profileRuns, 1}, {"max-runs", f.maxRuns, 1}, {"walks", f.walks, 1}, {"jobs", f.sim.jobs, 0}} {
+		if fs.Lookup(c.name) != nil && c.v < c.min {
+			return fmt.Errorf("--%s must be at least %d, got %d", c.name, c.min, c.v)
+		}
+	}
+	if fs.Lookup("iqr-factor") != nil && (f.iqrFactor <= 0 || math.IsNaN(f.iqrFactor) || math.IsInf(f.iqrFactor, 0)) {
+		return fmt.Errorf("--iqr-factor must be a positive number, got %v", f.iqrFactor)
+	}
+	if fs.Lookup("min-slowdown") != nil && (f.minSlowdown < 0 || math.IsNaN(f.minSlowdown) || math.IsInf(f.minSlowdown, 0)) {
+		return fmt.Errorf("--min-slowdown must be a number >= 0, got %v", f.minSlowdown)
+	}
+	if f.out == "" {
+		return fmt.Errorf("--out must name a directory")
+	}
+	return nil
+}
+
+func (a *app) newPipeline(f *pipelineFlags) (*pipeline, error) {
+	show, err := progressEnabled(f.progress, a.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return &pipeline{a: a, dir: f.out, jobs: f.sim.jobs, progress: show}, nil
+}
+
+// parse registers the given flag groups, parses and checks.
+func (a *app) parsePipeline(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pflag.FlagSet, error) {
+	fs := a.flags(name)
+	f := &pipelineFlags{}
+	for _, g := range groups {
+		g(f, fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if fs.Lookup("system") == nil && strings.HasPrefix(err.Error(), "unknown flag") {
+			return nil, nil, fmt.Errorf("%w (%s takes the system and its options from the profile in --out DIR)", err, name)
+		}
+		return nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
+	}
+	return f, fs, f.check(fs)
+}
+
+func withSim(f *pipelineFlags, fs *pflag.FlagSet) { f.sim.register(fs) }
+
+// run is `macepc run`: every phase into --out.
+func (a *app) runAll(args []string) (int, error) {
+	f, fs, err := a.parsePipeline("run", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain,
+		(*pipelineFlags).registerProfile, (*pipelineFlags).registerSearch, (*pipelineFlags).registerDiverge)
+	if err != nil {
+		return ExitError, err
+	}
+	rs, err := a.resolve(&f.sim)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	seed := f.sim.seed
+	fmt.Fprintf(a.stdout, "macepc run: system=%s variant=%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
+		rs.sys.Name, rs.variant, rs.sc.Nodes, seed, phaseSeed(seed, "train"), phaseSeed(seed, "profile"), phaseSeed(seed, "search"), phaseSeed(seed, "diverge"),
+		rs.opts.Semantics, rs.opts.ExecTime)
+
+	// Phase 1a, unless --edd names trained distributions.
+	eddSource := "--edd " + f.sim.eddFile
+	if fs.Changed("edd") {
+		if err := clearAfter(p.dir, "train"); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "phase 1a train: skipped, using --edd %s\n", f.sim.eddFile)
+	} else {
+		if err := clearAfter(p.dir, ""); err != nil {
+			return ExitError, err
+		}
+		set, tf, err := p.train(rs, seed, f.trainRuns)
+		if err != nil {
+			return ExitError, err
+		}
+		if err := applyScale(set, f.sim.scale); err != nil {
+			return ExitError, err
+		}
+		rs.opts.EDD = set
+		eddSource = "trained: " + fileEDD
+		a.printTrain(p, tf)
+	}
+	return a.runFrom(p, rs, f, eddSource)
+}
+
+// runFrom runs phases 1b to 3b.
+func (a *app) runFrom(p *pipeline, rs *resolved, f *pipelineFlags, eddSource string) (int, error) {
+	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, f.iqrFactor, f.minSlowdown, eddSource)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printProfile(pf)
+	rs, err = a.fromPathFile(pf.Template) // the exact configuration the files describe
+	if err != nil {
+		return ExitError, err
+	}
+	sf, err := p.search(pf, rs, f.maxRuns)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printSearch(p, sf)
+	if sf.Anomaly != nil {
+		df, err := p.diverge(pf, rs, sf, f.walks)
+		if err != nil {
+			return ExitError, err
+		}
+		a.printDivergence(p, df)
+		cf, err := p.correlate(pf)
+		if err != nil {
+			return ExitError, err
+		}
+		a.printCorrelation(cf)
+	}
+	return a.finish(p, pf)
+}
+
+// finish writes summary.json and prints the human summary.
+func (a *app) finish(p *pipeline, pf *profileFile) (int, error) {
+	sum, err := buildSummary(p, pf)
+	if err != nil {
+		return ExitError, err
+	}
+	if err := writeJSON(p.path(fileSummary), sum); err != nil {
+		return ExitError, err
+	}
+	printSummary(a.stdout, p.dir, sum)
+	if sum.Anomaly != nil && sum.Anomaly.Found {
+		return ExitFinding, nil
+	}
+	return ExitOK, nil
+}
+
+func (a *app) train(args []string) (int, error) {
+	f, fs, err := a.parsePipeline("train", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain)
+	if err != nil {
+		return ExitError, err
+	}
+	if fs.Changed("edd") || fs.Changed("scale") {
+		return ExitError, errors.New("train measures handlers under the seed distributions: --edd and --scale belong to the later phases")
+	}
+	rs, err := a.resolve(&f.sim)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	if err := clearAfter(p.dir, ""); err != nil {
+		return ExitError, err
+	}
+	_, tf, err := p.train(rs, f.sim.seed, f.trainRuns)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printTrain(p, tf)
+	return ExitOK, nil
+}
+
+func (a *app) profileCmd(args []string) (int, error) {
+	f, fs, err := a.parsePipeline("profile", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerProfile)
+	if err != nil {
+		return ExitError, err
+	}
+	eddSource := "--edd " + f.sim.eddFile
+	if !fs.Changed("edd") {
+		// The trained EDD of this directory, if phase 1a ran.
+		if trained := filepath.Join(f.out, fileEDD); fileExists(trained) {
+			f.sim.eddFile = trained
+			eddSource = "trained: " + fileEDD
+		} else {
+			eddSource = "seed (uniform 1-10ms)"
+			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, fileEDD)
+		}
+	}
+	rs, err := a.resolve(&f.sim)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	if err := clearAfter(p.dir, "profile"); err != nil {
+		return ExitError, err
+	}
+	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, f.iqrFactor, f.minSlowdown, eddSource)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printProfile(pf)
+	return a.finish(p, pf)
+}
+
+func (a *app) searchCmd(args []string) (int, error) {
+	f, _, err := a.parsePipeline("search", args, (*pipelineFlags).registerOut, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	pf, rs, err := p.loadProfile()
+	if err != nil {
+		return ExitError, err
+	}
+	if err := clearAfter(p.dir, "profile"); err != nil {
+		return ExitError, err
+	}
+	sf, err := p.search(pf, rs, f.maxRuns)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printSearch(p, sf)
+	return a.finish(p, pf)
+}
+
+func (a *app) divergeCmd(args []string) (int, error) {
+	f, _, err := a.parsePipeline("diverge", args, (*pipelineFlags).registerOut, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	pf, rs, err := p.loadProfile()
+	if err != nil {
+		return ExitError, err
+	}
+	sf, err := p.loadSearch(pf)
+	if err != nil {
+		return ExitError, err
+	}
+	if err := clearAfter(p.dir, "search"); err != nil {
+		return ExitError, err
+	}
+	df, err := p.diverge(pf, rs, sf, f.walks)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printDivergence(p, df)
+	return a.finish(p, pf)
+}
+
+func (a *app) correlateCmd(args []string) (int, error) {
+	f, _, err := a.parsePipeline("correlate", args, (*pipelineFlags).registerOut)
+	if err != nil {
+		return ExitError, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return ExitError, err
+	}
+	pf, _, err := p.loadProfile()
+	if err != nil {
+		return ExitError, err
+	}
+	if _, err := p.loadSearch(pf); err != nil {
+		return ExitError, err
+	}
+	if fileExists(p.path(fileWalks)) {
+		if _, err := p.loadDivergence(pf); err != nil {
+			return ExitError, err
+		}
+	}
+	if err := clearAfter(p.dir, "diverge"); err != nil {
+		return ExitError, err
+	}
+	cf, err := p.correlate(pf)
+	if err != nil {
+		return ExitError, err
+	}
+	a.printCorrelation(cf)
+	return a.finish(p, pf)
+}

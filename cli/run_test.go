@@ -1,0 +1,402 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// runRT invokes the CLI with the RandTree system.
+func runRT(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	status = cli.Run(ctx, args, &o, &e, randtree.System())
+	return o.String(), e.String(), status
+}
+
+// trainedEDD trains RandTree's EDD once into a temporary directory. Real
+// handler times differ from run to run; every test that compares outputs
+// then reuses the same file with --edd.
+func trainedEDD(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, errs, st := runRT(t, context.Background(), "train", "--out", dir, "--train-runs", "5", "--progress", "never"); st != 0 {
+		t.Fatalf("train: status %d\n%s%s", st, out, errs)
+	}
+	return filepath.Join(dir, "edd.json")
+}
+
+// readDir returns every file of dir by name.
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+func sameFiles(t *testing.T, what string, a, b map[string][]byte) {
+	t.Helper()
+	for name, x := range a {
+		if y, ok := b[name]; !ok {
+			t.Errorf("%s: %s missing", what, name)
+		} else if !bytes.Equal(x, y) {
+			t.Errorf("%s: %s differs", what, name)
+		}
+	}
+	for name := range b {
+		if _, ok := a[name]; !ok {
+			t.Errorf("%s: extra file %s", what, name)
+		}
+	}
+}
+
+type summary struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Seed    uint64 `json:"seed"`
+	Profile struct {
+		Runs      int     `json:"runs"`
+		Q1        float64 `json:"q1"`
+		Median    float64 `json:"median"`
+		Q3        float64 `json:"q3"`
+		Threshold float64 `json:"threshold"`
+	} `json:"profile"`
+	Anomaly *struct {
+		Found         bool    `json:"found"`
+		Index         int     `json:"index"`
+		ExecutionTime float64 `json:"execution_time"`
+		Steps         int     `json:"steps"`
+		Path          string  `json:"path"`
+	} `json:"anomaly"`
+	Divergence *struct {
+		Step                 int     `json:"step"`
+		TotalSteps           int     `json:"total_steps"`
+		IgnorableFraction    float64 `json:"ignorable_fraction"`
+		SimilarExecutionTime float64 `json:"similar_execution_time"`
+		SimilarPath          string  `json:"similar_path"`
+	} `json:"divergence"`
+	Correlations []struct {
+		Label string   `json:"label"`
+		R     *float64 `json:"r"`
+	} `json:"correlations"`
+}
+
+func readSummary(t *testing.T, dir string) *summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != "macepc-summary" || s.Version != 1 {
+		t.Fatalf("summary format %q version %d", s.Format, s.Version)
+	}
+	return &s
+}
+
+// TestRunPipelineRandTree is the MacePC pipeline (paper 004 §3.2) on
+// RandTree buggy: an anomaly is found, its divergence point lies strictly
+// inside the execution, the similar fast execution shares the prefix and
+// is within Q3, and the correlations point at the join race (Figure 4's
+// "deliver JoinReply → Remove") while the periodic recovery traffic is
+// marked as length-driven. The results are the same with 1 and 2 workers,
+// and running the phases one by one gives the same files as `run`.
+func TestRunPipelineRandTree(t *testing.T) {
+	eddFile := trainedEDD(t)
+	ctx := context.Background()
+	dirs := map[string]string{}
+	outs := map[string]string{}
+	for _, jobs := range []string{"1", "2"} {
+		dir := t.TempDir()
+		out, errs, st := runRT(t, ctx, "run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", eddFile, "--jobs", jobs, "--out", dir, "--progress", "never")
+		if st != cli.ExitFinding {
+			t.Fatalf("run --jobs %s: status %d, want %d\n%s%s", jobs, st, cli.ExitFinding, out, errs)
+		}
+		dirs[jobs], outs[jobs] = dir, strings.ReplaceAll(out, dir, "$DIR")
+	}
+	sameFiles(t, "--jobs 1 vs 2", readDir(t, dirs["1"]), readDir(t, dirs["2"]))
+	if outs["1"] != outs["2"] {
+		t.Errorf("stdout differs between --jobs 1 and 2:\n%s\n---\n%s", outs["1"], outs["2"])
+	}
+
+	dir := dirs["1"]
+	s := readSummary(t, dir)
+	if s.Anomaly == nil || !s.Anomaly.Found || s.Anomaly.ExecutionTime <= s.Profile.Threshold {
+		t.Fatalf("no anomaly above the threshold: %+v", s.Anomaly)
+	}
+	d := s.Divergence
+	if d == nil || d.Step <= 0 || d.Step >= d.TotalSteps || d.TotalSteps != s.Anomaly.Steps {
+		t.Fatalf("divergence %+v not strictly inside the %d-step execution", d, s.Anomaly.Steps)
+	}
+	if d.SimilarExecutionTime > s.Profile.Q3 {
+		t.Errorf("similar fast execution %v s is slower than Q3 %v s", d.SimilarExecutionTime, s.Profile.Q3)
+	}
+	if want := float64(d.Step) / float64(d.TotalSteps); d.IgnorableFraction < want-1e-6 || d.IgnorableFraction > want+1e-6 {
+		t.Errorf("ignorable fraction %v, want %v", d.IgnorableFraction, want)
+	}
+	top := map[string]bool{}
+	for _, c := range s.Correlations[:min(3, len(s.Correlations))] {
+		top[c.Label] = true
+	}
+	if !top["deliver JoinReply → Remove"] {
+		t.Errorf("the join race is not among the top 3 correlations: %+v", s.Correlations)
+	}
+	// The periodic recovery timer and its probes are marked length-only
+	// in correlation.json, while the race is not.
+	var corr struct {
+		Labels []struct {
+			Label      string `json:"label"`
+			LengthOnly bool   `json:"length_only"`
+		} `json:"labels"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "correlation.json"))
+	if err != nil || json.Unmarshal(b, &corr) != nil {
+		t.Fatalf("correlation.json: %v", err)
+	}
+	flags := map[string]bool{}
+	for _, c := range corr.Labels {
+		flags[c.Label] = c.LengthOnly
+	}
+	if !flags["timer recovery"] || !flags["deliver Probe"] || flags["deliver JoinReply → Remove"] {
+		t.Errorf("length-only flags: timer recovery %v, deliver Probe %v, deliver JoinReply → Remove %v",
+			flags["timer recovery"], flags["deliver Probe"], flags["deliver JoinReply → Remove"])
+	}
+
+	// The similar execution replays the anomaly's first Step steps: its
+	// event log agrees with the anomalous one up to there and not beyond.
+	anom, sim := replayEvents(t, filepath.Join(dir, s.Anomaly.Path)), replayEvents(t, filepath.Join(dir, d.SimilarPath))
+	for i := 0; i < d.Step; i++ {
+		if anom[i] != sim[i] {
+			t.Fatalf("step %d differs before the divergence point:\n%s\n%s", i, anom[i], sim[i])
+		}
+	}
+	diff, err := os.ReadFile(filepath.Join(dir, "divergence.diff"))
+	if err != nil || !bytes.Contains(diff, []byte("divergence point")) {
+		t.Errorf("divergence.diff: %v\n%s", err, diff)
+	}
+
+	// The phases one at a time write the same files.
+	step := t.TempDir()
+	for _, args := range [][]string{
+		{"profile", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", eddFile},
+		{"search", "--jobs", "2"},
+		{"diverge"},
+		{"correlate"},
+	} {
+		out, errs, st := runRT(t, ctx, append(args, "--out", step, "--progress", "never")...)
+		if st == cli.ExitError {
+			t.Fatalf("%s: status %d\n%s%s", args[0], st, out, errs)
+		}
+	}
+	sameFiles(t, "phase by phase vs run", readDir(t, dirs["1"]), readDir(t, step))
+}
+
+// replayEvents replays a path file and returns its event lines without
+// times (a prefix of steps must be the same events on the same nodes).
+func replayEvents(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := timedsim.ReadPathFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := randtree.System().Scenario(pf.Variant, pf.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := pf.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Record = true
+	sim, err := timedsim.NewSimulator(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sim.Run(pf.Path())
+	var out []string
+	for _, e := range r.Events {
+		out = append(out, e.Node.String()+" "+e.Label+" "+e.From.String())
+	}
+	return out
+}
+
+// TestRunFixedFindsNothing: the fixed RandTree has no anomaly in 500
+// executions (exit 0), and no divergence or correlation is attempted.
+func TestRunFixedFindsNothing(t *testing.T) {
+	eddFile := trainedEDD(t)
+	dir := t.TempDir()
+	out, errs, st := runRT(t, context.Background(), "run", "--variant", "fixed", "--seed", "1", "--edd", eddFile, "--max-runs", "500", "--out", dir, "--progress", "never")
+	if st != cli.ExitOK {
+		t.Fatalf("status %d, want 0\n%s%s", st, out, errs)
+	}
+	s := readSummary(t, dir)
+	if s.Anomaly == nil || s.Anomaly.Found || s.Divergence != nil {
+		t.Fatalf("summary %+v", s)
+	}
+	if !strings.Contains(out, "no anomaly in 500 executions") {
+		t.Errorf("stdout does not say so:\n%s", out)
+	}
+	for _, f := range []string{"divergence.json", "correlation.json", "anomaly.path.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written without an anomaly", f)
+		}
+	}
+}
+
+// TestRunTrainsEDD: without --edd, `run` trains edd.json from real handler
+// times (phase 1a) and the profile uses it for every label it runs.
+func TestRunTrainsEDD(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, st := runRT(t, context.Background(), "run", "--variant", "fixed", "--train-runs", "3", "--profile-runs", "20", "--max-runs", "20", "--out", dir, "--progress", "never")
+	if st != cli.ExitOK {
+		t.Fatalf("status %d\n%s%s", st, out, errs)
+	}
+	f, err := os.Open(filepath.Join(dir, "edd.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := edd.Read(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"init", "app start", "timer start", "deliver Join", "deliver JoinReply"} {
+		if _, src, _ := set.Lookup(l); src != edd.Trained {
+			t.Errorf("label %q is %v, not trained", l, src)
+		}
+	}
+	var prof struct {
+		Coverage edd.Coverage `json:"coverage"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "profile.json"))
+	if err := json.Unmarshal(b, &prof); err != nil {
+		t.Fatal(err)
+	}
+	if len(prof.Coverage.Trained) < 5 || len(prof.Coverage.Seed) != 0 {
+		t.Errorf("coverage %+v", prof.Coverage)
+	}
+	if !strings.Contains(out, "phase 1a train: 3 executions") || !strings.Contains(out, "labels trained") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+// TestRunInterrupted: Ctrl-C during the anomaly search leaves the files of
+// the completed phases intact and valid, keeps the executions explored so
+// far, and exits 2.
+func TestRunInterrupted(t *testing.T) {
+	eddFile := trainedEDD(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // cancel once the profile is written: the search is running
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(dir, "profile.json")); err == nil {
+				time.Sleep(20 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	out, errs, st := runRT(t, ctx, "run", "--variant", "fixed", "--edd", eddFile, "--max-runs", "100000000", "--out", dir, "--progress", "never")
+	if st != cli.ExitError || !strings.Contains(errs, "interrupted in phase search") {
+		t.Fatalf("status %d\n%s%s", st, out, errs)
+	}
+	// profile.json is complete: a later search can start from it.
+	out2, errs2, st2 := runRT(t, context.Background(), "search", "--out", dir, "--max-runs", "5", "--progress", "never")
+	if st2 != cli.ExitOK {
+		t.Fatalf("search after the interrupt: status %d\n%s%s", st2, out2, errs2)
+	}
+	var search struct {
+		Complete bool `json:"complete"`
+		Explored int  `json:"explored"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "search.json"))
+	if err := json.Unmarshal(b, &search); err != nil || !search.Complete || search.Explored != 5 {
+		t.Fatalf("search.json %s (%v)", b, err)
+	}
+}
+
+// TestRunInterruptedSearchKeepsExecutions: the executions explored before
+// Ctrl-C are written, and search.json says the search is incomplete.
+func TestRunInterruptedSearchKeepsExecutions(t *testing.T) {
+	eddFile := trainedEDD(t)
+	dir := t.TempDir()
+	if out, errs, st := runRT(t, context.Background(), "profile", "--variant", "fixed", "--edd", eddFile, "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("profile: %d\n%s%s", st, out, errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	_, errs, st := runRT(t, ctx, "search", "--max-runs", "100000000", "--out", dir, "--progress", "never")
+	if st != cli.ExitError || !strings.Contains(errs, "interrupted") {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var search struct {
+		Complete bool `json:"complete"`
+		Explored int  `json:"explored"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "search.json"))
+	if err != nil || json.Unmarshal(b, &search) != nil || search.Complete || search.Explored < 1 {
+		t.Fatalf("search.json %s (%v)", b, err)
+	}
+	lines, err := os.ReadFile(filepath.Join(dir, "search-executions.jsonl"))
+	if err != nil || bytes.Count(lines, []byte("\n")) != search.Explored {
+		t.Fatalf("search-executions.jsonl has %d lines, search.json says %d explored (%v)", bytes.Count(lines, []byte("\n")), search.Explored, err)
+	}
+	// Divergence refuses to start from an interrupted search.
+	if _, errs, st := runRT(t, context.Background(), "diverge", "--out", dir); st != cli.ExitError || !strings.Contains(errs, "interrupted before finding an anomaly") {
+		t.Errorf("diverge after an interrupted search: %d %s", st, errs)
+	}
+}
+
+// TestRunProgress: --progress always draws the phases on stderr, never
+// draws nothing, and a bad mode is an error.
+func TestRunProgress(t *testing.T) {
+	eddFile := trainedEDD(t)
+	for _, c := range []struct {
+		mode string
+		want bool
+	}{{"always", true}, {"never", false}} {
+		dir := t.TempDir()
+		_, errs, st := runRT(t, context.Background(), "profile", "--variant", "fixed", "--edd", eddFile, "--out", dir, "--progress", c.mode)
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, errs)
+		}
+		if got := strings.Contains(errs, "profile"); got != c.want {
+			t.Errorf("--progress %s: stderr %q", c.mode, errs)
+		}
+	}
+	_, errs, st := runRT(t, context.Background(), "profile", "--out", t.TempDir(), "--progress", "sometimes")
+	if st != cli.ExitError || !strings.Contains(errs, "--progress must be auto, always or never") {
+		t.Errorf("bad mode: %d %s", st, errs)
+	}
+}
