@@ -65,3 +65,50 @@ func TestSimulateRandTreeVariants(t *testing.T) {
 		t.Errorf("fixed: %d slow executions, max %v", slow["fixed"], maxTime["fixed"])
 	}
 }
+
+// The README's main job exactly as written, training included: the buggy
+// RandTree has an anomaly (exit 1) whose divergence step lies strictly
+// inside it; the fixed one has none in 500 executions (exit 0).
+func TestRunReadmeJob(t *testing.T) {
+	for _, c := range []struct {
+		variant string
+		args    []string
+		status  int
+	}{
+		{"buggy", nil, cli.ExitFinding},
+		{"fixed", []string{"--max-runs", "500"}, cli.ExitOK},
+	} {
+		out := filepath.Join(t.TempDir(), "macepc-out")
+		var o, e bytes.Buffer
+		args := append([]string{"run", "--system", "randtree", "--variant", c.variant, "--seed", "1", "--out", out}, c.args...)
+		if st := cli.Run(context.Background(), args, &o, &e, randtree.System()); st != c.status {
+			t.Fatalf("%s: status %d, want %d\n%s%s", c.variant, st, c.status, o.String(), e.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Profile struct {
+				Q3 float64 `json:"q3"`
+			} `json:"profile"`
+			Anomaly struct {
+				Found bool `json:"found"`
+			} `json:"anomaly"`
+			Divergence *struct {
+				Step                 int     `json:"step"`
+				TotalSteps           int     `json:"total_steps"`
+				SimilarExecutionTime float64 `json:"similar_execution_time"`
+			} `json:"divergence"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Anomaly.Found != (c.variant == "buggy") {
+			t.Fatalf("%s: anomaly found = %v", c.variant, s.Anomaly.Found)
+		}
+		if d := s.Divergence; c.variant == "buggy" && (d == nil || d.Step <= 0 || d.Step >= d.TotalSteps || d.SimilarExecutionTime > s.Profile.Q3) {
+			t.Fatalf("buggy: divergence %+v, Q3 %v", d, s.Profile.Q3)
+		}
+	}
+}
