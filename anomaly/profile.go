@@ -38,6 +38,12 @@ type Profile struct {
 	Q3        time.Duration `json:"q3_ns"`
 	Max       time.Duration `json:"max_ns"`
 	Threshold time.Duration `json:"threshold_ns"`
+	// TukeyThreshold is Q3 + IQRFactor·(Q3−Q1), the paper's threshold;
+	// Threshold is the larger of it and MinSlowdown·Median.
+	TukeyThreshold time.Duration `json:"tukey_threshold_ns"`
+	// MinSlowdown (0: none) is the least slowdown relative to the median
+	// that counts as anomalous (RequireSlowdown).
+	MinSlowdown float64 `json:"min_slowdown"`
 
 	// IQRFactor is the factor of the interquartile range in Threshold =
 	// Q3 + IQRFactor·(Q3−Q1): MildOutliers (1.5, the paper) or
@@ -103,6 +109,7 @@ func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Prof
 		return nil, fmt.Errorf("anomaly: threshold %v + %v·%v overflows a duration", p.Q3, iqrFactor, p.Q3-p.Q1)
 	}
 	p.Threshold = p.Q3 + time.Duration(extra)
+	p.TukeyThreshold = p.Threshold
 
 	if n < RoughRuns {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("only %d executions: quartiles from fewer than %d are rough", n, RoughRuns))
@@ -114,6 +121,27 @@ func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Prof
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Q1 = Q3 = %v: any slower execution is an anomaly", p.Q3))
 	}
 	return p, nil
+}
+
+// RequireSlowdown raises the threshold to at least factor·Median (rounded
+// to the nearest nanosecond); 0 keeps the paper's threshold. Tukey's fence
+// flags the tail of any distribution: under a heavy-tailed network a
+// correct protocol has a fraction of a percent of executions above it,
+// each a few percent slower than normal, and a long search finds one. A
+// latent performance bug makes executions several times slower, so a
+// floor such as 1.5 separates the two. It returns an error for a factor
+// that is negative, not finite, or whose threshold overflows.
+func (p *Profile) RequireSlowdown(factor float64) error {
+	if math.IsNaN(factor) || math.IsInf(factor, 0) || factor < 0 {
+		return fmt.Errorf("anomaly: minimum slowdown %v is not a finite number >= 0", factor)
+	}
+	floor := math.Round(factor * float64(p.Median))
+	if floor >= 1<<63 {
+		return fmt.Errorf("anomaly: minimum slowdown %v × median %v overflows a duration", factor, p.Median)
+	}
+	p.MinSlowdown = factor
+	p.Threshold = max(p.TukeyThreshold, time.Duration(floor))
+	return nil
 }
 
 // Anomalous reports whether an execution time d is above the threshold.

@@ -177,3 +177,40 @@ func TestProfileLargeTimes(t *testing.T) {
 		t.Errorf("Q1 %d Q3 %d threshold %d, want the largest duration", p.Q1, p.Q3, p.Threshold)
 	}
 }
+
+// TestRequireSlowdown: the floor replaces Tukey's threshold only when it
+// is higher, 0 restores the paper's threshold, and bad factors are errors.
+func TestRequireSlowdown(t *testing.T) {
+	// times 1..8 ms: type-4 Q1 = 2 ms, median = 4 ms, Q3 = 6 ms, so
+	// Tukey's mild threshold is 6 + 1.5·4 = 12 ms.
+	var times []time.Duration
+	for i := 1; i <= 8; i++ {
+		times = append(times, time.Duration(i)*time.Millisecond)
+	}
+	p, err := NewProfile(times, 0, MildOutliers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Median != 4*time.Millisecond || p.Threshold != 12*time.Millisecond || p.TukeyThreshold != p.Threshold {
+		t.Fatalf("median %v threshold %v tukey %v, want 4ms 12ms 12ms", p.Median, p.Threshold, p.TukeyThreshold)
+	}
+	for _, c := range []struct {
+		factor float64
+		want   time.Duration
+	}{{2, 12 * time.Millisecond}, {3.5, 14 * time.Millisecond}, {0, 12 * time.Millisecond}, {3.00001, 12*time.Millisecond + 40}} {
+		if err := p.RequireSlowdown(c.factor); err != nil {
+			t.Fatal(err)
+		}
+		if p.Threshold != c.want || p.TukeyThreshold != 12*time.Millisecond || p.MinSlowdown != c.factor {
+			t.Errorf("slowdown %v: threshold %v (tukey %v), want %v", c.factor, p.Threshold, p.TukeyThreshold, c.want)
+		}
+		if p.Anomalous(c.want) || !p.Anomalous(c.want+1) {
+			t.Errorf("slowdown %v: Anomalous is not strictly above %v", c.factor, c.want)
+		}
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1), 1e300} {
+		if err := p.RequireSlowdown(bad); err == nil || !strings.HasPrefix(err.Error(), "anomaly: ") {
+			t.Errorf("slowdown %v: error %v", bad, err)
+		}
+	}
+}
