@@ -37,6 +37,21 @@ const (
 	fileSummary     = "summary.json"
 )
 
+// fileHeader starts the JSON files of a results directory: what they are
+// and which run of which system they belong to.
+type fileHeader struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	System  string `json:"system"`
+	Variant string `json:"variant"`
+	Nodes   int    `json:"nodes"`
+	Seed    uint64 `json:"seed"`
+}
+
+func newHeader(format, system, variant string, nodes int, seed uint64) fileHeader {
+	return fileHeader{Format: format, Version: 1, System: system, Variant: variant, Nodes: nodes, Seed: seed}
+}
+
 // phases lists the pipeline's phases in order with the files each writes.
 func phases() []struct {
 	name  string

@@ -31,12 +31,7 @@ func (p *pipeline) interrupted(phase string, done, total int) error {
 
 // trainFile is DIR/train.json: how edd.json was trained.
 type trainFile struct {
-	Format     string       `json:"format"`
-	Version    int          `json:"version"`
-	System     string       `json:"system"`
-	Variant    string       `json:"variant"`
-	Nodes      int          `json:"nodes"`
-	Seed       uint64       `json:"seed"`
+	fileHeader
 	PhaseSeed  uint64       `json:"phase_seed"`
 	Runs       int          `json:"runs"`
 	Note       string       `json:"note"`
@@ -77,8 +72,7 @@ func (p *pipeline) train(rs *resolved, seed uint64, runs int) (*edd.Set, *trainF
 	if err != nil {
 		return nil, nil, err
 	}
-	tf := &trainFile{Format: "macepc-train", Version: 1, System: rs.sys.Name, Variant: rs.variant, Nodes: rs.sc.Nodes,
-		Seed: seed, PhaseSeed: ps, Runs: runs, SeedLabels: []string{},
+	tf := &trainFile{fileHeader: newHeader("macepc-train", rs.sys.Name, rs.variant, rs.sc.Nodes, seed), PhaseSeed: ps, Runs: runs, SeedLabels: []string{},
 		Note: "edd.json holds measured real handler times: training again gives slightly different distributions; pass --edd " + fileEDD + " to reuse these"}
 	for _, l := range set.Labels() {
 		d, _, _ := set.Lookup(l)
@@ -99,12 +93,7 @@ func (p *pipeline) train(rs *resolved, seed uint64, runs int) (*edd.Set, *trainF
 // profileFile is DIR/profile.json: the normal execution time, and the
 // configuration every later phase uses.
 type profileFile struct {
-	Format     string  `json:"format"`
-	Version    int     `json:"version"`
-	System     string  `json:"system"`
-	Variant    string  `json:"variant"`
-	Nodes      int     `json:"nodes"`
-	Seed       uint64  `json:"seed"`
+	fileHeader
 	Runs       int     `json:"runs"`
 	ConfigHash string  `json:"config_hash"`
 	EDDSource  string  `json:"edd_source"`
@@ -174,8 +163,7 @@ func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSl
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)
-	pf := &profileFile{Format: "macepc-profile", Version: 1, System: rs.sys.Name, Variant: rs.variant, Nodes: rs.sc.Nodes,
-		Seed: seed, Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: iqrFactor,
+	pf := &profileFile{fileHeader: newHeader("macepc-profile", rs.sys.Name, rs.variant, rs.sc.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: iqrFactor,
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
 		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
 		Coverage: rs.opts.EDD.Coverage(labels), Executions: lines, Template: tmpl}

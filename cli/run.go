@@ -200,6 +200,24 @@ func (a *app) finish(p *pipeline, pf *profileFile) (int, error) {
 	return ExitOK, nil
 }
 
+// firstPhase resolves the system of a phase that starts from flags (train,
+// profile), opens DIR and removes the files of the phases after phase ("":
+// all).
+func (a *app) firstPhase(f *pipelineFlags, phase string) (*resolved, *pipeline, error) {
+	rs, err := a.resolve(&f.sim)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := a.newPipeline(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := clearAfter(p.dir, phase); err != nil {
+		return nil, nil, err
+	}
+	return rs, p, nil
+}
+
 func (a *app) train(args []string) (int, error) {
 	f, fs, err := a.parsePipeline("train", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain)
 	if err != nil {
@@ -208,15 +226,8 @@ func (a *app) train(args []string) (int, error) {
 	if fs.Changed("edd") || fs.Changed("scale") {
 		return ExitError, errors.New("train measures handlers under the seed distributions: --edd and --scale belong to the later phases")
 	}
-	rs, err := a.resolve(&f.sim)
+	rs, p, err := a.firstPhase(f, "")
 	if err != nil {
-		return ExitError, err
-	}
-	p, err := a.newPipeline(f)
-	if err != nil {
-		return ExitError, err
-	}
-	if err := clearAfter(p.dir, ""); err != nil {
 		return ExitError, err
 	}
 	_, tf, err := p.train(rs, f.sim.seed, f.trainRuns)
@@ -243,15 +254,8 @@ func (a *app) profileCmd(args []string) (int, error) {
 			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, fileEDD)
 		}
 	}
-	rs, err := a.resolve(&f.sim)
+	rs, p, err := a.firstPhase(f, "profile")
 	if err != nil {
-		return ExitError, err
-	}
-	p, err := a.newPipeline(f)
-	if err != nil {
-		return ExitError, err
-	}
-	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err
 	}
 	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, f.iqrFactor, f.minSlowdown, eddSource)
@@ -262,16 +266,26 @@ func (a *app) profileCmd(args []string) (int, error) {
 	return a.finish(p, pf)
 }
 
-func (a *app) searchCmd(args []string) (int, error) {
-	f, _, err := a.parsePipeline("search", args, (*pipelineFlags).registerOut, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch)
+// laterPhase parses the flags of a phase that starts from DIR/profile.json
+// and loads it.
+func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pipeline, *profileFile, *resolved, error) {
+	f, _, err := a.parsePipeline(name, args, append([]func(*pipelineFlags, *pflag.FlagSet){(*pipelineFlags).registerOut}, groups...)...)
 	if err != nil {
-		return ExitError, err
+		return nil, nil, nil, nil, err
 	}
 	p, err := a.newPipeline(f)
 	if err != nil {
-		return ExitError, err
+		return nil, nil, nil, nil, err
 	}
 	pf, rs, err := p.loadProfile()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return f, p, pf, rs, nil
+}
+
+func (a *app) searchCmd(args []string) (int, error) {
+	f, p, pf, rs, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch)
 	if err != nil {
 		return ExitError, err
 	}
@@ -287,15 +301,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 }
 
 func (a *app) divergeCmd(args []string) (int, error) {
-	f, _, err := a.parsePipeline("diverge", args, (*pipelineFlags).registerOut, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge)
-	if err != nil {
-		return ExitError, err
-	}
-	p, err := a.newPipeline(f)
-	if err != nil {
-		return ExitError, err
-	}
-	pf, rs, err := p.loadProfile()
+	f, p, pf, rs, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge)
 	if err != nil {
 		return ExitError, err
 	}
@@ -315,15 +321,7 @@ func (a *app) divergeCmd(args []string) (int, error) {
 }
 
 func (a *app) correlateCmd(args []string) (int, error) {
-	f, _, err := a.parsePipeline("correlate", args, (*pipelineFlags).registerOut)
-	if err != nil {
-		return ExitError, err
-	}
-	p, err := a.newPipeline(f)
-	if err != nil {
-		return ExitError, err
-	}
-	pf, _, err := p.loadProfile()
+	_, p, pf, _, err := a.laterPhase("correlate", args)
 	if err != nil {
 		return ExitError, err
 	}

@@ -18,12 +18,7 @@ import (
 // summaryFile is DIR/summary.json: the run at a glance, for CI and the
 // report. Paths are relative to the results directory.
 type summaryFile struct {
-	Format       string          `json:"format"`
-	Version      int             `json:"version"`
-	System       string          `json:"system"`
-	Variant      string          `json:"variant"`
-	Nodes        int             `json:"nodes"`
-	Seed         uint64          `json:"seed"`
+	fileHeader
 	PhaseSeeds   phaseSeeds      `json:"phase_seeds"`
 	ConfigHash   string          `json:"config_hash"`
 	EDD          string          `json:"edd"`
@@ -95,7 +90,7 @@ func secs(ns int64) float64 { return round9(time.Duration(ns).Seconds()) }
 
 // buildSummary reads what the phases wrote.
 func buildSummary(p *pipeline, pf *profileFile) (*summaryFile, error) {
-	s := &summaryFile{Format: "macepc-summary", Version: 1, System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, Seed: pf.Seed,
+	s := &summaryFile{fileHeader: newHeader("macepc-summary", pf.System, pf.Variant, pf.Nodes, pf.Seed),
 		PhaseSeeds: phaseSeeds{Train: phaseSeed(pf.Seed, "train"), Profile: phaseSeed(pf.Seed, "profile"), Search: phaseSeed(pf.Seed, "search"), Diverge: phaseSeed(pf.Seed, "diverge")},
 		ConfigHash: pf.ConfigHash, EDD: pf.EDDSource,
 		Profile: summaryProfile{Runs: pf.Runs, Q1: secs(pf.Q1NS), Median: secs(pf.MedianNS), Q3: secs(pf.Q3NS), Threshold: secs(pf.Threshold),
