@@ -24,6 +24,14 @@ type Scenario struct {
 	// Stop is the stopping condition: a predicate over all node states that
 	// holds once the end-to-end task is accomplished.
 	Stop func(w World) bool
+	// NewStop, if set, returns a stopping condition equivalent to Stop that
+	// may keep state between calls, such as where it last failed, to stay
+	// cheap on large systems: a pure condition over n nodes costs O(n) per
+	// event. Each Simulator calls NewStop once and uses the result for all
+	// its executions (one goroutine at a time). The state may only serve as
+	// a hint: the answer must be exactly Stop's for the same World. When
+	// set it takes precedence: a caller replacing Stop must clear it.
+	NewStop func() func(w World) bool
 	// Timeout ends an execution whose stopping condition has not held by
 	// this simulated time (it then counts as timed out).
 	Timeout time.Duration

@@ -108,6 +108,7 @@ type labelInfo struct {
 // concurrent use — the Explorer gives each worker its own.
 type Simulator struct {
 	sc      *Scenario
+	stopFn  func(World) bool // Stop, or the condition NewStop made
 	opts    Options
 	eddS    *edd.Set
 	net     *netmodel.Network
@@ -152,6 +153,23 @@ type Simulator struct {
 	events   []TimedEvent
 }
 
+// newStop returns the scenario's stopping condition, made by NewStop if
+// set (a panic there is an error, not a crash).
+func newStop(sc *Scenario) (stop func(World) bool, err error) {
+	if sc.NewStop == nil {
+		return sc.Stop, nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("timedsim: scenario's NewStop panicked: %v", v)
+		}
+	}()
+	if stop = sc.NewStop(); stop == nil {
+		return nil, fmt.Errorf("timedsim: scenario's NewStop returned nil")
+	}
+	return stop, nil
+}
+
 // NewSimulator prepares a simulator for sc.
 func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	if err := sc.Validate(); err != nil {
@@ -162,8 +180,12 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopFn, err := newStop(sc)
+	if err != nil {
+		return nil, err
+	}
 	s := &Simulator{
-		sc: sc, opts: opts, net: net, ncfg: ncfg,
+		sc: sc, stopFn: stopFn, opts: opts, net: net, ncfg: ncfg,
 		eddS:      opts.EDD,
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
@@ -545,7 +567,7 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 
 func (s *Simulator) stop() bool {
 	s.where = inStop
-	return s.sc.Stop(world{s})
+	return s.stopFn(world{s})
 }
 
 func (s *Simulator) execTime() time.Duration {

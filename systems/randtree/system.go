@@ -121,6 +121,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 			}
 		},
 		Stop:     SpanningTree,
+		NewStop:  NewSpanningTree,
 		Safety:   []timedsim.Property{{Name: "recovery-timer", Check: RecoveryTimerArmed}},
 		Liveness: []timedsim.Property{{Name: "spanning-tree", Check: SpanningTree}},
 		Timeout:  300 * time.Second,
@@ -225,4 +226,58 @@ func RecoveryTimerArmed(w timedsim.World) bool {
 		}
 	}
 	return true
+}
+
+// NewSpanningTree returns a stopping condition equivalent to SpanningTree
+// that keeps hints between calls (timedsim.Scenario.NewStop): the node
+// where its last scan found a node not yet in a tree, and two roots it last
+// saw. While the hinted node still fails, or both roots are still roots, it
+// answers false in O(1); it scans on from the hint otherwise, so a whole
+// execution costs about n·log n node visits instead of n per event (a
+// 100,000-node execution spent 95% of its time in SpanningTree). It answers
+// true only through SpanningTree itself.
+func NewSpanningTree() func(timedsim.World) bool {
+	var hint NodeID
+	rootA, rootB := None, None
+	isRoot := func(w timedsim.World, id NodeID) bool {
+		n := node(w, id)
+		return n.state == Joined && n.parent == id
+	}
+	// inTree: joined, with a parent that lists it (or itself as parent).
+	inTree := func(w timedsim.World, id NodeID, nodes int) bool {
+		n := node(w, id)
+		if n.state != Joined {
+			return false
+		}
+		return n.parent == id || (n.parent >= 0 && int(n.parent) < nodes && node(w, n.parent).HasChild(id))
+	}
+	return func(w timedsim.World) bool {
+		nodes := w.Nodes()
+		if rootB != None && int(rootA) < nodes && int(rootB) < nodes && isRoot(w, rootA) && isRoot(w, rootB) {
+			return false
+		}
+		rootA, rootB = None, None
+		if int(hint) >= nodes {
+			hint = 0
+		}
+		for i := 0; i < nodes; i++ {
+			id := NodeID((int(hint) + i) % nodes)
+			if !inTree(w, id, nodes) {
+				hint = id
+				return false
+			}
+			if isRoot(w, id) {
+				if rootA == None {
+					rootA = id
+				} else if rootB == None {
+					rootB = id
+				}
+			}
+		}
+		if rootB != None {
+			return false
+		}
+		rootA = None
+		return SpanningTree(w)
+	}
 }

@@ -328,6 +328,7 @@ func TestSystemFaults(t *testing.T) {
 				d.App(at+time.Millisecond, 5, AppJoin, []NodeID{1})
 			}
 			sc.Stop = func(w timedsim.World) bool { return w.Now() > at && SpanningTree(w) }
+			sc.NewStop = nil // NewStop would take precedence over this Stop
 			broken, slow := 0, 0
 			for i, r := range explore(t, sc, 30, 2) {
 				if !r.Finished {
@@ -346,5 +347,38 @@ func TestSystemFaults(t *testing.T) {
 				t.Errorf("no broken-connection upcall")
 			}
 		})
+	}
+}
+
+// TestNewSpanningTreeMatchesSpanningTree: the stateful stopping condition
+// with hints gives exactly the executions of the pure one, on both variants
+// (the buggy one splits trees, which exercises the two-roots hint), with a
+// simulator reused across executions so hints carry over.
+func TestNewSpanningTreeMatchesSpanningTree(t *testing.T) {
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		for _, nodes := range []int{1, 2, 32, 200} {
+			pure, err := Build(v, nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pure.NewStop = nil
+			hinted, _ := Build(v, nodes)
+			a, _ := timedsim.NewSimulator(pure, timedsim.Options{})
+			b, _ := timedsim.NewSimulator(hinted, timedsim.Options{})
+			split := 0
+			for i := 0; i < 40; i++ {
+				p := timedsim.SeedPath(timedsim.ExecutionSeed(9, i))
+				ra, rb := a.Run(p), b.Run(p)
+				if ra.Outcome != rb.Outcome || ra.ExecTime != rb.ExecTime || ra.Steps != rb.Steps {
+					t.Fatalf("%s/%d execution %d: pure %v %v %d, hinted %v %v %d", v, nodes, i, ra.Outcome, ra.ExecTime, ra.Steps, rb.Outcome, rb.ExecTime, rb.Steps)
+				}
+				if ra.Counts["deliver RootJoin"] > 0 {
+					split++
+				}
+			}
+			if v == VariantBuggy && nodes == 200 && split == 0 {
+				t.Errorf("no execution with split trees: the two-roots hint was not exercised")
+			}
+		}
 	}
 }
