@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +113,63 @@ func TestRunReadmeJob(t *testing.T) {
 		if d := s.Divergence; c.variant == "buggy" && (d == nil || d.Step <= 0 || d.Step >= d.TotalSteps || d.SimilarExecutionTime > s.Profile.Q3) {
 			t.Fatalf("buggy: divergence %+v, Q3 %v", d, s.Profile.Q3)
 		}
+	}
+}
+
+// A real SIGINT to the binary during the anomaly search: exit status 2,
+// the files of the finished phases intact and valid, and the executions
+// the search explored written.
+func TestSIGINTKeepsFinishedPhases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "macepc")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", "--variant", "fixed", "--max-runs", "1000000000", "--out", out, "--progress", "never")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(filepath.Join(out, "profile.json")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("profile.json never appeared")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // well into the search
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "interrupted in phase search") {
+		t.Fatalf("exit %v, stderr %q", err, stderr.String())
+	}
+	for _, name := range []string{"edd.json", "train.json", "profile.json", "search.json"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !json.Valid(b) {
+			t.Errorf("%s: %v, valid JSON %v", name, err, json.Valid(b))
+		}
+	}
+	var search struct {
+		Complete bool `json:"complete"`
+		Explored int  `json:"explored"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "search.json"))
+	if json.Unmarshal(b, &search) != nil || search.Complete || search.Explored < 1 {
+		t.Errorf("search.json: %s", b)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(out, ".*tmp*")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
 	}
 }
