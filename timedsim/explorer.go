@@ -68,8 +68,9 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 		wg      sync.WaitGroup
 	)
 	// emit hands completed results to Each in index order. Only results
-	// that finished ahead of a lower index are held (about one per
-	// worker), so a search with a huge budget costs no memory up front.
+	// that finished ahead of a lower, still running index are held (as
+	// many as the other workers finish meanwhile), so a search with a huge
+	// budget costs no memory up front.
 	emit := func() {
 		for !stop.Load() {
 			r, ok := pending[emitted]

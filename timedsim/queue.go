@@ -13,11 +13,14 @@ import (
 // Classes, in the order they run at the same instant:
 //   - first (00): a reset node's Init, which must precede anything else
 //     the fresh service sees;
-//   - waiting (01): an event re-queued because its node was busy, with a
-//     re-queue counter. Waiting events are re-queued in the order they are
-//     popped, which is their arrival order, so a busy node handles them in
-//     arrival order: FIFO per connection holds, and a zero-delay timer
-//     cannot starve a waiting message;
+//   - waiting (01): an event that found its node busy, with the re-queue
+//     counter it got on arrival. Only the first waiting event of a node is
+//     in the heap (at the node's clock); the others wait in the node's
+//     list and enter the heap one at a time as the node runs them. A busy
+//     node therefore handles its events in arrival order (FIFO per
+//     connection holds, and a zero-delay timer cannot starve a waiting
+//     message), and at one instant waiting events of different nodes run
+//     in the order they arrived;
 //   - normal (1x): everything else, with the insertion counter.
 type entry struct {
 	at  time.Duration
@@ -93,12 +96,19 @@ func (q *queue) requeue(at time.Duration) {
 	q.down(0)
 }
 
-// pushWaiting inserts slot at time at in the waiting class (a busy
-// node's next event, promoted from its wait list).
-func (q *queue) pushWaiting(at time.Duration, slot int32) {
-	q.settle()
+// nextWaitSeq hands out a re-queue counter to an event joining a busy
+// node's wait list.
+func (q *queue) nextWaitSeq() uint64 {
 	q.rseq++
-	q.h = append(q.h, entry{at: at, key: key(waitingClass, q.rseq, slot)})
+	return q.rseq
+}
+
+// pushWaiting inserts slot at time at in the waiting class with the
+// counter seq it got on arrival (a busy node's next event, promoted from
+// its wait list).
+func (q *queue) pushWaiting(at time.Duration, slot int32, seq uint64) {
+	q.settle()
+	q.h = append(q.h, entry{at: at, key: key(waitingClass, seq, slot)})
 	i := len(q.h) - 1
 	q.setPos(slot, i)
 	q.up(i)

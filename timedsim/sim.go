@@ -58,8 +58,16 @@ type node struct {
 	// every handler would cost O(K) heap operations per step for a node
 	// with K events waiting (quadratic at an overloaded root).
 	head  int32
-	wait  []int32
+	wait  []waiter
 	whead int
+}
+
+// waiter is an event waiting for its busy node, with the re-queue counter
+// it got when it arrived: at the same instant, waiting events of different
+// nodes run in the order they arrived.
+type waiter struct {
+	slot int32
+	seq  uint64
 }
 
 // unqueue removes a pending event from the heap or from its node's wait
@@ -73,7 +81,7 @@ func (s *Simulator) unqueue(slot int32) {
 	}
 	n := &s.nodes[s.recs[slot].node]
 	for i := n.whead; i < len(n.wait); i++ {
-		if n.wait[i] == slot {
+		if n.wait[i].slot == slot {
 			copy(n.wait[i:], n.wait[i+1:])
 			n.wait = n.wait[:len(n.wait)-1]
 			return
@@ -89,13 +97,17 @@ func (s *Simulator) promote(id int32, at time.Duration) {
 	if n.head >= 0 || n.whead == len(n.wait) {
 		return
 	}
-	slot := n.wait[n.whead]
+	w := n.wait[n.whead]
 	n.whead++
-	if n.whead == len(n.wait) {
+	switch {
+	case n.whead == len(n.wait):
 		n.wait, n.whead = n.wait[:0], 0
+	case n.whead > 64 && 2*n.whead > len(n.wait): // a node that never drains
+		k := copy(n.wait, n.wait[n.whead:])
+		n.wait, n.whead = n.wait[:k], 0
 	}
-	n.head = slot
-	s.q.pushWaiting(max(at, n.clock), slot)
+	n.head = w.slot
+	s.q.pushWaiting(max(at, n.clock), w.slot, w.seq)
 }
 
 type labelInfo struct {
@@ -508,7 +520,7 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 					s.q.requeue(n.clock)
 				} else {
 					s.q.settle()
-					n.wait = append(n.wait, slot)
+					n.wait = append(n.wait, waiter{slot: slot, seq: s.q.nextWaitSeq()})
 				}
 				continue
 			}
