@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,16 +65,24 @@ type probeRec struct {
 	ExecTimesNS   []int64 `json:"exec_times_ns"`
 }
 
-func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, walks int) (*divergenceFile, error) {
+// checkDivergeable says why a search result cannot be analysed.
+func (p *pipeline) checkDivergeable(sf *searchFile) error {
 	if sf.Anomaly == nil {
 		if !sf.Complete {
-			return nil, fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", p.dir)
+			return fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", p.dir)
 		}
-		return nil, fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", p.dir, sf.Explored)
+		return fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", p.dir, sf.Explored)
+	}
+	return nil
+}
+
+func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, walks int) (*divergenceFile, error) {
+	if err := p.checkDivergeable(sf); err != nil {
+		return nil, err
 	}
 	apf, err := readPathFile(p.path(sf.Anomaly.Path))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the anomalous execution's path file: %w (run 'macepc search --out %s' again)", errors.Unwrap(err), p.dir)
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", sf.Anomaly.Path, apf.ConfigHash, pf.ConfigHash)
@@ -100,7 +109,13 @@ func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, walks 
 			}
 			prog.add(1, fmt.Sprintf("diverge: prefix %d", prefix))
 		}}
-	rep, err := divergence.Find(p.a.ctx, cfg, anomalous, sf.Anomaly.Steps)
+	// A panicking execution's Steps does not count the step that panicked;
+	// the prefixes to search include it.
+	total := sf.Anomaly.Steps
+	if sf.Anomaly.Outcome == timedsim.Panicked.String() {
+		total++
+	}
+	rep, err := divergence.Find(p.a.ctx, cfg, anomalous, total)
 	prog.done()
 	if err != nil {
 		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), p.dir)

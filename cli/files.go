@@ -177,6 +177,9 @@ func readCountsLines(path string, optional bool) ([]countsLine, error) {
 		if err := dec.Decode(&l); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("%s line %d: data after the JSON object", path, n)
+		}
 		out = append(out, l)
 	}
 	if err := sc.Err(); err != nil {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -99,5 +101,48 @@ func TestSafetyViolationIsAFinding(t *testing.T) {
 	_, errOut, st := runWith(t, crashySystem(), "replay", "--path", files[0], "--log", filepath.Join(dir, "s.log"))
 	if st != cli.ExitFinding || !strings.Contains(errOut, "safety property") {
 		t.Fatalf("replay: status %d: %s", st, errOut)
+	}
+}
+
+// A panicking handler found by `macepc run` is the anomaly: exit 1, the
+// search line names the panic (not a time above the threshold), and the
+// divergence search covers the step that panicked (total = steps + 1), so
+// its result is not the self-contradicting "step == total".
+func TestRunPanicIsAnalysed(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, st := runWith(t, crashySystem(), "run", "--system", "crashy", "--train-runs", "3", "--profile-runs", "10", "--out", dir, "--progress", "never")
+	if st != cli.ExitFinding || !strings.Contains(out, "FINDING: handler panicked") || strings.Contains(out, "> threshold") {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errOut)
+	}
+	var d struct {
+		Step       int `json:"step"`
+		TotalSteps int `json:"total_steps"`
+		Anomaly    struct {
+			Steps   int    `json:"steps"`
+			Outcome string `json:"outcome"`
+		} `json:"anomaly"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "divergence.json"))
+	if err != nil || json.Unmarshal(b, &d) != nil {
+		t.Fatalf("divergence.json: %v", err)
+	}
+	if d.Anomaly.Outcome != "panicked" || d.TotalSteps != d.Anomaly.Steps+1 || d.Step >= d.TotalSteps {
+		t.Fatalf("divergence %+v", d)
+	}
+}
+
+// A directory trained on one system is not silently profiled for another.
+func TestProfileRefusesAnotherSystemsTraining(t *testing.T) {
+	dir := t.TempDir()
+	both := []timedsim.System{crashySystem(), pingpong.System()}
+	var o, e bytes.Buffer
+	if st := cli.Run(context.Background(), []string{"train", "--system", "crashy", "--train-runs", "2", "--out", dir, "--progress", "never"}, &o, &e, both...); st != 0 {
+		t.Fatalf("train: %d %s", st, e.String())
+	}
+	o.Reset()
+	e.Reset()
+	st := cli.Run(context.Background(), []string{"profile", "--system", "pingpong", "--out", dir, "--progress", "never"}, &o, &e, both...)
+	if st != cli.ExitError || !strings.Contains(e.String(), "was trained on system crashy, not pingpong") {
+		t.Fatalf("status %d: %s", st, e.String())
 	}
 }

@@ -88,6 +88,26 @@ func (p *pipeline) train(rs *resolved, seed uint64, runs int) (*edd.Set, *trainF
 	return set, tf, nil
 }
 
+// checkTraining refuses a results directory whose edd.json was trained on
+// another system (its labels would silently stand in for this one's).
+func checkTraining(dir, system string) error {
+	path := filepath.Join(dir, fileTrain)
+	if !fileExists(path) {
+		return nil
+	}
+	var tf trainFile
+	if err := readJSONFile(path, &tf); err != nil {
+		return err
+	}
+	if err := checkFormat(path, tf.Format, tf.Version, "macepc-train"); err != nil {
+		return err
+	}
+	if tf.System != system {
+		return fmt.Errorf("%s was trained on system %s, not %s: run 'macepc train --system %s --out %s' or pass --edd", filepath.Join(dir, fileEDD), tf.System, system, system, dir)
+	}
+	return nil
+}
+
 // ---- phase 1b: profile ----
 
 // profileFile is DIR/profile.json: the normal execution time, and the
@@ -130,12 +150,14 @@ func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSl
 	lines := make([]execLine, 0, runs)
 	seen := map[string]bool{}
 	unfinished := 0
+	outcomes := map[string]int{}
 	prog := p.a.startProgress(p.progress, "profile", runs)
 	_, done, err := ex.Run(p.a.ctx, timedsim.Work{N: runs, Path: timedsim.Seeded(seed), Each: func(i int, r *timedsim.Result) bool {
 		times = append(times, r.ExecTime)
 		lines = append(lines, execLine{Index: i, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
 		if !r.Finished {
 			unfinished++
+			outcomes[r.Outcome.String()]++
 		}
 		for l := range r.Counts {
 			seen[l] = true
@@ -153,6 +175,11 @@ func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSl
 	}
 	if err := prof.RequireSlowdown(minSlowdown); err != nil {
 		return nil, err
+	}
+	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
+		if k := outcomes[o.String()]; k > 0 {
+			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
+		}
 	}
 	tmpl, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
 	if err != nil {
@@ -245,6 +272,9 @@ func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns int) (*searchFi
 		sf.Anomaly = &anomalyRec{Index: res.Index, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 			Outcome: r.Outcome.String(), Finding: finding(r), Path: fileAnomalyPath}
 		note := fmt.Sprintf("anomaly: search seed=%d execution %d, %s > threshold %s", seed, res.Index, timedsim.FormatTime(r.ExecTime), timedsim.FormatTime(threshold))
+		if f := finding(r); f != "" {
+			note = fmt.Sprintf("finding: search seed=%d execution %d, %s", seed, res.Index, f)
+		}
 		if err := p.a.writePath(p.path(fileAnomalyPath), rs, r.Path, note); err != nil {
 			return nil, err
 		}

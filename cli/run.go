@@ -131,7 +131,12 @@ func (a *app) runAll(args []string) (int, error) {
 	// Phase 1a, unless --edd names trained distributions.
 	eddSource := "--edd " + f.sim.eddFile
 	if fs.Changed("edd") {
-		if err := clearAfter(p.dir, "train"); err != nil {
+		// Keep this directory's training only if --edd is its edd.json.
+		keep := "train"
+		if !sameFile(f.sim.eddFile, p.path(fileEDD)) {
+			keep = ""
+		}
+		if err := clearAfter(p.dir, keep); err != nil {
 			return ExitError, err
 		}
 		fmt.Fprintf(a.stdout, "phase 1a train: skipped, using --edd %s\n", f.sim.eddFile)
@@ -160,28 +165,54 @@ func (a *app) runFrom(p *pipeline, rs *resolved, f *pipelineFlags, eddSource str
 		return ExitError, err
 	}
 	a.printProfile(pf)
-	rs, err = a.fromPathFile(pf.Template) // the exact configuration the files describe
-	if err != nil {
+	if err := a.searchOn(p, pf, f); err != nil {
+		p.salvageSummary(pf)
 		return ExitError, err
+	}
+	return a.finish(p, pf)
+}
+
+// searchOn runs phases 2 to 3b after the profile.
+func (a *app) searchOn(p *pipeline, pf *profileFile, f *pipelineFlags) error {
+	rs, err := a.fromPathFile(pf.Template) // the exact configuration the files describe
+	if err != nil {
+		return err
 	}
 	sf, err := p.search(pf, rs, f.maxRuns)
 	if err != nil {
-		return ExitError, err
+		return err
 	}
 	a.printSearch(p, sf)
-	if sf.Anomaly != nil {
-		df, err := p.diverge(pf, rs, sf, f.walks)
-		if err != nil {
-			return ExitError, err
-		}
-		a.printDivergence(p, df)
-		cf, err := p.correlate(pf)
-		if err != nil {
-			return ExitError, err
-		}
-		a.printCorrelation(cf)
+	if sf.Anomaly == nil {
+		return nil
 	}
-	return a.finish(p, pf)
+	df, err := p.diverge(pf, rs, sf, f.walks)
+	if err != nil {
+		return err
+	}
+	a.printDivergence(p, df)
+	cf, err := p.correlate(pf)
+	if err != nil {
+		return err
+	}
+	a.printCorrelation(cf)
+	return nil
+}
+
+// salvageSummary rewrites summary.json from the files left by a phase that
+// failed or was interrupted (best effort: the phase's error is what the
+// user sees).
+func (p *pipeline) salvageSummary(pf *profileFile) {
+	if sum, err := buildSummary(p, pf); err == nil {
+		writeJSON(p.path(fileSummary), sum)
+	}
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }
 
 // finish writes summary.json and prints the human summary.
@@ -247,6 +278,9 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if !fs.Changed("edd") {
 		// The trained EDD of this directory, if phase 1a ran.
 		if trained := filepath.Join(f.out, fileEDD); fileExists(trained) {
+			if err := checkTraining(f.out, f.sim.system); err != nil {
+				return ExitError, err
+			}
 			f.sim.eddFile = trained
 			eddSource = "trained: " + fileEDD
 		} else {
@@ -273,6 +307,9 @@ func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFla
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	if st, err := os.Stat(f.out); err != nil || !st.IsDir() {
+		return nil, nil, nil, nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or 'macepc profile --out %s' first)", f.out, f.out)
+	}
 	p, err := a.newPipeline(f)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -294,6 +331,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 	}
 	sf, err := p.search(pf, rs, f.maxRuns)
 	if err != nil {
+		p.salvageSummary(pf)
 		return ExitError, err
 	}
 	a.printSearch(p, sf)
@@ -309,11 +347,15 @@ func (a *app) divergeCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if err := p.checkDivergeable(sf); err != nil {
+		return ExitError, err
+	}
 	if err := clearAfter(p.dir, "search"); err != nil {
 		return ExitError, err
 	}
 	df, err := p.diverge(pf, rs, sf, f.walks)
 	if err != nil {
+		p.salvageSummary(pf)
 		return ExitError, err
 	}
 	a.printDivergence(p, df)
@@ -330,7 +372,7 @@ func (a *app) correlateCmd(args []string) (int, error) {
 	}
 	if fileExists(p.path(fileWalks)) {
 		if _, err := p.loadDivergence(pf); err != nil {
-			return ExitError, err
+			return ExitError, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, fileWalks, fileDivergence, p.dir)
 		}
 	}
 	if err := clearAfter(p.dir, "diverge"); err != nil {
@@ -338,6 +380,7 @@ func (a *app) correlateCmd(args []string) (int, error) {
 	}
 	cf, err := p.correlate(pf)
 	if err != nil {
+		p.salvageSummary(pf)
 		return ExitError, err
 	}
 	a.printCorrelation(cf)

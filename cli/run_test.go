@@ -400,3 +400,49 @@ func TestRunProgress(t *testing.T) {
 		t.Errorf("bad mode: %d %s", st, errs)
 	}
 }
+
+// A phase command that cannot run leaves the directory as it was: diverge
+// without an anomaly keeps summary.json; and `run --edd` with another
+// file drops this directory's older training rather than mixing it in.
+func TestPhaseFailuresKeepTheDirectoryConsistent(t *testing.T) {
+	eddFile := trainedEDD(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	if _, errs, st := runRT(t, ctx, "run", "--variant", "fixed", "--edd", eddFile, "--max-runs", "20", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("run: %d %s", st, errs)
+	}
+	before := readDir(t, dir)
+	if _, errs, st := runRT(t, ctx, "diverge", "--out", dir); st != cli.ExitError || !strings.Contains(errs, "found no anomaly") {
+		t.Fatalf("diverge: %d %s", st, errs)
+	}
+	sameFiles(t, "after a refused diverge", before, readDir(t, dir))
+
+	if _, errs, st := runRT(t, ctx, "train", "--train-runs", "2", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("train: %d %s", st, errs)
+	}
+	if _, errs, st := runRT(t, ctx, "run", "--variant", "fixed", "--edd", eddFile, "--max-runs", "20", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("run: %d %s", st, errs)
+	}
+	for _, f := range []string{"train.json", "edd.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s of an older training left next to a profile made with --edd %s", f, eddFile)
+		}
+	}
+	// With --edd naming the directory's own edd.json, the training stays.
+	if _, errs, st := runRT(t, ctx, "train", "--train-runs", "2", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("train: %d %s", st, errs)
+	}
+	if _, errs, st := runRT(t, ctx, "run", "--variant", "fixed", "--edd", filepath.Join(dir, "edd.json"), "--max-runs", "20", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("run: %d %s", st, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "train.json")); err != nil {
+		t.Errorf("the directory's own training was removed: %v", err)
+	}
+	// Later phases do not create a mistyped --out.
+	if _, errs, st := runRT(t, ctx, "search", "--out", filepath.Join(dir, "typo")); st != cli.ExitError || !strings.Contains(errs, "is not a results directory") {
+		t.Errorf("search --out typo: %d %s", st, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
+		t.Errorf("search created its mistyped --out")
+	}
+}

@@ -75,8 +75,8 @@ func diffKey(e *timedsim.TimedEvent) string {
 
 func diffLine(e *timedsim.TimedEvent) string {
 	s := fmt.Sprintf("%5d %s %s", e.Step, timedsim.FormatTime(e.Start), diffKey(e))
-	if len(s) > diffColumn {
-		s = s[:diffColumn-1] + "…"
+	if r := []rune(s); len(r) > diffColumn {
+		s = string(r[:diffColumn-1]) + "…"
 	}
 	return s
 }

@@ -115,6 +115,7 @@ func buildSummary(p *pipeline, pf *profileFile) (*summaryFile, error) {
 	case err == nil:
 		s.Divergence = &summaryDiverge{Step: df.Step, TotalSteps: df.TotalSteps, IgnorableFraction: df.IgnorableFraction,
 			AnomalyLog: df.AnomalyLog, Diff: df.Diff, Executions: df.Executions}
+		s.Divergence.Event = fmt.Sprintf("step %d", df.Step)
 		if e := df.Event; e != nil {
 			s.Divergence.Event = describeEvent(e)
 		}
@@ -179,13 +180,13 @@ func printSummary(w io.Writer, dir string, s *summaryFile) {
 	default:
 		what := fmt.Sprintf("%s (%.1fx the median)", fmtS(an.ExecutionTime), an.ExecutionTime/max(pr.Median, 1e-9))
 		if an.Finding != "" {
-			what += "; " + an.Finding
+			what = an.Finding
 		}
 		fmt.Fprintf(w, "  ANOMALY: execution %d of the search: %s, %d steps\n", an.Index, what, an.Steps)
 	}
 	if d := s.Divergence; d != nil {
 		if d.Step < 0 {
-			fmt.Fprintf(w, "  divergence: no walk recovers even from the start: slowness is the norm here, not a rare choice\n")
+			fmt.Fprintf(w, "  divergence: no walk recovers even from the start: the anomaly does not come from a rare choice\n")
 		} else {
 			fmt.Fprintf(w, "  divergence point: %s; the first %.1f%% of the %d steps can be ignored\n", d.Event, 100*d.IgnorableFraction, d.TotalSteps)
 			fmt.Fprintf(w, "  similar fast execution: %s, same first %d steps\n", fmtS(d.SimilarExecutionTime), d.Step)
@@ -239,11 +240,12 @@ func (a *app) printSearch(p *pipeline, sf *searchFile) {
 		return
 	}
 	an := sf.Anomaly
-	fmt.Fprintf(a.stdout, "phase 2 search: anomaly at execution %d of %d explored (seed %d): %s > threshold %s, %d steps -> %s\n",
-		an.Index, sf.Explored, sf.Seed, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), timedsim.FormatTime(time.Duration(sf.ThresholdNS)), an.Steps, p.path(an.Path))
+	what := timedsim.FormatTime(time.Duration(an.ExecTimeNS)) + " > threshold " + timedsim.FormatTime(time.Duration(sf.ThresholdNS))
 	if an.Finding != "" {
-		fmt.Fprintf(a.stdout, "  FINDING: %s\n", an.Finding)
+		what = "FINDING: " + an.Finding
 	}
+	fmt.Fprintf(a.stdout, "phase 2 search: anomaly at execution %d of %d explored (seed %d): %s, %d steps -> %s\n",
+		an.Index, sf.Explored, sf.Seed, what, an.Steps, p.path(an.Path))
 }
 
 func (a *app) printDivergence(p *pipeline, df *divergenceFile) {
@@ -252,7 +254,7 @@ func (a *app) printDivergence(p *pipeline, df *divergenceFile) {
 		fmt.Fprintf(a.stdout, "  no walk recovers even from the start\n")
 		return
 	}
-	ev := ""
+	ev := fmt.Sprintf("step %d", df.Step)
 	if df.Event != nil {
 		ev = describeEvent(df.Event)
 	}
