@@ -1,7 +1,8 @@
 // Package randtree is Mace's RandTree overlay tree as a timedsim service,
 // with the latent performance bug of MacePC's motivating example (the MacePC
-// paper, Figure 1 and §5.4) as its "buggy" variant and the repair as its
-// "fixed" variant.
+// paper, Figure 1 and §5.4) as its "buggy" variant, the repair as its
+// "fixed" variant, and MaceMC's liveness bug RT3 on top of the buggy
+// protocol as its "liveness-bug" variant.
 //
 // # The protocol
 //
@@ -108,6 +109,34 @@
 // after its parent's failure is in the joining state too, so the buggy
 // variant shows the same bug there, while the fixed variant repairs a
 // broken parent connection or a reset node within a second.
+//
+// # Liveness mode
+//
+// The scenario carries MaceMC's RandTree properties (MaceMC paper §6): the
+// liveness properties SpanningTree ("spanning-tree"), AllJoined
+// ("all-joined"), OneRoot ("one-root") and KidsMatch ("kids-match"), and
+// the safety properties RecoveryTimerArmed ("recovery-timer") and NoLoops
+// ("no-loops"). The timed simulator ignores the liveness properties and
+// checks the safety ones only when asked; package liveness checks both.
+//
+// The variant "liveness-bug" is the buggy protocol with MaceMC's bug RT3
+// (Config.RecoveryOnlyJoined): the recovery timer is re-armed only when it
+// fires in the joined state. Under the liveness mode's scheduler, where a
+// pending timer may fire at any step, a recovery timer can fire while its
+// node is joining, and then the two trees of Figure 1's race never merge:
+// a one-root violation whose critical transition is the race or the
+// firing of the last recovery timer that could have merged the trees. Its
+// scenario leaves "recovery-timer" out of the safety properties
+// (RecoveryTimerProperty adds it back), since that property, written after
+// RT3, catches the bug a few steps after joinOverlay.
+//
+// The same scheduler found a liveness bug in every variant, invisible to
+// the timed simulator with its 5 s join timeout: a join timer that fires
+// before the JoinReply arrives sends a second Join, the parent accepts the
+// joiner twice, the joiner rejected the second JoinReply with Remove, and
+// the parent dropped a child that still named it as its parent, for good
+// (KidsMatch never held again). A node now ignores a second acceptance
+// from its own parent (Revision 3).
 //
 // # Usage
 //

@@ -89,6 +89,12 @@ type Config struct {
 	// RecoveryPeriod is the recovery probe period (0 means
 	// DefaultRecoveryPeriod).
 	RecoveryPeriod time.Duration
+	// RecoveryOnlyJoined reintroduces MaceMC's RandTree bug RT3: the
+	// recovery timer is re-armed only when it fires in the joined state,
+	// so a recovery timer that fires while its node is joining is gone for
+	// good, and two trees whose only links run through such nodes never
+	// merge (the "liveness-bug" variant).
+	RecoveryOnlyJoined bool
 }
 
 func (c Config) withDefaults() Config {
@@ -498,6 +504,13 @@ func (n *Node) pushDown(ctx timedsim.Context, who NodeID) {
 }
 
 func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) {
+	if n.state == Joined && from == n.parent && from != n.self && m.Kind == Accepted {
+		// A second acceptance by our own parent: our join timer fired
+		// before its first JoinReply arrived and we asked again. Rejecting
+		// it would make the parent drop us while we keep it as parent
+		// (kids-match violated for good; found by the liveness search).
+		return
+	}
 	if n.state != Joining || n.HasChild(from) {
 		// We are already in a tree (or the sender is in our subtree):
 		// tell the sender we are not its child. In the buggy protocol
@@ -561,6 +574,10 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	case TimerRecovery:
 		// Re-armed in every state (MaceMC's RT3 is a recovery timer that
 		// stopped when it fired in the joining state).
+		if n.cfg.RecoveryOnlyJoined && n.state != Joined {
+			ctx.Logf("recovery timer fired while %v: not re-armed (RT3)", n.state)
+			return
+		}
 		ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
 		if n.state == Joined {
 			n.probe(ctx)

@@ -247,6 +247,25 @@ func TestRecoveryTimerInEveryState(t *testing.T) {
 	}
 }
 
+// TestRecoveryOnlyJoined is MaceMC's RT3 (Config.RecoveryOnlyJoined, the
+// liveness-bug variant): a recovery timer that fires while its node is
+// joining is not re-armed, which RecoveryTimerArmed catches; in the joined
+// state it is re-armed as usual.
+func TestRecoveryOnlyJoined(t *testing.T) {
+	h := newHarness(t, 2, Config{RecoveryOnlyJoined: true})
+	h.join(0, 0)
+	h.fire(0, TimerRecovery) // joined root: re-armed
+	if !h.TimerPending(0, TimerRecovery) {
+		t.Fatalf("joined node's recovery timer not re-armed")
+	}
+	h.join(1, 0)
+	h.queue = nil // n0 never answers
+	h.fire(1, TimerRecovery)
+	if h.TimerPending(1, TimerRecovery) || RecoveryTimerArmed(h) {
+		t.Fatalf("RT3: recovery timer re-armed while joining")
+	}
+}
+
 // TestJoinTimerRoundRobin: a joining node that gets no answer tries the
 // next member of its peer set, skipping itself.
 func TestJoinTimerRoundRobin(t *testing.T) {

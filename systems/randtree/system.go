@@ -2,6 +2,7 @@ package randtree
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/macepc/macepc/netmodel"
@@ -14,6 +15,30 @@ const (
 	VariantBuggy = "buggy"
 	// VariantFixed forwards a Join received while joining to the root.
 	VariantFixed = "fixed"
+	// VariantLivenessBug is the buggy protocol with MaceMC's RandTree bug
+	// RT3 as well (Config.RecoveryOnlyJoined): the trees that Figure 1's
+	// race splits never merge if the recovery timers that could merge them
+	// fired while their nodes were joining. It is the liveness mode's
+	// bundled dead-state bug; its scenario leaves the safety property that
+	// catches RT3 early ("recovery-timer", RecoveryTimerProperty) out.
+	VariantLivenessBug = "liveness-bug"
+)
+
+// Property names of the bundled scenario.
+const (
+	// PropSpanningTree is SpanningTree, a liveness property (and the
+	// stopping condition).
+	PropSpanningTree = "spanning-tree"
+	// PropAllJoined is AllJoined, a liveness property.
+	PropAllJoined = "all-joined"
+	// PropOneRoot is OneRoot, a liveness property.
+	PropOneRoot = "one-root"
+	// PropKidsMatch is KidsMatch, a liveness property.
+	PropKidsMatch = "kids-match"
+	// PropNoLoops is NoLoops, a safety property.
+	PropNoLoops = "no-loops"
+	// PropRecoveryTimer is RecoveryTimerArmed, a safety property.
+	PropRecoveryTimer = "recovery-timer"
 )
 
 // DefaultSpread is the window in which the non-bootstrap nodes join in the
@@ -34,6 +59,7 @@ func System() timedsim.System {
 		Variants: []timedsim.Variant{
 			{Name: VariantBuggy, Doc: "a joining node accepts a Join and becomes a root again (the Figure 1 race)"},
 			{Name: VariantFixed, Doc: "a joining node forwards a Join to the root it is joining"},
+			{Name: VariantLivenessBug, Doc: "buggy, and a recovery timer that fires while joining is not re-armed (MaceMC RT3): split trees never merge"},
 		},
 		DefaultVariant: VariantBuggy,
 		DefaultNodes:   32,
@@ -44,17 +70,24 @@ func System() timedsim.System {
 // Build returns the bundled scenario (DefaultWorkload) of a variant with
 // the given number of nodes.
 func Build(variant string, nodes int) (*timedsim.Scenario, error) {
-	var fixed bool
+	w := DefaultWorkload(nodes)
 	switch variant {
 	case VariantBuggy:
 	case VariantFixed:
-		fixed = true
+		w.Config.Fixed = true
+	case VariantLivenessBug:
+		w.Config.RecoveryOnlyJoined = true
 	default:
-		return nil, fmt.Errorf("randtree: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+		return nil, fmt.Errorf("randtree: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantLivenessBug)
 	}
-	w := DefaultWorkload(nodes)
-	w.Config.Fixed = fixed
-	return NewScenario(w)
+	sc, err := NewScenario(w)
+	if err != nil || variant != VariantLivenessBug {
+		return sc, err
+	}
+	// RT3 is a liveness bug for the liveness mode to find; the safety
+	// property written after it (RT11, RT14) is optional here.
+	sc.Safety = slices.DeleteFunc(sc.Safety, func(p timedsim.Property) bool { return p.Name == PropRecoveryTimer })
+	return sc, nil
 }
 
 // Workload describes the scenario: a bootstrap node joins alone at time 0;
@@ -94,9 +127,15 @@ func DefaultWorkload(n int) Workload {
 }
 
 // NewScenario returns the scenario of a workload. The stopping condition
-// (and liveness property) is SpanningTree, the safety property is
-// RecoveryTimerArmed, and the timeout is 300 s (the recovery protocol
-// repairs the buggy variant's split trees after 10 to 20 s).
+// is SpanningTree; the liveness properties are SpanningTree and MaceMC's
+// four RandTree properties, of which three are liveness properties here
+// (AllJoined, OneRoot, KidsMatch: SpanningTree implies them) and one a
+// safety property (NoLoops); the safety properties are RecoveryTimerArmed
+// and NoLoops; the timeout is 300 s (the recovery protocol repairs the
+// buggy variant's split trees after 10 to 20 s). The timed simulator
+// ignores the liveness properties and checks the safety properties only
+// when asked (timedsim.Options.CheckSafety); the liveness mode checks
+// both.
 func NewScenario(w Workload) (*timedsim.Scenario, error) {
 	switch {
 	case w.Nodes < 1:
@@ -120,13 +159,20 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 				}
 			}
 		},
-		Stop:     SpanningTree,
-		NewStop:  NewSpanningTree,
-		Safety:   []timedsim.Property{{Name: "recovery-timer", Check: RecoveryTimerArmed}},
-		Liveness: []timedsim.Property{{Name: "spanning-tree", Check: SpanningTree}},
+		Stop:    SpanningTree,
+		NewStop: NewSpanningTree,
+		Safety:  []timedsim.Property{RecoveryTimerProperty(), {Name: PropNoLoops, Check: NoLoops}},
+		// The specific properties first: a violation is reported under the
+		// first one that fails; spanning-tree (all of them and more) last.
+		Liveness: []timedsim.Property{
+			{Name: PropAllJoined, Check: AllJoined},
+			{Name: PropOneRoot, Check: OneRoot},
+			{Name: PropKidsMatch, Check: KidsMatch},
+			{Name: PropSpanningTree, Check: SpanningTree},
+		},
 		Timeout:  300 * time.Second,
 		Network:  netmodel.DefaultConfig(),
-		Revision: "2",
+		Revision: "3",
 	}, nil
 }
 
@@ -218,11 +264,99 @@ func NumJoined(w timedsim.World) int {
 }
 
 // RecoveryTimerArmed is MaceMC's timers property (RT11, RT14): a node not
-// in Init has its recovery timer scheduled. It is a safety property.
+// in Init has its recovery timer scheduled. It is a safety property,
+// written after the liveness bug RT3.
 func RecoveryTimerArmed(w timedsim.World) bool {
 	for id := range NodeID(w.Nodes()) {
 		if node(w, id).state != Init && !w.TimerPending(id, TimerRecovery) {
 			return false
+		}
+	}
+	return true
+}
+
+// RecoveryTimerProperty is RecoveryTimerArmed as the safety property
+// "recovery-timer". The buggy and fixed scenarios list it; the
+// liveness-bug scenario does not, so that the liveness mode finds RT3 as
+// the liveness bug it is: add this property to catch it as a safety
+// violation instead, a few steps after joinOverlay.
+func RecoveryTimerProperty() timedsim.Property {
+	return timedsim.Property{Name: PropRecoveryTimer, Check: RecoveryTimerArmed}
+}
+
+// AllJoined is the liveness property "every node is in state Joined".
+func AllJoined(w timedsim.World) bool {
+	return NumJoined(w) == w.Nodes()
+}
+
+// OneRoot is MaceMC's liveness property "there is exactly one root" (a
+// joined node whose parent is itself; RandTree property iii, Table 1 of
+// the MaceMC paper).
+func OneRoot(w timedsim.World) bool {
+	roots := 0
+	for id := range NodeID(w.Nodes()) {
+		if node(w, id).IsRoot() {
+			roots++
+		}
+	}
+	return roots == 1
+}
+
+// KidsMatch is MaceMC's liveness property "each node's parent lists it as
+// a child, and its children name it as their parent" (RandTree property
+// iv). A node without a parent (None) or that is its own parent has no
+// parent to check; a node listing itself as a child is a mismatch.
+func KidsMatch(w timedsim.World) bool {
+	nodes := w.Nodes()
+	for id := range NodeID(nodes) {
+		n := node(w, id)
+		if p := n.parent; p != None && p != id {
+			if p < 0 || int(p) >= nodes || !node(w, p).HasChild(id) {
+				return false
+			}
+		}
+		for _, c := range n.children {
+			if c == id || c < 0 || int(c) >= nodes || node(w, c).parent != id {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NoLoops is MaceMC's safety property "following parent pointers never
+// loops" (RandTree property i): from any node the walk up the parent
+// pointers ends at a root (a node that is its own parent, the one loop
+// allowed) or at a node without a parent. It takes O(n) time.
+func NoLoops(w timedsim.World) bool {
+	nodes := w.Nodes()
+	// color: 0 unvisited, 1 on the current walk, 2 known to end well.
+	var buf [64]uint8
+	var color []uint8
+	if nodes <= len(buf) {
+		color = buf[:nodes]
+	} else {
+		color = make([]uint8, nodes)
+	}
+	for start := range NodeID(nodes) {
+		for id := start; color[id] != 2; {
+			if color[id] == 1 {
+				return false // back at a node of this walk: a loop
+			}
+			color[id] = 1
+			p := node(w, id).parent
+			if p == id || p < 0 || int(p) >= nodes {
+				break
+			}
+			id = p
+		}
+		for id := start; color[id] == 1; {
+			color[id] = 2
+			p := node(w, id).parent
+			if p == id || p < 0 || int(p) >= nodes {
+				break
+			}
+			id = p
 		}
 	}
 	return true

@@ -94,7 +94,7 @@ func TestSystem(t *testing.T) {
 	if s.Name != "randtree" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed}) {
+	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantLivenessBug}) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -196,6 +196,124 @@ func TestSpanningTreeReference(t *testing.T) {
 	t.Logf("agreed on %d trees and %d non-trees", agree[true], agree[false])
 	if agree[true] < 1000 || agree[false] < 1000 {
 		t.Fatalf("generator too lopsided: %v", agree)
+	}
+}
+
+// TestPropertiesReference checks MaceMC's RandTree properties against
+// plain definitions on random near-trees, and that a spanning tree
+// satisfies them all.
+func TestPropertiesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	valid := func(nodes []*Node, id NodeID) bool { return id >= 0 && int(id) < len(nodes) }
+	props := []struct {
+		name  string
+		check func(timedsim.World) bool
+		naive func([]*Node) bool
+	}{
+		{PropAllJoined, AllJoined, func(nodes []*Node) bool {
+			for _, x := range nodes {
+				if x.state != Joined {
+					return false
+				}
+			}
+			return true
+		}},
+		{PropOneRoot, OneRoot, func(nodes []*Node) bool {
+			return len(slices.DeleteFunc(slices.Clone(nodes), func(x *Node) bool { return !x.IsRoot() })) == 1
+		}},
+		{PropKidsMatch, KidsMatch, func(nodes []*Node) bool {
+			for _, x := range nodes {
+				if x.parent != None && x.parent != x.self && (!valid(nodes, x.parent) || !nodes[x.parent].HasChild(x.self)) {
+					return false
+				}
+				for _, c := range x.children {
+					if c == x.self || !valid(nodes, c) || nodes[c].parent != x.self {
+						return false
+					}
+				}
+			}
+			return true
+		}},
+		{PropNoLoops, NoLoops, func(nodes []*Node) bool {
+			for _, x := range nodes {
+				// n steps up the parents without an end: a loop.
+				y := x
+				for range len(nodes) + 1 {
+					if y.parent == y.self || !valid(nodes, y.parent) {
+						y = nil
+						break
+					}
+					y = nodes[y.parent]
+				}
+				if y != nil {
+					return false
+				}
+			}
+			return true
+		}},
+	}
+	holds := map[string]int{}
+	for i := range 20000 {
+		n := 1 + rng.IntN(6)
+		if i%100 == 0 {
+			n = 65 + rng.IntN(10) // NoLoops' allocating path
+		}
+		h := &harness{t: t}
+		for id := range NodeID(n) {
+			h.nodes = append(h.nodes, NewNode(id, Config{}))
+		}
+		randomTreeish(rng, h.nodes)
+		tree := SpanningTree(h)
+		for _, p := range props {
+			got, want := p.check(h), p.naive(h.nodes)
+			if got != want {
+				t.Fatalf("world %d: %s %v, reference %v:%s", i, p.name, got, want, h.describe())
+			}
+			if tree && !got {
+				t.Fatalf("world %d: a spanning tree violates %s:%s", i, p.name, h.describe())
+			}
+			if got {
+				holds[p.name]++
+			}
+		}
+	}
+	t.Logf("properties held in %v of 20000 worlds", holds)
+	for _, p := range props {
+		if holds[p.name] < 1000 || holds[p.name] > 19000 {
+			t.Errorf("generator too lopsided for %s: held %d times", p.name, holds[p.name])
+		}
+	}
+}
+
+// TestScenarioProperties: the scenario lists the properties; the
+// liveness-bug variant leaves the optional recovery-timer out.
+func TestScenarioProperties(t *testing.T) {
+	names := func(ps []timedsim.Property) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	for _, v := range System().VariantNames() {
+		sc, err := System().Scenario(v, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSafety := []string{PropRecoveryTimer, PropNoLoops}
+		if v == VariantLivenessBug {
+			wantSafety = []string{PropNoLoops}
+		}
+		if got := names(sc.Safety); !slices.Equal(got, wantSafety) {
+			t.Errorf("%s: safety %v, want %v", v, got, wantSafety)
+		}
+		if got, want := names(sc.Liveness), []string{PropAllJoined, PropOneRoot, PropKidsMatch, PropSpanningTree}; !slices.Equal(got, want) {
+			t.Errorf("%s: liveness %v, want %v", v, got, want)
+		}
+		n := sc.New(0).(*Node)
+		if n.cfg.RecoveryOnlyJoined != (v == VariantLivenessBug) || n.cfg.Fixed != (v == VariantFixed) {
+			t.Errorf("%s: node config %+v", v, n.cfg)
+		}
 	}
 }
 
