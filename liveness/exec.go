@@ -1,0 +1,146 @@
+package liveness
+
+import (
+	"fmt"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// check evaluates property p on the world; a property that panics is
+// reported through w.panicked.
+func (w *world) check(p *timedsim.Property, kind string) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.panicked = fmt.Sprintf("%s property %s panicked: %v", kind, p.Name, v)
+			ok = false
+		}
+	}()
+	return p.Check(w)
+}
+
+// violatedSafety returns the name of the first safety property that does
+// not hold, "" if all hold (or a property panicked: see w.panicked).
+func (w *world) violatedSafety() string {
+	for i := range w.set.safety {
+		if p := &w.set.safety[i]; !w.check(p, "safety") {
+			if w.panicked != "" {
+				return ""
+			}
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// live reports whether every liveness property holds.
+func (w *world) live() bool {
+	for i := range w.set.liveness {
+		if !w.check(&w.set.liveness[i], "liveness") {
+			return false
+		}
+	}
+	return true
+}
+
+// failing lists the liveness properties that do not hold.
+func (w *world) failing() []string {
+	var out []string
+	for i := range w.set.liveness {
+		if p := &w.set.liveness[i]; !w.check(p, "liveness") {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// walkResult is how one execution (a random walk, or a replay) ended.
+type walkResult struct {
+	steps  int  // steps executed
+	live   bool // reached a live state
+	liveAt int  // the step count of the first live state checked
+	// A violation ends the execution: a safety property (safety), a
+	// panicking handler or property (panicked), or — when liveness was
+	// checked and never held — a dead path (dead; quiescent if it ended
+	// because no event was enabled).
+	safety    string
+	panicked  string
+	dead      bool
+	quiescent bool
+	failed    []string
+	err       error // a stale path
+}
+
+// walkOptions say what a walk checks.
+type walkOptions struct {
+	// liveFrom: liveness is checked on every state reached after at least
+	// liveFrom steps, and the walk ends at the first live one; -1: never.
+	liveFrom int
+	// onEvent, if set, sees every executed event (for event logs).
+	onEvent func(step int, desc string, choice, of int)
+}
+
+// walk runs path p from the start: its explicit choices, then weighted
+// random ones, up to p.Steps steps, checking the safety properties after
+// every step.
+func (w *world) walk(p Path, o walkOptions) walkResult {
+	var r walkResult
+	w.start(p)
+	checkLive := func() bool {
+		if o.liveFrom < 0 || w.step < o.liveFrom {
+			return false
+		}
+		if w.live() {
+			r.live, r.liveAt = true, w.step
+			return true
+		}
+		return false
+	}
+	if w.panicked == "" {
+		if name := w.violatedSafety(); name != "" {
+			r.safety = name
+			return r
+		}
+	}
+	if w.panicked == "" && checkLive() {
+		return r
+	}
+	for w.panicked == "" && w.step < p.Steps {
+		en := w.enabled()
+		if len(en) == 0 {
+			r.quiescent = true
+			break
+		}
+		i, err := w.choose(en, p.Choices)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		if o.onEvent != nil {
+			o.onEvent(w.step, w.describeEvent(en[i]), i, len(en))
+		}
+		if !w.exec(en[i]) {
+			break
+		}
+		r.steps = w.step
+		if name := w.violatedSafety(); name != "" {
+			r.safety = name
+			return r
+		}
+		if w.panicked == "" && checkLive() {
+			return r
+		}
+	}
+	r.steps = w.step
+	if w.panicked == "" && o.liveFrom >= 0 {
+		if r.quiescent && w.live() {
+			// Nothing can happen any more, in a live state: the execution
+			// satisfies liveness (a quiescent state is its own infinite
+			// suffix).
+			r.live, r.liveAt = true, w.step
+		} else if failed := w.failing(); w.panicked == "" {
+			r.dead, r.failed = true, failed
+		}
+	}
+	r.panicked = w.panicked
+	return r
+}

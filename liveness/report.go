@@ -1,0 +1,144 @@
+package liveness
+
+// Report is the outcome of Run. It is JSON-serialisable and a pure
+// function of the Config (whatever Jobs): no wall-clock times.
+type Report struct {
+	// Settings are the effective settings, defaults filled in.
+	Settings Settings `json:"settings"`
+	// Stats count the work done up to the reported violation (or in all).
+	Stats Stats `json:"stats"`
+	// End says why the search ended: "violation", "max-depth" (every
+	// depth up to MaxDepth searched), "exhausted" (no choice sequence
+	// reached the depth bound: the whole state space was searched),
+	// "walk-budget" (RandomWalks reached) or "interrupted".
+	End string `json:"end"`
+	// Violation is the first violation found, in search order.
+	Violation *Violation `json:"violation,omitempty"`
+	// Critical is the critical-transition analysis of a liveness
+	// violation (unless Config.NoCritical).
+	Critical *Critical `json:"critical,omitempty"`
+}
+
+// Settings are a search's effective settings. Replaying a reported path
+// needs the same scenario (system, variant, nodes), Weights, Unbiased and
+// Faults.
+type Settings struct {
+	Nodes       int            `json:"nodes"`
+	Depth       int            `json:"depth"`
+	DepthStep   int            `json:"depth_step"`
+	MaxDepth    int            `json:"max_depth"`
+	DMax        int            `json:"dmax"`
+	Walks       int            `json:"walks"`
+	RandomWalks int            `json:"random_walks,omitempty"`
+	Seed        uint64         `json:"seed"`
+	Weights     map[string]int `json:"weights"`
+	Unbiased    bool           `json:"unbiased,omitempty"`
+	Faults      int            `json:"faults,omitempty"`
+	Hashing     bool           `json:"hashing"`
+	Safety      []string       `json:"safety"`
+	Liveness    []string       `json:"liveness"`
+	Prefix      *Path          `json:"prefix,omitempty"`
+}
+
+// Stats count a search's work.
+type Stats struct {
+	// Depth is the depth bound of the last DFS iteration started.
+	Depth int `json:"depth"`
+	// Paths is the number of DFS choice sequences executed, States the
+	// number of distinct states they reached (by hash, per iteration),
+	// Duplicates the number of sequences cut short at a state already
+	// reached at no greater depth.
+	Paths      int64 `json:"paths"`
+	States     int64 `json:"states"`
+	Duplicates int64 `json:"duplicates"`
+	// Walks is the number of random walks from the periphery, Steps the
+	// number of steps executed by the DFS and the walks.
+	Walks int64 `json:"walks"`
+	Steps int64 `json:"steps"`
+}
+
+// Violation kinds.
+const (
+	KindSafety   = "safety"
+	KindLiveness = "liveness"
+	KindPanic    = "panic"
+)
+
+// Violation is a safety violation, a panic in user code, or a suspected
+// liveness violation (a dead path: no live state from past the search
+// depth up to DMax).
+type Violation struct {
+	// Kind is KindSafety, KindLiveness or KindPanic.
+	Kind string `json:"kind"`
+	// Property is the violated safety property, or the first liveness
+	// property that does not hold at the end of the dead path.
+	Property string `json:"property,omitempty"`
+	// Failed lists every liveness property that does not hold at the end
+	// of the dead path.
+	Failed []string `json:"failed,omitempty"`
+	// Panic is the panic value, with the node or property.
+	Panic string `json:"panic,omitempty"`
+	// Step is the 0-based step after which the safety property failed or
+	// in which the panic happened (-1: the initial state); for a liveness
+	// violation it is the dead path's length.
+	Step int `json:"step"`
+	// Depth is the DFS bound of the iteration that found it.
+	Depth int `json:"depth"`
+	// Quiescent: the dead path ended because no event was enabled.
+	Quiescent bool `json:"quiescent,omitempty"`
+	// Path replays the violating execution.
+	Path Path `json:"path"`
+}
+
+// Critical-transition classes (MaceMC §3.2).
+const (
+	// C1: a dead-state liveness violation; Step is the critical
+	// transition.
+	C1 = "C1"
+	// C2: no dead state was isolated; raise DMax and search again.
+	C2 = "C2"
+)
+
+// Critical is the outcome of the critical-transition search.
+type Critical struct {
+	// Class is C1 or C2; Reason explains a C2.
+	Class  string `json:"class"`
+	Reason string `json:"reason,omitempty"`
+	// Step is the critical transition: the 0-based step of the dead path
+	// after which no random walk reaches a live state, while some walk
+	// from the state before it does. For C2 it is -1 (no walk becomes live
+	// even from the initial state) or the dead path's length (walks from
+	// its very end become live).
+	Step int `json:"step"`
+	// Dead is the dead path; Live the live path sharing its longest
+	// prefix (its first Step steps), ending at its first live state.
+	Dead Path  `json:"dead"`
+	Live *Path `json:"live,omitempty"`
+	// DeadEvent and LiveEvent are step Step of the two paths.
+	DeadEvent string `json:"dead_event,omitempty"`
+	LiveEvent string `json:"live_event,omitempty"`
+	// Diff lists the nodes whose canonical state differs between the two
+	// paths right after step Step (C1 only).
+	Diff []NodeDiff `json:"diff,omitempty"`
+	// Probes are the prefix search's probes, in call order; Walks counts
+	// their random walks.
+	Probes []Probe `json:"probes"`
+	Walks  int     `json:"walks"`
+}
+
+// NodeDiff is one node's state diff: lines only on the dead path start
+// with "-", lines only on the live path with "+", common lines with " "
+// (MaceMC Mdb's filediff).
+type NodeDiff struct {
+	Node  int      `json:"node"`
+	Lines []string `json:"lines"`
+}
+
+// Probe is one critical-transition probe: whether one of its walks from
+// the first Prefix steps of the dead path reached a live state, and how
+// many walks it ran (up to and including the first live one).
+type Probe struct {
+	Prefix    int  `json:"prefix"`
+	Recovered bool `json:"recovered"`
+	Walks     int  `json:"walks"`
+}

@@ -1,0 +1,779 @@
+package liveness
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Event kinds, in the order of the enabled list.
+type kind uint8
+
+const (
+	kindApp kind = iota
+	kindDeliver
+	kindTimer
+	kindError
+	kindReset
+	numKinds
+)
+
+// kindNames are the weight keys of the kinds (Config.Weights).
+func kindNames() [numKinds]string {
+	return [numKinds]string{"app", "message", "timer", "error", "reset"}
+}
+
+// defaultWeights are Mace's random-walk weights: application 40, message
+// 8, timer 1; transport errors count as network events, resets as rare.
+func defaultWeights() [numKinds]int { return [numKinds]int{40, 8, 1, 8, 1} }
+
+// event is one enabled event.
+type event struct {
+	kind kind
+	node int32 // the node whose handler runs
+	idx  int32 // deliver: index in w.conns; timer: index in the node's timers; error: index in w.errs
+	pos  int32 // deliver: index in the connection's queue (0 unless datagram)
+}
+
+// transport is a transport of the scenario's network configuration.
+type transport struct {
+	name     string
+	datagram bool
+	cap      int // reliable send queue bound; <= 0: unbounded
+}
+
+type msgRec struct {
+	msg   timedsim.Message
+	label string // "deliver <Type>"
+	desc  string // Describe(msg), rendered lazily
+}
+
+// conn is one direction of a connection (reliable: FIFO; datagram: any
+// order). A reliable conn exists from the first send until a reset breaks
+// it, even when empty, since a reset tells the other end.
+type conn struct {
+	tr       int32
+	src, dst int32
+	datagram bool
+	q        []msgRec
+}
+
+func (c *conn) less(tr, src, dst int32) bool {
+	if c.dst != dst {
+		return c.dst < dst
+	}
+	if c.src != src {
+		return c.src < src
+	}
+	return c.tr < tr
+}
+
+type timerRec struct {
+	name, label string
+	data        any
+	desc        string
+	described   bool
+}
+
+type errRec struct {
+	node  int32
+	te    *timedsim.TransportError
+	label string
+}
+
+type wnode struct {
+	svc       timedsim.Service
+	timers    []timerRec // sorted by name
+	app       int        // index of the next application event
+	desc      string
+	described bool
+}
+
+// settings are what a world needs of the Config, resolved.
+type settings struct {
+	sc       *timedsim.Scenario
+	trs      []transport
+	weights  map[string]int // label overrides
+	kindW    [numKinds]int
+	unbiased bool
+	faults   int
+	safety   []timedsim.Property
+	liveness []timedsim.Property
+}
+
+// world is the untimed choice-scheduler world of one execution at a time
+// (MaceMC's simulator): node services, pending events, and the step
+// randomness. Each search worker owns one.
+type world struct {
+	set   *settings
+	drv   schedule
+	nodes []wnode
+	conns []*conn
+	spare []*conn
+	errs  []errRec
+	// resetsLeft counts the faults still allowed in this execution.
+	resetsLeft int
+	step       int
+
+	segs               []timedsim.Segment
+	seg                int
+	choosePCG, handPCG rand.PCG
+	chooseR, handR     *rand.Rand
+	en                 []event
+	ctx                wctx
+	msgLabel           map[reflect.Type]string
+	timerLabel         map[string]string
+	digest             *xxhash.Digest
+	plain              map[reflect.Type]bool
+	descs              map[any]string
+	log                *[]string // event log, when recording
+	panicked           string    // a handler's panic, ending the execution
+	scratch            []byte
+}
+
+func newWorld(set *settings, drv schedule) *world {
+	w := &world{set: set, drv: drv, msgLabel: map[reflect.Type]string{}, timerLabel: map[string]string{}, digest: xxhash.New(),
+		plain: map[reflect.Type]bool{}, descs: map[any]string{}}
+	w.chooseR = rand.New(&w.choosePCG)
+	w.handR = rand.New(&w.handPCG)
+	w.ctx.w = w
+	w.nodes = make([]wnode, set.sc.Nodes)
+	return w
+}
+
+func transports(cfg netmodel.Config) []transport {
+	cfg = cfg.WithDefaults()
+	out := make([]transport, len(cfg.Transports))
+	for i, t := range cfg.Transports {
+		c := t.QueueCap
+		if c == 0 {
+			c = netmodel.DefaultQueueCap
+		}
+		out[i] = transport{name: t.Name, datagram: t.Kind == netmodel.Datagram, cap: c}
+	}
+	return out
+}
+
+// start begins a new execution of path p: fresh services, Init on every
+// node in node order (not a step: Inits touch only their own node and
+// per-connection queues, so their order does not matter), and no pending
+// event but theirs and the driver's.
+func (w *world) start(p Path) {
+	w.segs, w.seg, w.step = p.Segments, 0, 0
+	for _, c := range w.conns {
+		w.free(c)
+	}
+	w.conns = w.conns[:0]
+	w.errs = w.errs[:0]
+	w.resetsLeft = w.set.faults
+	w.panicked = ""
+	for i := range w.nodes {
+		w.nodes[i] = wnode{timers: w.nodes[i].timers[:0]}
+	}
+	seed := w.segs[0].Seed
+	for i := range w.nodes {
+		w.handPCG.Seed(seed, splitmix64(0x1417a3b25bd0c0a1^uint64(i)))
+		if !w.guard(int32(i), func() {
+			w.nodes[i].svc = w.set.sc.New(timedsim.NodeID(i))
+			w.nodes[i].svc.Init(&w.ctx)
+		}) {
+			return
+		}
+	}
+}
+
+func (w *world) free(c *conn) {
+	c.q = c.q[:0]
+	w.spare = append(w.spare, c)
+}
+
+// guard runs f as node's handler and turns a panic into w.panicked.
+func (w *world) guard(node int32, f func()) (ok bool) {
+	w.ctx.node = node
+	defer func() {
+		if v := recover(); v != nil {
+			w.panicked = fmt.Sprintf("%v: %v", timedsim.NodeID(node), v)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// enabled lists the enabled events in their canonical order: application
+// events (the next of each node), then messages (by destination, sender,
+// transport; a reliable connection offers its oldest message only, a
+// datagram one every message), then timers (by node and name), transport
+// error upcalls (by node, then age), and resets (by node) while faults
+// are left. The list is valid until the next exec.
+func (w *world) enabled() []event {
+	en := w.en[:0]
+	if w.panicked != "" {
+		return en
+	}
+	for i := range w.nodes {
+		if w.nodes[i].app < len(w.drv[i]) {
+			en = append(en, event{kind: kindApp, node: int32(i)})
+		}
+	}
+	for ci, c := range w.conns {
+		if c.datagram {
+			for p := range c.q {
+				en = append(en, event{kind: kindDeliver, node: c.dst, idx: int32(ci), pos: int32(p)})
+			}
+		} else if len(c.q) > 0 {
+			en = append(en, event{kind: kindDeliver, node: c.dst, idx: int32(ci)})
+		}
+	}
+	for i := range w.nodes {
+		for ti := range w.nodes[i].timers {
+			en = append(en, event{kind: kindTimer, node: int32(i), idx: int32(ti)})
+		}
+	}
+	for ei, e := range w.errs {
+		en = append(en, event{kind: kindError, node: e.node, idx: int32(ei)})
+	}
+	if w.resetsLeft > 0 {
+		for i := range w.nodes {
+			en = append(en, event{kind: kindReset, node: int32(i)})
+		}
+	}
+	w.en = en
+	return en
+}
+
+// seedStep seeds the step's two random streams: the scheduler's choice and
+// the handler's Context.Rand.
+func (w *world) seedStep() {
+	for w.seg+1 < len(w.segs) && w.segs[w.seg+1].From <= w.step {
+		w.seg++
+	}
+	s := w.segs[w.seg].Seed
+	k := uint64(w.step) << 1
+	w.choosePCG.Seed(s, splitmix64(k))
+	w.handPCG.Seed(s, splitmix64(k|1))
+}
+
+// choose picks the step's event among en (not empty): choices[step] if
+// the path has one, else a weighted draw. It seeds the step.
+func (w *world) choose(en []event, choices []int) (int, error) {
+	w.seedStep()
+	if w.step < len(choices) {
+		c := choices[w.step]
+		if c >= len(en) {
+			return 0, fmt.Errorf("liveness: path chooses event %d at step %d, but only %d are enabled (stale path?)", c, w.step, len(en))
+		}
+		return c, nil
+	}
+	if w.set.unbiased {
+		return w.chooseR.IntN(len(en)), nil
+	}
+	total := 0
+	for _, e := range en {
+		total += w.weight(e)
+	}
+	if total == 0 {
+		return w.chooseR.IntN(len(en)), nil
+	}
+	r := w.chooseR.IntN(total)
+	for i, e := range en {
+		if r -= w.weight(e); r < 0 {
+			return i, nil
+		}
+	}
+	panic("unreachable")
+}
+
+func (w *world) weight(e event) int {
+	if len(w.set.weights) > 0 {
+		if v, ok := w.set.weights[w.label(e)]; ok {
+			return v
+		}
+	}
+	return w.set.kindW[e.kind]
+}
+
+// label is the event's label, as in timedsim: "app join", "deliver Join",
+// "timer recovery", "error broken", "reset".
+func (w *world) label(e event) string {
+	switch e.kind {
+	case kindApp:
+		return w.drv[e.node][w.nodes[e.node].app].label
+	case kindDeliver:
+		return w.conns[e.idx].q[e.pos].label
+	case kindTimer:
+		return w.nodes[e.node].timers[e.idx].label
+	case kindError:
+		return w.errs[e.idx].label
+	}
+	return "reset"
+}
+
+// describeEvent renders an enabled event for logs: "n1 deliver Join from
+// n0 Join{Who:n0 Down:false}".
+func (w *world) describeEvent(e event) string {
+	var b strings.Builder
+	b.WriteString(timedsim.NodeID(e.node).String() + " " + w.label(e))
+	switch e.kind {
+	case kindApp:
+		ae := w.drv[e.node][w.nodes[e.node].app]
+		if ae.data != nil {
+			b.WriteString(" " + timedsim.Describe(ae.data))
+		}
+	case kindDeliver:
+		c := w.conns[e.idx]
+		b.WriteString(" from " + timedsim.NodeID(c.src).String())
+		if len(w.set.trs) > 1 {
+			b.WriteString(" on " + w.set.trs[c.tr].name)
+		}
+		b.WriteString(" " + w.msgDesc(c, int(e.pos)))
+	case kindTimer:
+		if t := &w.nodes[e.node].timers[e.idx]; t.data != nil {
+			b.WriteString(" " + timedsim.Describe(t.data))
+		}
+	case kindError:
+		te := w.errs[e.idx].te
+		b.WriteString(" peer " + te.Peer.String())
+	}
+	return b.String()
+}
+
+// exec runs event e as the current step. It reports false if the handler
+// panicked (w.panicked says how).
+func (w *world) exec(e event) bool {
+	n := &w.nodes[e.node]
+	n.described = false
+	var ok bool
+	switch e.kind {
+	case kindApp:
+		ae := w.drv[e.node][n.app]
+		n.app++
+		ok = w.guard(e.node, func() {
+			if h, isApp := n.svc.(timedsim.AppHandler); isApp {
+				h.App(&w.ctx, ae.name, ae.data)
+			}
+		})
+	case kindDeliver:
+		c := w.conns[e.idx]
+		m := c.q[e.pos]
+		c.q = slices.Delete(c.q, int(e.pos), int(e.pos)+1)
+		ok = w.guard(e.node, func() { n.svc.Deliver(&w.ctx, timedsim.NodeID(c.src), m.msg) })
+	case kindTimer:
+		t := n.timers[e.idx]
+		n.timers = slices.Delete(n.timers, int(e.idx), int(e.idx)+1)
+		ok = w.guard(e.node, func() { n.svc.Timer(&w.ctx, t.name, t.data) })
+	case kindError:
+		er := w.errs[e.idx]
+		w.errs = slices.Delete(w.errs, int(e.idx), int(e.idx)+1)
+		ok = w.guard(e.node, func() {
+			if h, isErr := n.svc.(timedsim.ErrorHandler); isErr {
+				h.Error(&w.ctx, er.te)
+			}
+		})
+	case kindReset:
+		w.resetsLeft--
+		ok = w.reset(e.node)
+	}
+	w.step++
+	return ok
+}
+
+// reset is a fault: node id loses its state (a fresh service from the
+// constructor runs Init), its timers and pending error upcalls, and its
+// connections (the messages in flight to and from it are lost, and the
+// other end of each reliable connection gets an ErrConnectionBroken
+// upcall); its application restarts from its first driver event.
+func (w *world) reset(id int32) bool {
+	n := &w.nodes[id]
+	n.timers = n.timers[:0]
+	n.app = 0
+	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
+	kept := w.conns[:0]
+	var broken []errRec
+	for _, c := range w.conns {
+		if c.src != id && c.dst != id {
+			kept = append(kept, c)
+			continue
+		}
+		if !c.datagram {
+			other := c.src
+			if other == id {
+				other = c.dst
+			}
+			if other != id {
+				broken = append(broken, errRec{node: other, label: "error broken",
+					te: &timedsim.TransportError{Transport: w.set.trs[c.tr].name, Peer: timedsim.NodeID(id), Err: timedsim.ErrConnectionBroken}})
+			}
+		}
+		w.free(c)
+	}
+	w.conns = kept
+	// One upcall per peer and transport, whichever directions were open.
+	slices.SortStableFunc(broken, func(a, b errRec) int {
+		if a.node != b.node {
+			return int(a.node - b.node)
+		}
+		return strings.Compare(a.te.Transport, b.te.Transport)
+	})
+	for i, b := range broken {
+		if i > 0 && broken[i-1].node == b.node && broken[i-1].te.Transport == b.te.Transport {
+			continue
+		}
+		if _, ok := w.nodes[b.node].svc.(timedsim.ErrorHandler); ok {
+			w.pushErr(b)
+		}
+	}
+	return w.guard(id, func() {
+		n.svc = w.set.sc.New(timedsim.NodeID(id))
+		n.svc.Init(&w.ctx)
+	})
+}
+
+// pushErr adds an error upcall after the others of its node.
+func (w *world) pushErr(e errRec) {
+	i := len(w.errs)
+	for i > 0 && w.errs[i-1].node > e.node {
+		i--
+	}
+	w.errs = slices.Insert(w.errs, i, e)
+}
+
+// send enqueues msg from the running node on transport tr.
+func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
+	from := w.ctx.node
+	if to < 0 || int(to) >= len(w.nodes) {
+		panic(fmt.Sprintf("liveness: %v sent %T to nonexistent node %d", timedsim.NodeID(from), msg, to))
+	}
+	t := &w.set.trs[tr]
+	i, found := slices.BinarySearchFunc(w.conns, [3]int32{int32(tr), from, int32(to)}, func(c *conn, k [3]int32) int {
+		if c.less(k[0], k[1], k[2]) {
+			return -1
+		}
+		if c.tr == k[0] && c.src == k[1] && c.dst == k[2] {
+			return 0
+		}
+		return 1
+	})
+	if !found {
+		var c *conn
+		if k := len(w.spare); k > 0 {
+			c, w.spare = w.spare[k-1], w.spare[:k-1]
+		} else {
+			c = &conn{}
+		}
+		c.tr, c.src, c.dst, c.datagram = int32(tr), from, int32(to), t.datagram
+		w.conns = slices.Insert(w.conns, i, c)
+	}
+	c := w.conns[i]
+	if !t.datagram && t.cap > 0 && len(c.q) >= t.cap {
+		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
+		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
+			w.pushErr(errRec{node: from, te: te, label: "error queue-full"})
+		}
+		return te
+	}
+	c.q = append(c.q, msgRec{msg: msg, label: w.deliverLabel(msg)})
+	return nil
+}
+
+func (w *world) deliverLabel(msg timedsim.Message) string {
+	t := reflect.TypeOf(msg)
+	if l, ok := w.msgLabel[t]; ok {
+		return l
+	}
+	name := t.Name()
+	for name == "" && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+		name = t.Name()
+	}
+	if name == "" {
+		name = t.String()
+	}
+	l := "deliver " + name
+	w.msgLabel[reflect.TypeOf(msg)] = l
+	return l
+}
+
+func (w *world) msgDesc(c *conn, i int) string {
+	m := &c.q[i]
+	if m.desc == "" {
+		m.desc = w.valueDesc(m.msg)
+	}
+	return m.desc
+}
+
+// maxDescCache bounds the cache of descriptions of message and timer
+// values.
+const maxDescCache = 1 << 16
+
+// valueDesc is safeDescribe(v), cached by value for values of plain types
+// (no interfaces, pointers, slices, maps or funcs inside, so that equal
+// values describe alike): the stateless DFS re-creates the same messages
+// on every path, and describing them dominated the cost of hashing.
+func (w *world) valueDesc(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	t := reflect.TypeOf(v)
+	ok, known := w.plain[t]
+	if !known {
+		ok = plainType(t)
+		w.plain[t] = ok
+	}
+	if !ok {
+		return safeDescribe(v)
+	}
+	if d, hit := w.descs[v]; hit {
+		return d
+	}
+	d := safeDescribe(v)
+	if len(w.descs) < maxDescCache {
+		w.descs[v] = d
+	}
+	return d
+}
+
+// plainType reports whether values of t are compared by their contents
+// alone: basic kinds, and arrays and structs of them.
+func plainType(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	case reflect.Array:
+		return plainType(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainType(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (w *world) nodeDesc(i int) string {
+	n := &w.nodes[i]
+	if !n.described {
+		n.desc = safeDescribe(n.svc)
+		n.described = true
+	}
+	return n.desc
+}
+
+func safeDescribe(v any) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = fmt.Sprintf("<Describe panicked: %v>", r)
+		}
+	}()
+	return timedsim.Describe(v)
+}
+
+func (w *world) timerDesc(t *timerRec) string {
+	if !t.described {
+		if t.data != nil {
+			t.desc = w.valueDesc(t.data)
+		}
+		t.described = true
+	}
+	return t.desc
+}
+
+// hash is the global state's fingerprint (MaceMC's state hashing): the
+// canonical Describe of every node, its pending timers and next driver
+// event, the pending messages of every connection in order, the pending
+// error upcalls and the faults left. Step numbers and insertion counters
+// are left out, so the same state reached by different orders hashes
+// alike.
+func (w *world) hash() uint64 {
+	d := w.digest
+	d.Reset()
+	b := w.scratch[:0]
+	for i := range w.nodes {
+		b = b[:0]
+		b = append(b, 'N')
+		b = strconv.AppendInt(b, int64(w.nodes[i].app), 10)
+		b = append(b, 0)
+		d.Write(b)
+		d.WriteString(w.nodeDesc(i))
+		for ti := range w.nodes[i].timers {
+			t := &w.nodes[i].timers[ti]
+			d.WriteString("\x00T")
+			d.WriteString(t.name)
+			d.WriteString("\x00")
+			d.WriteString(w.timerDesc(t))
+		}
+		d.WriteString("\x00")
+	}
+	for _, c := range w.conns {
+		b = b[:0]
+		b = append(b, 'C')
+		b = strconv.AppendInt(b, int64(c.tr), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(c.src), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(c.dst), 10)
+		b = append(b, 0)
+		d.Write(b)
+		for i := range c.q {
+			d.WriteString(w.msgDesc(c, i))
+			d.WriteString("\x00")
+		}
+	}
+	for _, e := range w.errs {
+		b = b[:0]
+		b = append(b, 'E')
+		b = strconv.AppendInt(b, int64(e.node), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(e.te.Peer), 10)
+		b = append(b, 0)
+		d.Write(b)
+		d.WriteString(e.label)
+		d.WriteString(e.te.Transport)
+	}
+	b = b[:0]
+	b = append(b, 'R')
+	b = strconv.AppendInt(b, int64(w.resetsLeft), 10)
+	d.Write(b)
+	w.scratch = b
+	return d.Sum64()
+}
+
+// nodeText is node i's canonical state for diffs, one item a line: its
+// Describe text, then its pending timers, the messages waiting for it,
+// its pending error upcalls and its next application event (MaceMC Mdb's
+// state dump: node state, in=[…], timer<…>).
+func (w *world) nodeText(i int) []string {
+	lines := strings.Split(w.nodeDesc(i), "\n")
+	n := &w.nodes[i]
+	for ti := range n.timers {
+		t := &n.timers[ti]
+		l := "timer " + t.name
+		if t.data != nil {
+			l += " " + w.timerDesc(t)
+		}
+		lines = append(lines, l)
+	}
+	for _, c := range w.conns {
+		if int(c.dst) != i {
+			continue
+		}
+		for k := range c.q {
+			l := "in from " + timedsim.NodeID(c.src).String()
+			if len(w.set.trs) > 1 {
+				l += " on " + w.set.trs[c.tr].name
+			}
+			lines = append(lines, l+" "+w.msgDesc(c, k))
+		}
+	}
+	for _, e := range w.errs {
+		if int(e.node) == i {
+			lines = append(lines, e.label+" peer "+e.te.Peer.String())
+		}
+	}
+	if n.app < len(w.drv[i]) {
+		lines = append(lines, "next "+w.drv[i][n.app].label)
+	}
+	return lines
+}
+
+// World view for properties.
+
+func (w *world) Nodes() int                               { return len(w.nodes) }
+func (w *world) Node(id timedsim.NodeID) timedsim.Service { return w.nodes[id].svc }
+func (w *world) Now() time.Duration                       { return logicalTime(w.step) }
+func (w *world) Steps() int                               { return w.step }
+func (w *world) TimerPending(id timedsim.NodeID, name string) bool {
+	return w.nodes[id].timerIndex(name) >= 0
+}
+
+// logicalTime is the untimed world's clock: one millisecond per step.
+func logicalTime(step int) time.Duration { return time.Duration(step) * time.Millisecond }
+
+// timerIndex is the index of pending timer name, -1 if none. Nodes have
+// few timers: a linear scan beats a binary search.
+func (n *wnode) timerIndex(name string) int {
+	for i := range n.timers {
+		if n.timers[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// wctx is the Context handed to handlers.
+type wctx struct {
+	w    *world
+	node int32
+}
+
+var _ timedsim.Context = (*wctx)(nil)
+var _ timedsim.World = (*world)(nil)
+
+func (c *wctx) Self() timedsim.NodeID { return timedsim.NodeID(c.node) }
+func (c *wctx) Nodes() int            { return len(c.w.nodes) }
+
+// Now is the number of steps executed so far, in milliseconds: time is
+// logical in the liveness mode.
+func (c *wctx) Now() time.Duration { return logicalTime(c.w.step) }
+
+func (c *wctx) Send(to timedsim.NodeID, msg timedsim.Message) error { return c.w.send(0, to, msg) }
+
+func (c *wctx) SendOn(name string, to timedsim.NodeID, msg timedsim.Message) error {
+	for i, t := range c.w.set.trs {
+		if t.name == name {
+			return c.w.send(i, to, msg)
+		}
+	}
+	panic(fmt.Sprintf("liveness: SendOn: no transport %q in the scenario's network config", name))
+}
+
+// SetTimer schedules timer name; after is ignored: a pending timer may
+// fire at any step (MaceMC).
+func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
+	w := c.w
+	n := &w.nodes[c.node]
+	i := n.timerIndex(name)
+	label, known := w.timerLabel[name]
+	if !known {
+		label = "timer " + name
+		w.timerLabel[name] = label
+	}
+	t := timerRec{name: name, label: label, data: data}
+	if i >= 0 {
+		n.timers[i] = t
+		return
+	}
+	i = len(n.timers)
+	for i > 0 && n.timers[i-1].name > name {
+		i--
+	}
+	n.timers = slices.Insert(n.timers, i, t)
+}
+
+func (c *wctx) CancelTimer(name string) {
+	n := &c.w.nodes[c.node]
+	if i := n.timerIndex(name); i >= 0 {
+		n.timers = slices.Delete(n.timers, i, i+1)
+	}
+}
+
+func (c *wctx) TimerPending(name string) bool { return c.w.nodes[c.node].timerIndex(name) >= 0 }
+func (c *wctx) Rand() *rand.Rand              { return c.w.handR }
+
+func (c *wctx) Logf(format string, args ...any) {
+	if c.w.log != nil {
+		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": "+fmt.Sprintf(format, args...))
+	}
+}

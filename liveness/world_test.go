@@ -1,0 +1,183 @@
+package liveness
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/netmodel"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// chatty sends its Init messages to node 1 on the scenario's transports,
+// records what it receives and its error upcalls, and takes application
+// events.
+type chatty struct {
+	Got, Errs, Apps []string
+	Sent            int
+}
+
+func (n *chatty) Init(ctx timedsim.Context) {
+	if ctx.Self() != 0 {
+		return
+	}
+	for i := range 3 {
+		if err := ctx.Send(1, msg{fmt.Sprint("r", i)}); err == nil {
+			n.Sent++
+		}
+	}
+	ctx.SendOn("udp", 1, msg{"d0"})
+	ctx.SendOn("udp", 1, msg{"d1"})
+	ctx.SetTimer("t", time.Hour, "data")
+}
+func (n *chatty) Deliver(_ timedsim.Context, from timedsim.NodeID, m timedsim.Message) {
+	n.Got = append(n.Got, m.(msg).Name)
+}
+func (n *chatty) Timer(ctx timedsim.Context, name string, data any) {}
+func (n *chatty) Error(_ timedsim.Context, err *timedsim.TransportError) {
+	n.Errs = append(n.Errs, fmt.Sprint(err.Err, " ", err.Peer))
+}
+func (n *chatty) App(_ timedsim.Context, name string, _ any) { n.Apps = append(n.Apps, name) }
+
+func chattyWorld(t *testing.T, faults int) *world {
+	t.Helper()
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New:   func(timedsim.NodeID) timedsim.Service { return &chatty{} },
+		Driver: func(d *timedsim.Driver) {
+			d.App(2*time.Second, 0, "second", nil)
+			d.App(time.Second, 0, "first", nil)
+			d.App(0, 1, "hello", nil)
+		},
+		Network: netmodel.Config{Transports: []netmodel.TransportConfig{
+			{Name: "tcp", Kind: netmodel.Reliable, QueueCap: 2},
+			{Name: "udp", Kind: netmodel.Datagram},
+		}},
+		Liveness: []timedsim.Property{always},
+	}
+	r, err := Config{Scenario: sc, Faults: faults}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, err := driverSchedule(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(r.set, drv)
+	w.start(startPath(1))
+	return w
+}
+
+func (w *world) enabledLabels() []string {
+	var out []string
+	for _, e := range w.enabled() {
+		out = append(out, w.describeEvent(e))
+	}
+	return out
+}
+
+// TestEnabledEvents: the enabled list of MaceMC's scheduler, in canonical
+// order: each node's next driver event in time order; the head of each
+// reliable connection and every datagram; every pending timer; error
+// upcalls (here the third reliable send, over the queue bound of 2).
+func TestEnabledEvents(t *testing.T) {
+	w := chattyWorld(t, 0)
+	want := []string{
+		"n0 app first",
+		"n1 app hello",
+		"n1 deliver msg from n0 on tcp msg{Name:\"r0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d1\"}",
+		"n0 timer t \"data\"",
+		"n0 error queue-full peer n1",
+	}
+	if got := w.enabledLabels(); !slices.Equal(got, want) {
+		t.Fatalf("enabled:\n%q\nwant\n%q", got, want)
+	}
+	if n0 := w.nodes[0].svc.(*chatty); n0.Sent != 2 {
+		t.Fatalf("%d reliable sends succeeded, want 2 (queue bound)", n0.Sent)
+	}
+	// Delivering the second datagram first is allowed; the reliable
+	// connection offers r1 after r0 only.
+	w.exec(w.enabled()[4])
+	w.exec(w.enabled()[2])
+	got := w.enabledLabels()
+	if !slices.Contains(got, "n1 deliver msg from n0 on tcp msg{Name:\"r1\"}") || slices.ContainsFunc(got, func(s string) bool { return s == "n1 deliver msg from n0 on udp msg{Name:\"d1\"}" }) {
+		t.Fatalf("after d1 and r0: %q", got)
+	}
+	if n1 := w.nodes[1].svc.(*chatty); !slices.Equal(n1.Got, []string{"d1", "r0"}) {
+		t.Fatalf("n1 got %v", n1.Got)
+	}
+	// The timer fires whenever chosen, whatever its delay.
+	i := slices.Index(w.enabledLabels(), `n0 timer t "data"`)
+	w.exec(w.enabled()[i])
+	if w.TimerPending(0, "t") || w.Steps() != 3 || w.Now() != 3*time.Millisecond {
+		t.Fatalf("timer still pending or steps %d, now %v", w.Steps(), w.Now())
+	}
+}
+
+// TestReset: a fault resets a node: its state, timers and connections
+// are lost, the other end of each reliable connection is told, and its
+// application restarts.
+func TestReset(t *testing.T) {
+	w := chattyWorld(t, 1)
+	w.exec(w.enabled()[0]) // n0 app first
+	en := w.enabled()
+	if got := w.label(en[len(en)-1]); got != "reset" || w.label(en[len(en)-2]) != "reset" {
+		t.Fatalf("resets not enabled: %q", w.enabledLabels())
+	}
+	before := w.hash()
+	w.exec(en[len(en)-2]) // reset n0
+	n0 := w.nodes[0].svc.(*chatty)
+	if n0.Sent != 2 || len(n0.Apps) != 0 {
+		t.Fatalf("n0 after reset: %+v", n0)
+	}
+	// n0's old messages, timer and upcall are gone and its Init ran
+	// again: fresh messages, timer and queue-full upcall; n1 is told that
+	// its connection to n0 broke (n1 implements ErrorHandler); no resets
+	// are left; n0's application starts over.
+	want := []string{
+		"n0 app first",
+		"n1 app hello",
+		"n1 deliver msg from n0 on tcp msg{Name:\"r0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d1\"}",
+		"n0 timer t \"data\"",
+		"n0 error queue-full peer n1",
+		"n1 error broken peer n0",
+	}
+	if got := w.enabledLabels(); !slices.Equal(got, want) {
+		t.Fatalf("after reset:\n%q\nwant\n%q", got, want)
+	}
+	if w.hash() == before {
+		t.Fatalf("reset did not change the state hash")
+	}
+	w.exec(w.enabled()[7])
+	if n1 := w.nodes[1].svc.(*chatty); !slices.Equal(n1.Errs, []string{"timedsim: connection broken n0"}) {
+		t.Fatalf("n1 errors %v", n1.Errs)
+	}
+}
+
+// TestStateHash: the hash covers node states, timers and messages, and
+// not the order in which independent events happened.
+func TestStateHash(t *testing.T) {
+	a, b := chattyWorld(t, 0), chattyWorld(t, 0)
+	if a.hash() != b.hash() {
+		t.Fatal("same state, different hashes")
+	}
+	// n0 app first and n1 app hello commute.
+	a.exec(a.enabled()[0])
+	a.exec(a.enabled()[slices.Index(a.enabledLabels(), "n1 app hello")])
+	b.exec(b.enabled()[1])
+	b.exec(b.enabled()[0])
+	if a.hash() != b.hash() {
+		t.Fatal("commuting events, different hashes")
+	}
+	h := a.hash()
+	i := slices.Index(a.enabledLabels(), `n0 timer t "data"`)
+	a.exec(a.enabled()[i]) // only removes the timer: the service does nothing
+	if a.hash() == h {
+		t.Fatal("a fired timer does not change the hash")
+	}
+}
