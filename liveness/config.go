@@ -155,7 +155,7 @@ func (c Config) resolve() (*resolved, error) {
 		}
 		set.weights[k] = v
 	}
-	set.safety, set.liveness = sc.Safety, sc.Liveness
+	set.safety, set.liveness = timedsim.Required(sc.Safety), timedsim.Required(sc.Liveness)
 	if c.Safety != nil {
 		set.safety = c.Safety
 	}

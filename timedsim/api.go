@@ -157,6 +157,21 @@ type World interface {
 type Property struct {
 	Name  string
 	Check func(w World) bool
+	// Optional properties are checked only when selected by name (the
+	// liveness mode's --safety): for example one written after the bug it
+	// catches, to show that it would have caught it.
+	Optional bool
+}
+
+// Required returns the properties of ps that are not Optional.
+func Required(ps []Property) []Property {
+	out := make([]Property, 0, len(ps))
+	for _, p := range ps {
+		if !p.Optional {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func itoa(i int) string {

@@ -556,6 +556,9 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		if s.opts.CheckSafety {
 			s.where = inSafety
 			for _, prop := range s.sc.Safety {
+				if prop.Optional {
+					continue
+				}
 				if !prop.Check(world{s}) {
 					res.Outcome, res.Violation, res.ExecTime = SafetyViolated, prop.Name, s.sc.Timeout
 					return

@@ -59,3 +59,24 @@ func TestCountWindow(t *testing.T) {
 		}
 	}
 }
+
+// Optional safety properties are not checked by the timed simulator (they
+// are selected by name in the liveness mode); required ones are.
+func TestOptionalSafetyProperty(t *testing.T) {
+	fails := func(timedsim.World) bool { return false }
+	for _, optional := range []bool{true, false} {
+		sc := gossipScenario(3)
+		sc.Safety = []timedsim.Property{{Name: "never", Check: fails, Optional: optional}}
+		sim, err := timedsim.NewSimulator(sc, timedsim.Options{CheckSafety: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sim.Run(timedsim.SeedPath(1))
+		if got := r.Outcome == timedsim.SafetyViolated; got == optional {
+			t.Errorf("optional=%v: outcome %v", optional, r.Outcome)
+		}
+	}
+	if got := timedsim.Required([]timedsim.Property{{Name: "a"}, {Name: "b", Optional: true}}); len(got) != 1 || got[0].Name != "a" {
+		t.Errorf("Required: %v", got)
+	}
+}
