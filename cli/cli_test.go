@@ -85,6 +85,8 @@ func TestCLIGolden(t *testing.T) {
 		{"correlate-no-profile", []string{"correlate", "--out", "$DIR"}, 2},
 		{"search-system-flag", []string{"search", "--system", "pingpong", "--out", "$DIR"}, 2},
 		{"train-with-edd", []string{"train", "--system", "pingpong", "--edd", "x.json", "--out", "$DIR/out"}, 2},
+		{"liveness-bad-weight", []string{"run", "--liveness", "--system", "pingpong", "--weight", "timer=x", "--out", "$DIR/out"}, 2},
+		{"liveness-unknown-property", []string{"run", "--liveness", "--system", "pingpong", "--property", "nosuch", "--out", "$DIR/out"}, 2},
 		{"bad-max-steps", []string{"simulate", "--system", "pingpong", "--max-steps", "-1", "--out", "$DIR/out"}, 2},
 	}
 	for _, c := range cases {

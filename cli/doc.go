@@ -16,7 +16,8 @@
 //
 // cmd/macepc is exactly that call with the bundled systems.
 //
-// Commands: run (the MacePC pipeline), its phases train, profile, search,
+// Commands: run (the MacePC pipeline; with --liveness, MaceMC's liveness
+// search of package liveness), its phases train, profile, search,
 // diverge and correlate, and systems, simulate, replay, version. Every
 // command parses its own
 // pflag set, writes results atomically (a temporary file renamed into

@@ -108,9 +108,18 @@ func (a *app) parsePipeline(name string, args []string, groups ...func(*pipeline
 
 func withSim(f *pipelineFlags, fs *pflag.FlagSet) { f.sim.register(fs) }
 
+// withLivenessFlag documents --liveness in run's help (the flag itself
+// switches to runLiveness before parsing).
+func withLivenessFlag(_ *pipelineFlags, fs *pflag.FlagSet) {
+	fs.Bool("liveness", false, "MaceMC's liveness search instead of the performance pipeline ('macepc run --liveness --help' for its flags)")
+}
+
 // run is `macepc run`: every phase into --out.
 func (a *app) runAll(args []string) (int, error) {
-	f, fs, err := a.parsePipeline("run", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain,
+	if isLiveness(args) {
+		return a.runLiveness(args)
+	}
+	f, fs, err := a.parsePipeline("run", args, withLivenessFlag, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain,
 		(*pipelineFlags).registerProfile, (*pipelineFlags).registerSearch, (*pipelineFlags).registerDiverge)
 	if err != nil {
 		return ExitError, err

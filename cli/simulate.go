@@ -194,11 +194,17 @@ func (a *app) writePath(path string, rs *resolved, p timedsim.Path, note string)
 }
 
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonIndent(v)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(path, append(b, '\n'))
+	return atomicfile.WriteBytes(path, b)
+}
+
+// jsonIndent is the JSON of every results file: indented, newline-ended.
+func jsonIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n'), err
 }
 
 // finding describes what is wrong with an execution beyond being slow: a

@@ -1,0 +1,141 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+)
+
+type livenessOut struct {
+	Format string `json:"format"`
+	Report struct {
+		End       string `json:"end"`
+		Violation *struct {
+			Kind     string `json:"kind"`
+			Property string `json:"property"`
+			Step     int    `json:"step"`
+		} `json:"violation"`
+		Critical *struct {
+			Class string `json:"class"`
+			Step  int    `json:"step"`
+			Diff  []struct {
+				Node  int      `json:"node"`
+				Lines []string `json:"lines"`
+			} `json:"diff"`
+		} `json:"critical"`
+	} `json:"report"`
+}
+
+func readLiveness(t *testing.T, dir string) (*livenessOut, []byte) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "liveness.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l livenessOut
+	if err := json.Unmarshal(b, &l); err != nil || l.Format != "macepc-liveness" {
+		t.Fatalf("liveness.json: %v %q", err, l.Format)
+	}
+	return &l, b
+}
+
+// `macepc run --liveness` (MaceMC paper 000 §3–4) on RandTree's RT3: a
+// one-root violation, a C1 critical transition whose state diff shows a
+// node in a tree without its recovery timer, identical for 1 and 2
+// workers; the fixed variant has no violation with the same budget; and
+// the optional safety property written after RT3 catches it as a safety
+// violation at an earlier step.
+func TestRunLivenessRandTree(t *testing.T) {
+	ctx := context.Background()
+	var reports [][]byte
+	var dirs []string
+	for _, jobs := range []string{"1", "2"} {
+		dir := t.TempDir()
+		out, errs, st := runRT(t, ctx, "run", "--liveness", "--system", "randtree", "--variant", "liveness-bug", "--seed", "1", "--jobs", jobs, "--out", dir)
+		if st != cli.ExitFinding || !strings.Contains(out, "critical transition (C1)") {
+			t.Fatalf("jobs %s: status %d\n%s%s", jobs, st, out, errs)
+		}
+		_, b := readLiveness(t, dir)
+		reports, dirs = append(reports, b), append(dirs, dir)
+	}
+	if string(reports[0]) != string(reports[1]) {
+		t.Errorf("liveness.json differs between --jobs 1 and 2")
+	}
+	l, _ := readLiveness(t, dirs[0])
+	v, c := l.Report.Violation, l.Report.Critical
+	if v == nil || v.Kind != "liveness" || v.Property != "one-root" || c == nil || c.Class != "C1" || c.Step < 0 {
+		t.Fatalf("report %+v %+v", v, c)
+	}
+	missing := false
+	for _, d := range c.Diff {
+		dead, live := []string{}, []string{}
+		for _, line := range d.Lines {
+			if line[0] != '+' {
+				dead = append(dead, line[1:])
+			}
+			if line[0] != '-' {
+				live = append(live, line[1:])
+			}
+		}
+		joinedOrJoining := len(dead) > 0 && !strings.Contains(dead[0], " init ")
+		if joinedOrJoining && !contains(dead, "timer recovery") && contains(live, "timer recovery") {
+			missing = true
+		}
+	}
+	if !missing {
+		t.Errorf("the state diff shows no node missing its recovery timer: %+v", c.Diff)
+	}
+	diff, err := os.ReadFile(filepath.Join(dirs[0], "state.diff"))
+	if err != nil || !strings.Contains(string(diff), "+timer recovery") {
+		t.Errorf("state.diff: %v\n%s", err, diff)
+	}
+	for _, f := range []string{"dead.log", "live.log", "dead.path.json", "live.path.json"} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// Fixed: no violation with the same budget.
+	dir := t.TempDir()
+	if out, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "fixed", "--seed", "1", "--out", dir); st != cli.ExitOK || !strings.Contains(out, "no violation") {
+		t.Fatalf("fixed: status %d\n%s%s", st, out, errs)
+	}
+
+	// The optional safety property: a safety violation, earlier.
+	dir = t.TempDir()
+	out, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "liveness-bug", "--seed", "1", "--safety", "recovery-timer", "--safety", "no-loops", "--out", dir)
+	if st != cli.ExitFinding {
+		t.Fatalf("safety: status %d\n%s%s", st, out, errs)
+	}
+	s, _ := readLiveness(t, dir)
+	if sv := s.Report.Violation; sv == nil || sv.Kind != "safety" || sv.Property != "recovery-timer" || sv.Step > c.Step {
+		t.Fatalf("safety violation %+v, liveness critical step %d", sv, c.Step)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "dead.log"))
+	if err != nil || !strings.Contains(string(log), "recovery-timer") {
+		t.Errorf("dead.log does not show the violation: %v\n%s", err, log)
+	}
+
+	// Prefix-based search from the end of the live path.
+	dir2 := t.TempDir()
+	if out, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "liveness-bug", "--prefix", filepath.Join(dirs[0], "live.path.json"), "--out", dir2); st == cli.ExitError {
+		t.Fatalf("--prefix: status %d\n%s%s", st, out, errs)
+	}
+	if _, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "fixed", "--prefix", filepath.Join(dirs[0], "live.path.json"), "--out", dir2); st != cli.ExitError || !strings.Contains(errs, "not randtree/fixed") {
+		t.Errorf("--prefix of another variant: %d %s", st, errs)
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
