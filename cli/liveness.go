@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,8 +41,15 @@ type livenessFile struct {
 // start a prefix-based search from its end (--prefix).
 type livenessPathFile struct {
 	fileHeader
-	Note string        `json:"note"`
-	Path liveness.Path `json:"path"`
+	Note string `json:"note"`
+	// The settings a replay needs: the choice weights decide the random
+	// part, the properties what the log reports.
+	Weights  map[string]int `json:"weights"`
+	Unbiased bool           `json:"unbiased,omitempty"`
+	Faults   int            `json:"faults,omitempty"`
+	Safety   []string       `json:"safety"`
+	Liveness []string       `json:"liveness"`
+	Path     liveness.Path  `json:"path"`
 }
 
 // isLiveness reports whether run was asked for the liveness mode.
@@ -146,7 +154,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	savePath := func(name, note string, p liveness.Path) error {
 		return write(name, func(w io.Writer) error {
-			return writeJSONTo(w, livenessPathFile{fileHeader: hdr, Note: note, Path: p})
+			st := rep.Settings
+			return writeJSONTo(w, livenessPathFile{fileHeader: hdr, Note: note, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
+				Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
 	saveLog := func(name string, p liveness.Path) error {
@@ -279,4 +289,54 @@ func writeJSONTo(w io.Writer, v any) error {
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+// isLivenessPath reports whether a path file was written by the liveness
+// mode (dead.path.json, live.path.json).
+func isLivenessPath(name string) bool {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return false
+	}
+	var h struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(b, &h) == nil && h.Format == livenessPathFmt
+}
+
+// replayLiveness re-runs a liveness path and writes its event log.
+func (a *app) replayLiveness(name, logFile string) (int, error) {
+	pf, err := readLivenessPath(name)
+	if err != nil {
+		return ExitError, err
+	}
+	sys, err := a.reg.Lookup(pf.System)
+	if err != nil {
+		return ExitError, fmt.Errorf("path file: %w", err)
+	}
+	sc, err := sys.Scenario(pf.Variant, pf.Nodes)
+	if err != nil {
+		return ExitError, fmt.Errorf("path file: %w", err)
+	}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
+	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
+		return ExitError, fmt.Errorf("path file: %w", err)
+	}
+	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
+		return ExitError, fmt.Errorf("path file: %w", err)
+	}
+	lines, err := liveness.Replay(cfg, pf.Path)
+	if err != nil && lines == nil {
+		return ExitError, err
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	if logFile == "" {
+		_, werr := io.WriteString(a.stdout, text)
+		return ExitOK, werr
+	}
+	if err := atomicfile.WriteBytes(logFile, []byte(text)); err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, pf.Nodes, pf.Path.Steps, logFile)
+	return ExitOK, nil
 }

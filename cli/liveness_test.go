@@ -121,6 +121,16 @@ func TestRunLivenessRandTree(t *testing.T) {
 		t.Errorf("dead.log does not show the violation: %v\n%s", err, log)
 	}
 
+	// The dead path replays to the same log (`macepc replay` knows
+	// liveness path files).
+	replayed := filepath.Join(t.TempDir(), "replay.log")
+	if _, errs, st := runRT(t, ctx, "replay", "--path", filepath.Join(dir, "dead.path.json"), "--log", replayed); st != cli.ExitOK {
+		t.Fatalf("replay: %d %s", st, errs)
+	}
+	if again, err := os.ReadFile(replayed); err != nil || string(again) != string(log) {
+		t.Errorf("the replayed log differs from dead.log (%v)", err)
+	}
+
 	// Prefix-based search from the end of the live path.
 	dir2 := t.TempDir()
 	if out, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "liveness-bug", "--prefix", filepath.Join(dirs[0], "live.path.json"), "--out", dir2); st == cli.ExitError {

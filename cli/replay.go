@@ -32,6 +32,9 @@ func (a *app) replay(args []string) (int, error) {
 	if fs.Changed("branch-seed") && *branch < 0 {
 		return ExitError, fmt.Errorf("--branch-seed goes with --branch-at STEP")
 	}
+	if *pathFile != "" && *runDir == "" && isLivenessPath(*pathFile) {
+		return a.replayLiveness(*pathFile, *logFile)
+	}
 	var pf *timedsim.PathFile
 	var err error
 	switch {
