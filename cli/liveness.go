@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,8 +56,15 @@ type livenessPathFile struct {
 // isLiveness reports whether run was asked for the liveness mode.
 func isLiveness(args []string) bool {
 	for _, a := range args {
-		if a == "--liveness" || a == "--liveness=true" {
+		if a == "--" {
+			return false
+		}
+		if a == "--liveness" {
 			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--liveness="); ok {
+			b, err := strconv.ParseBool(v)
+			return err != nil || b // a bad value: let the liveness flag set report it
 		}
 	}
 	return false
@@ -131,6 +139,16 @@ func (a *app) runLiveness(args []string) (int, error) {
 		if pf.System != sys.Name || pf.Variant != variant || pf.Nodes != sc.Nodes {
 			return ExitError, fmt.Errorf("--prefix %s is a path of %s/%s with %d nodes, not %s/%s with %d", *prefix, pf.System, pf.Variant, pf.Nodes, sys.Name, variant, sc.Nodes)
 		}
+		// The prefix means what it meant under its own choice settings.
+		for _, c := range []struct {
+			flag string
+			same bool
+		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}} {
+			if flags.Changed(c.flag) && !c.same {
+				return ExitError, fmt.Errorf("--%s differs from the settings of --prefix %s, whose path only means the same under them", c.flag, *prefix)
+			}
+		}
+		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
 		cfg.Prefix = &pf.Path
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -330,13 +348,19 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 		return ExitError, err
 	}
 	text := strings.Join(lines, "\n") + "\n"
+	status := ExitOK
+	for _, l := range lines {
+		if strings.HasPrefix(l, "# end ") && (strings.Contains(l, ": panic: ") || strings.Contains(l, " violated")) || strings.HasPrefix(l, "# not live: ") {
+			status = ExitFinding
+		}
+	}
 	if logFile == "" {
 		_, werr := io.WriteString(a.stdout, text)
-		return ExitOK, werr
+		return status, werr
 	}
 	if err := atomicfile.WriteBytes(logFile, []byte(text)); err != nil {
 		return ExitError, err
 	}
 	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, pf.Nodes, pf.Path.Steps, logFile)
-	return ExitOK, nil
+	return status, nil
 }

@@ -122,10 +122,14 @@ func TestRunLivenessRandTree(t *testing.T) {
 	}
 
 	// The dead path replays to the same log (`macepc replay` knows
-	// liveness path files).
+	// liveness path files), exiting 1 as it shows the violation; the live
+	// path of the first run replays with exit 0.
 	replayed := filepath.Join(t.TempDir(), "replay.log")
-	if _, errs, st := runRT(t, ctx, "replay", "--path", filepath.Join(dir, "dead.path.json"), "--log", replayed); st != cli.ExitOK {
+	if _, errs, st := runRT(t, ctx, "replay", "--path", filepath.Join(dir, "dead.path.json"), "--log", replayed); st != cli.ExitFinding {
 		t.Fatalf("replay: %d %s", st, errs)
+	}
+	if _, errs, st := runRT(t, ctx, "replay", "--path", filepath.Join(dirs[0], "live.path.json")); st != cli.ExitOK {
+		t.Errorf("replay of the live path: %d %s", st, errs)
 	}
 	if again, err := os.ReadFile(replayed); err != nil || string(again) != string(log) {
 		t.Errorf("the replayed log differs from dead.log (%v)", err)
@@ -138,6 +142,13 @@ func TestRunLivenessRandTree(t *testing.T) {
 	}
 	if _, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "fixed", "--prefix", filepath.Join(dirs[0], "live.path.json"), "--out", dir2); st != cli.ExitError || !strings.Contains(errs, "not randtree/fixed") {
 		t.Errorf("--prefix of another variant: %d %s", st, errs)
+	}
+	if _, errs, st := runRT(t, ctx, "run", "--liveness", "--variant", "liveness-bug", "--faults", "1", "--prefix", filepath.Join(dirs[0], "live.path.json"), "--out", dir2); st != cli.ExitError || !strings.Contains(errs, "--faults differs") {
+		t.Errorf("--prefix with other choice settings: %d %s", st, errs)
+	}
+	// --liveness=1 is the liveness mode too, not the timed pipeline.
+	if out, errs, st := runRT(t, ctx, "run", "--liveness=1", "--variant", "fixed", "--out", dir2); st != cli.ExitOK || !strings.Contains(out, "run --liveness") {
+		t.Errorf("--liveness=1: %d %s%s", st, out, errs)
 	}
 }
 

@@ -67,7 +67,12 @@
 // whose String method (which Describe prefers to a field walk) summarises
 // its state makes states that differ elsewhere look alike, which can prune
 // sequences that were not duplicates (never produce false violations).
-// RandTree's Node is such a service: its String leaves out the peer set.
+// Give such a service a Describe method with its whole state, as
+// RandTree's Node has. Messages are hashed with their type. Two known
+// limits: a state space that only cycles (every DFS sequence ends in a
+// duplicate) runs no random walk, so a never-live cycle is reported as
+// exhausted rather than dead; and a step's handler randomness depends on
+// the step number, which the hash leaves out.
 //
 // # The critical transition
 //

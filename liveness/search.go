@@ -88,10 +88,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if v != nil && v.Kind == KindLiveness && !r.NoCritical {
 		c, err := s.critical(ctx, v.Path)
-		rep.Critical = c
 		if err != nil {
+			// An interrupted critical search has no class or step: the
+			// violation stands, the analysis is incomplete.
+			rep.End = "interrupted"
 			return rep, err
 		}
+		rep.Critical = c
 	}
 	return rep, nil
 }

@@ -178,7 +178,10 @@ func (w *world) start(p Path) {
 	for i := range w.nodes {
 		w.nodes[i] = wnode{timers: w.nodes[i].timers[:0]}
 	}
-	seed := w.segs[0].Seed
+	// Init draws from the path's driver seed, not its first segment: a
+	// branch at prefix 0 (the critical-transition search) re-draws every
+	// step but must keep the initial state.
+	seed := p.Driver
 	for i := range w.nodes {
 		w.handPCG.Seed(seed, splitmix64(0x1417a3b25bd0c0a1^uint64(i)))
 		if !w.guard(int32(i), func() {
@@ -627,6 +630,10 @@ func (w *world) hash() uint64 {
 		b = append(b, 0)
 		d.Write(b)
 		for i := range c.q {
+			// The type too: two message types can describe alike
+			// (mA(1), mB(1)) and must not hash alike.
+			d.WriteString(reflect.TypeOf(c.q[i].msg).String())
+			d.WriteString("\x00")
 			d.WriteString(w.msgDesc(c, i))
 			d.WriteString("\x00")
 		}

@@ -278,6 +278,27 @@ func (n *Node) String() string {
 	return b.String()
 }
 
+// Describe implements timedsim.Describer: the whole protocol state, String
+// plus the peer set, the join target and the deferred Joins, all of which
+// drive later sends (the liveness mode hashes states by it, and its state
+// diffs show it).
+func (n *Node) Describe() string {
+	var b strings.Builder
+	b.WriteString(n.String())
+	fmt.Fprintf(&b, " peers=%v target=%d", n.peers, n.target)
+	if len(n.deferred) > 0 {
+		b.WriteString(" deferred=[")
+		for i, j := range n.deferred {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%+v", j)
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
 // Init implements timedsim.Service. A node starts in Init and waits for
 // joinOverlay (the AppJoin event).
 func (n *Node) Init(ctx timedsim.Context) {}

@@ -1,0 +1,104 @@
+package liveness
+
+import (
+	"context"
+	"testing"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Two message types that describe alike must not make two states hash
+// alike: node 0 sends mA(1) or mB(1) (timers a and b cancel each other);
+// the safety property "n1 never got an mB" must be found with hashing on.
+type mA int
+type mB int
+
+func (mA) Size() int { return 1 }
+func (mB) Size() int { return 1 }
+
+type typeNode struct{ GotB bool }
+
+func (n *typeNode) Init(ctx timedsim.Context) {
+	if ctx.Self() == 0 {
+		ctx.SetTimer("a", 0, nil)
+		ctx.SetTimer("b", 0, nil)
+	}
+}
+func (n *typeNode) Deliver(_ timedsim.Context, _ timedsim.NodeID, m timedsim.Message) {
+	if _, ok := m.(mB); ok {
+		n.GotB = true
+	}
+}
+func (n *typeNode) Timer(ctx timedsim.Context, name string, _ any) {
+	if name == "a" {
+		ctx.CancelTimer("b")
+		ctx.Send(1, mA(1))
+	} else {
+		ctx.CancelTimer("a")
+		ctx.Send(1, mB(1))
+	}
+}
+
+func TestHashKeepsMessageTypes(t *testing.T) {
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New:   func(timedsim.NodeID) timedsim.Service { return &typeNode{} },
+		Safety: []timedsim.Property{{Name: "no-b", Check: func(w timedsim.World) bool {
+			return !w.Node(1).(*typeNode).GotB
+		}}},
+		Liveness: []timedsim.Property{always},
+	}
+	rep, err := Run(context.Background(), Config{Scenario: sc, Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Violation == nil || rep.Violation.Property != "no-b" {
+		t.Fatalf("violation %+v, end %s, stats %+v", rep.Violation, rep.End, rep.Stats)
+	}
+}
+
+// Init's randomness belongs to the initial state: a critical-transition
+// probe at prefix 0 must not re-draw it. A node decides in Init whether it
+// will ever be live; the dead path is then dead from the start (C2), not
+// at step 0 with a live path that has another initial state.
+type coinNode struct {
+	Good  bool
+	Ticks int
+}
+
+func (n *coinNode) Init(ctx timedsim.Context) {
+	n.Good = ctx.Rand().IntN(2) == 1
+	ctx.SetTimer("t", 0, nil)
+}
+func (n *coinNode) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *coinNode) Timer(ctx timedsim.Context, _ string, _ any) {
+	n.Ticks++
+	ctx.SetTimer("t", 0, nil)
+}
+
+func TestCriticalKeepsInitialState(t *testing.T) {
+	sc := &timedsim.Scenario{
+		Nodes: 1,
+		New:   func(timedsim.NodeID) timedsim.Service { return &coinNode{} },
+		Liveness: []timedsim.Property{{Name: "good", Check: func(w timedsim.World) bool {
+			return w.Node(0).(*coinNode).Good
+		}}},
+	}
+	dead := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		rep, err := Run(context.Background(), Config{Scenario: sc, Seed: seed, Depth: 2, MaxDepth: 2, DMax: 20, Jobs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Violation == nil {
+			continue
+		}
+		dead++
+		if c := rep.Critical; c == nil || c.Class != C2 {
+			t.Errorf("seed %d: critical %+v, want C2 (dead from the initial state)", seed, c)
+		}
+	}
+	if dead == 0 {
+		t.Fatal("no seed drew a dead initial state")
+	}
+}
