@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Measures macepc's simulator against SimGrid in the same run, as a ratio of
+# message deliveries per wall second, on one core. See README.md.
+#
+# Usage: bench/peers/simgrid/run.sh
+#
+# Environment (all optional):
+#   M=1000000          message deliveries per run, ping-pong (same for every P)
+#   CHORD_M=500000     message deliveries per run, Chord-like lookups
+#   PAIRS="10 1000 10000"   ping-pong sizes P (2P hosts/nodes)
+#   NODES="1000 10000"      Chord sizes N ("" skips the Chord workload)
+#   REPS=3             runs of each configuration; the table shows the median
+#   MODELS="CM02 Constant"  SimGrid network models, one column each
+#   EXEC=1             SimGrid handlers also compute 1-10 ms (macepc's
+#                      default handler durations; see README.md)
+#   MACEPC_FLAGS=-warm time macepc's second execution instead of its first
+#   BUILD=dir          where binaries and raw results go
+#                      (default ${TMPDIR:-/tmp}/macepc-simgrid-peer)
+#
+# It installs nothing: if a tool is missing it says what to install and
+# exits with status 1.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+M=${M:-1000000}
+CHORD_M=${CHORD_M:-500000}
+PAIRS=${PAIRS-10 1000 10000}
+NODES=${NODES-1000 10000}
+REPS=${REPS:-3}
+MODELS=${MODELS:-CM02 Constant}
+EXEC=${EXEC:-0}
+MACEPC_FLAGS=${MACEPC_FLAGS:-}
+BUILD=${BUILD:-${TMPDIR:-/tmp}/macepc-simgrid-peer}
+
+# --- prerequisites -----------------------------------------------------------
+missing=()
+GO=$(command -v go || true)
+[ -z "$GO" ] && [ -x /usr/local/go/bin/go ] && GO=/usr/local/go/bin/go
+[ -z "$GO" ] && { echo "run.sh: the Go toolchain (go) is not on PATH nor in /usr/local/go/bin" >&2; exit 1; }
+command -v g++ >/dev/null || missing+=(g++)
+sg_ok=0
+if command -v pkg-config >/dev/null; then
+	if pkg-config --exists simgrid &&
+		[ -f "$(pkg-config --variable=includedir simgrid)/simgrid/s4u.hpp" ] &&
+		[ -e "$(pkg-config --variable=libdir simgrid)/libsimgrid.so" ]; then
+		sg_ok=1
+	fi
+else
+	missing+=(pkg-config)
+	# Without pkg-config, look in the usual place to name what is missing.
+	[ -f /usr/include/simgrid/s4u.hpp ] && compgen -G "/usr/lib/*/libsimgrid.so" >/dev/null && sg_ok=1
+fi
+[ $sg_ok = 1 ] || missing+=(libsimgrid-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "run.sh: missing: ${missing[*]}" >&2
+	echo "install with:  apt-get update && apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+sgver=$(pkg-config --modversion simgrid)
+
+# --- build -------------------------------------------------------------------
+mkdir -p "$BUILD"
+raw="$BUILD/raw.txt"
+: >"$raw"
+sgflags=$(pkg-config --cflags --libs simgrid)
+for prog in pingpong chord; do
+	# shellcheck disable=SC2086 # sgflags is a list of flags
+	if ! g++ -O2 -std=c++17 -o "$BUILD/${prog}_sg" "$here/$prog.cpp" $sgflags; then
+		echo "run.sh: building $prog.cpp against SimGrid $sgver failed (is libsimgrid-dev complete? apt-get install -y libsimgrid-dev)" >&2
+		exit 1
+	fi
+done
+(cd "$root" && "$GO" build -o "$BUILD/macepc" ./bench/peers/simgrid/macepc)
+
+# --- runs --------------------------------------------------------------------
+common=(--log=root.thres:critical --cfg=contexts/stack-size:64)
+model_cfg() { # SimGrid options of a network model
+	case $1 in
+	Constant) echo "--cfg=network/model:Constant --cfg=network/latency-factor:0.001" ;;
+	CM02 | LV08) echo "--cfg=network/model:$1 --cfg=network/crosstraffic:0" ;;
+	*) echo "--cfg=network/model:$1" ;;
+	esac
+}
+exec_arg=()
+[ "$EXEC" = 1 ] && exec_arg=(exec)
+
+rate() { sed -n 's/.*msgs_per_s=\([0-9.]*\).*/\1/p'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+declare -A rates
+run_one() { # key command...: runs it, records the rate under key
+	local key=$1 out
+	shift
+	if ! out=$("$@" 2>&1); then
+		echo "run.sh: failed: $*" >&2
+		echo "$out" >&2
+		exit 1
+	fi
+	echo "$out" >>"$raw"
+	rates[$key]="${rates[$key]:-} $(rate <<<"$out")"
+}
+
+configs=()
+for p in $PAIRS; do configs+=("pingpong $p $M"); done
+for n in $NODES; do configs+=("chord $n $CHORD_M"); done
+
+echo "SimGrid $sgver vs macepc, $REPS run(s) per configuration (median shown); raw output in $raw" >&2
+for cfg in "${configs[@]}"; do
+	read -r wl size msgs <<<"$cfg"
+	for ((r = 1; r <= REPS; r++)); do
+		echo "  $wl size=$size M=$msgs run $r/$REPS" >&2
+		for model in $MODELS; do
+			# shellcheck disable=SC2046 # model_cfg is a list of options
+			run_one "$cfg sg $model" "$BUILD/${wl}_sg" "${common[@]}" $(model_cfg "$model") "$size" "$msgs" "${exec_arg[@]}"
+		done
+		# shellcheck disable=SC2086 # MACEPC_FLAGS is a list of flags
+		run_one "$cfg macepc" "$BUILD/macepc" -workload "$wl" -size "$size" -messages "$msgs" $MACEPC_FLAGS
+	done
+done
+
+# --- table -------------------------------------------------------------------
+fmt() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.2f M", x/1e6; else printf "%.0f k", x/1e3 }'; }
+exec_note=""
+[ "$EXEC" = 1 ] && exec_note=" (exec: handlers compute 1-10 ms)"
+echo
+echo "messages/s, median of $REPS; SimGrid $sgver$exec_note; macepc ${MACEPC_FLAGS:-cold}; size = P pairs (ping-pong) or N nodes (chord)"
+header="| workload | size | M |"
+rule="|---|---:|---:|"
+for model in $MODELS; do header+=" SimGrid $model |"; rule+="---:|"; done
+header+=" macepc |"
+rule+="---:|"
+for model in $MODELS; do header+=" ratio vs $model |"; rule+="---:|"; done
+echo "$header"
+echo "$rule"
+for cfg in "${configs[@]}"; do
+	read -r wl size msgs <<<"$cfg"
+	mp=$(median <<<"${rates[$cfg macepc]}")
+	line="| $wl | $size | $msgs |"
+	ratios=""
+	for model in $MODELS; do
+		sg=$(median <<<"${rates[$cfg sg $model]}")
+		line+=" $(fmt "$sg") |"
+		ratios+=" $(awk -v a="$mp" -v b="$sg" 'BEGIN { printf "%.1f×", a/b }') |"
+	done
+	echo "$line $(fmt "$mp") |$ratios"
+done
