@@ -328,13 +328,9 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	sys, err := a.reg.Lookup(pf.System)
+	_, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes)
 	if err != nil {
-		return ExitError, fmt.Errorf("path file: %w", err)
-	}
-	sc, err := sys.Scenario(pf.Variant, pf.Nodes)
-	if err != nil {
-		return ExitError, fmt.Errorf("path file: %w", err)
+		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
 	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
@@ -363,4 +359,17 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 	}
 	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, pf.Nodes, pf.Path.Steps, logFile)
 	return status, nil
+}
+
+// pathScenario rebuilds the scenario a path file names.
+func (a *app) pathScenario(system, variant string, nodes int) (timedsim.System, *timedsim.Scenario, error) {
+	sys, err := a.reg.Lookup(system)
+	if err != nil {
+		return sys, nil, fmt.Errorf("path file: %w", err)
+	}
+	sc, err := sys.Scenario(variant, nodes)
+	if err != nil {
+		return sys, nil, fmt.Errorf("path file: %w", err)
+	}
+	return sys, sc, nil
 }

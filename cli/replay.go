@@ -50,13 +50,9 @@ func (a *app) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	sys, err := a.reg.Lookup(pf.System)
+	sys, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes)
 	if err != nil {
-		return ExitError, fmt.Errorf("path file: %w", err)
-	}
-	sc, err := sys.Scenario(pf.Variant, pf.Nodes)
-	if err != nil {
-		return ExitError, fmt.Errorf("path file: %w", err)
+		return ExitError, err
 	}
 	opts, err := pf.Options()
 	if err != nil {
