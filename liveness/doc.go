@@ -68,11 +68,11 @@
 // its state makes states that differ elsewhere look alike, which can prune
 // sequences that were not duplicates (never produce false violations).
 // Give such a service a Describe method with its whole state, as
-// RandTree's Node has. Messages are hashed with their type. Two known
-// limits: a state space that only cycles (every DFS sequence ends in a
-// duplicate) runs no random walk, so a never-live cycle is reported as
-// exhausted rather than dead; and a step's handler randomness depends on
-// the step number, which the hash leaves out.
+// RandTree's Node has. Messages are hashed with their type. When the
+// search exhausts the state space and no state it reached was live, that
+// is a liveness violation even if no walk ran (a space that only cycles
+// ends every sequence in a duplicate). A known limit: a step's handler
+// randomness depends on the step number, which the hash leaves out.
 //
 // # The critical transition
 //

@@ -102,3 +102,38 @@ func TestCriticalKeepsInitialState(t *testing.T) {
 		t.Fatal("no seed drew a dead initial state")
 	}
 }
+
+// A state space that only cycles, with no live state: with hashing every
+// DFS sequence ends in a duplicate and no walk runs, yet the search must
+// report the liveness violation (it did report "exhausted").
+type toggler struct{ On bool }
+
+func (n *toggler) Init(ctx timedsim.Context)                                   { ctx.SetTimer("t", 0, nil) }
+func (n *toggler) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *toggler) Timer(ctx timedsim.Context, _ string, _ any) {
+	n.On = !n.On
+	ctx.SetTimer("t", 0, nil)
+}
+
+func TestCyclingDeadSpace(t *testing.T) {
+	sc := &timedsim.Scenario{
+		Nodes:    1,
+		New:      func(timedsim.NodeID) timedsim.Service { return &toggler{} },
+		Liveness: []timedsim.Property{{Name: "never", Check: func(timedsim.World) bool { return false }}},
+	}
+	for _, hashing := range []bool{true, false} {
+		rep, err := Run(context.Background(), Config{Scenario: sc, Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1, NoHashing: !hashing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := rep.Violation; v == nil || v.Kind != KindLiveness || v.Property != "never" {
+			t.Errorf("hashing=%v: end %s, violation %+v", hashing, rep.End, v)
+		}
+	}
+	// A cycling space with a live state is not a violation.
+	sc.Liveness = []timedsim.Property{{Name: "on", Check: func(w timedsim.World) bool { return w.Node(0).(*toggler).On }}}
+	rep, err := Run(context.Background(), Config{Scenario: sc, Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1})
+	if err != nil || rep.Violation != nil {
+		t.Errorf("live cycle: %v %+v", err, rep.Violation)
+	}
+}

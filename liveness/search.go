@@ -152,6 +152,12 @@ func (s *searcher) search(ctx context.Context) (*foundViolation, string, error) 
 		s.stats.Depth = depth
 		seen := map[uint64]int32{}
 		reachedBound := false
+		// With hashing, a state space that only cycles ends every sequence
+		// in a duplicate and runs no walk: remember whether any state
+		// reached was live, and one dead sequence to report if none was.
+		anyLive := false
+		var deadSeq []int
+		var deadRes walkResult
 		var seq, widths []int
 		// fresh is the first step of the current path that differs from
 		// the previous path: the states before it are that path's own,
@@ -173,6 +179,7 @@ func (s *searcher) search(ctx context.Context) (*foundViolation, string, error) 
 			var found *foundViolation
 			if !r.NoHashing && len(seen) == 0 {
 				seen[w.hash()] = 0
+				anyLive = anyLive || w.live()
 			}
 			for i := 0; i < depth; i++ {
 				en := w.enabled()
@@ -208,10 +215,15 @@ func (s *searcher) search(ctx context.Context) (*foundViolation, string, error) 
 						s.stats.Duplicates++
 						end = endDuplicate
 						seq, widths = seq[:i+1], widths[:i+1]
+						if deadSeq == nil && !anyLive {
+							deadSeq = slices.Clone(seq)
+							deadRes = walkResult{steps: w.step, dead: true, failed: w.failing()}
+						}
 						break
 					}
 					if !dup {
 						s.stats.States++
+						anyLive = anyLive || w.live()
 					}
 					seen[h] = int32(i + 1)
 				}
@@ -257,6 +269,13 @@ func (s *searcher) search(ctx context.Context) (*foundViolation, string, error) 
 			return v, endOf(v, err), err
 		}
 		if !reachedBound {
+			if !r.NoHashing && !anyLive && deadSeq != nil {
+				// Every reachable state was visited and none is live.
+				p := Path{Driver: base.Driver, Choices: append(slices.Clone(base.Choices), deadSeq...), Segments: base.Segments}
+				found := s.violation(deadRes, p, depth)
+				found.stats = s.total()
+				return found, "violation", nil
+			}
 			return nil, "exhausted", nil
 		}
 		if r.DepthStep == 0 {
