@@ -83,7 +83,7 @@ func (s *searcher) critical(ctx context.Context, dead Path) (*Critical, error) {
 		c.Class = C1
 		l := lives[sr.Last]
 		c.Live = &l.path
-		c.DeadEvent, c.LiveEvent, c.Diff, err = s.diffAt(dead, l.path, sr.Last)
+		c.DeadEvent, c.LiveEvent, c.Diff, err = s.diffAt(dead, l.path, sr.Last, l.at)
 		if err != nil {
 			return c, err
 		}
@@ -92,11 +92,14 @@ func (s *searcher) critical(ctx context.Context, dead Path) (*Critical, error) {
 }
 
 // diffAt replays both paths through step `step` and returns their events
-// at that step and the nodes whose canonical state then differs.
-func (s *searcher) diffAt(dead, live Path, step int) (deadEv, liveEv string, diff []NodeDiff, err error) {
-	run := func(w *world, p Path) (string, error) {
+// at that step and the nodes whose canonical state then differs. When the
+// live path was already live before step `step` (liveAt <= step), there is
+// no live alternative to that step: the diff is then of the states before
+// (live) and after (dead) the critical event.
+func (s *searcher) diffAt(dead, live Path, step, liveAt int) (deadEv, liveEv string, diff []NodeDiff, err error) {
+	run := func(w *world, p Path, steps int) (string, error) {
 		var ev string
-		p.Steps = step + 1
+		p.Steps = steps
 		res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(i int, desc string, _, _ int) {
 			if i == step {
 				ev = desc
@@ -108,10 +111,15 @@ func (s *searcher) diffAt(dead, live Path, step int) (deadEv, liveEv string, dif
 		return ev, nil
 	}
 	wd, wl := s.workers[0], newWorld(s.r.set, s.drv)
-	if deadEv, err = run(wd, dead); err != nil {
+	if deadEv, err = run(wd, dead, step+1); err != nil {
 		return
 	}
-	if liveEv, err = run(wl, live); err != nil {
+	if liveAt <= step {
+		if _, err = run(wl, live, step); err != nil {
+			return
+		}
+		liveEv = "none: the state before this step is live"
+	} else if liveEv, err = run(wl, live, step+1); err != nil {
 		return
 	}
 	for i := range wd.nodes {

@@ -2,6 +2,7 @@ package liveness
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/macepc/macepc/timedsim"
@@ -135,5 +136,56 @@ func TestCyclingDeadSpace(t *testing.T) {
 	rep, err := Run(context.Background(), Config{Scenario: sc, Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1})
 	if err != nil || rep.Violation != nil {
 		t.Errorf("live cycle: %v %+v", err, rep.Violation)
+	}
+}
+
+// When the state before the critical step is itself live, the live path
+// has no alternative step to show: the diff is then of the states before
+// and after the critical event, never an empty diff with the dead event
+// as the "live" one.
+type trapTimerNode struct {
+	Dead  bool
+	Ticks int
+}
+
+func (n *trapTimerNode) Init(ctx timedsim.Context) {
+	ctx.SetTimer("tick", 0, nil)
+	ctx.SetTimer("trap", 0, nil)
+}
+func (n *trapTimerNode) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *trapTimerNode) Timer(ctx timedsim.Context, name string, _ any) {
+	if name == "trap" {
+		n.Dead = true
+		return
+	}
+	n.Ticks++
+	ctx.SetTimer("tick", 0, nil)
+}
+
+func TestCriticalDiffNeverEmpty(t *testing.T) {
+	sc := &timedsim.Scenario{
+		Nodes: 1,
+		New:   func(timedsim.NodeID) timedsim.Service { return &trapTimerNode{} },
+		Liveness: []timedsim.Property{{Name: "alive", Check: func(w timedsim.World) bool {
+			return !w.Node(0).(*trapTimerNode).Dead
+		}}},
+	}
+	c1 := 0
+	for seed := uint64(1); seed <= 11; seed++ {
+		rep, err := Run(context.Background(), Config{Scenario: sc, Seed: seed, Depth: 1, MaxDepth: 1, DMax: 30, Jobs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rep.Critical
+		if c == nil || c.Class != C1 {
+			continue
+		}
+		c1++
+		if len(c.Diff) == 0 || c.LiveEvent == c.DeadEvent || !strings.Contains(c.DeadEvent, "trap") {
+			t.Errorf("seed %d: critical step %d, dead %q, live %q, diff %v", seed, c.Step, c.DeadEvent, c.LiveEvent, c.Diff)
+		}
+	}
+	if c1 == 0 {
+		t.Fatal("no C1 case")
 	}
 }
