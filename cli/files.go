@@ -13,6 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -115,18 +116,9 @@ type countsLine struct {
 }
 
 func newCountsLine(phase string, index, prefix int, seed uint64, r *timedsim.Result) countsLine {
-	merge := func(a, b map[string]int) map[string]int {
-		m := make(map[string]int, len(a)+len(b))
-		for k, v := range a {
-			m[k] = v
-		}
-		for k, v := range b {
-			m[k] = v
-		}
-		return m
-	}
+	smp := anomaly.NewSample(r) // plain and composite labels merged, as phase 3b reads them
 	return countsLine{Phase: phase, Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-		Outcome: r.Outcome.String(), Counts: merge(r.Counts, r.Composite), Window: merge(r.WindowCounts, r.WindowComposite)}
+		Outcome: r.Outcome.String(), Counts: smp.Counts, Window: smp.Window}
 }
 
 // jsonLines collects JSON Lines in memory; the file is written atomically

@@ -551,7 +551,9 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		}
 		s.exec(start, slot)
 		s.release(slot)
-		s.promote(node, 0)
+		if nd := &s.nodes[node]; nd.whead < len(nd.wait) {
+			s.promote(node, 0) // the node is free again: its next waiting event
+		}
 		s.steps++
 		if s.opts.CheckSafety {
 			s.where = inSafety
