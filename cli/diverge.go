@@ -174,6 +174,9 @@ func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, walks 
 			return nil, err
 		}
 	}
+	if err := writeJSON(p.path(fileEvents), newEventsFile(pf.ConfigHash, rs.sc.Nodes, rep.Step, aRes, sRes)); err != nil {
+		return nil, err
+	}
 	if err := lines.write(p.path(fileWalks)); err != nil {
 		return nil, err
 	}

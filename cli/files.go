@@ -65,7 +65,7 @@ func phases() []struct {
 		{"train", []string{fileEDD, fileTrain}},
 		{"profile", []string{fileProfile}},
 		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath}},
-		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff}},
+		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff, fileEvents}},
 		{"correlate", []string{fileCorrelation}},
 	}
 }
