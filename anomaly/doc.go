@@ -17,6 +17,8 @@
 //     plain ("deliver JoinReply") and composite ("deliver JoinReply →
 //     Remove", the paper's Figure 4), with execution time, and ranks the
 //     labels so that the one to look at comes first.
+//   - Compare (the CI regression gate) tests whether the execution
+//     times of the current code are slower than a baseline's.
 //
 // # Usage
 //
@@ -85,10 +87,48 @@
 // R and WindowR are then nil (JSON null), never NaN or 0. Every r and mean
 // is rounded to 6 decimals, and the ranking compares the rounded values.
 //
+// # Regression test
+//
+// Compare reports three things about a baseline sample and a current one:
+//
+//   - the ratios current/baseline of the median and of Q3 (type 4, as the
+//     profile), each with a percentile-bootstrap interval at level
+//     1−Alpha (both samples resampled independently with replacement,
+//     Resamples times, from a PCG seeded with Seed);
+//   - a one-sided Mann–Whitney U test (Wilcoxon rank-sum) of "the current
+//     times tend to be larger". Mann–Whitney rather than
+//     Kolmogorov–Smirnov: a slowdown is a shift of the distribution,
+//     against which the rank test is the more powerful; it is one-sided
+//     by construction, has an exact null distribution for small samples,
+//     and handles ties (identical executions) with the usual correction,
+//     while KS is built for "any difference" (a narrower but not slower
+//     distribution would count) and is conservative with ties. gonum's
+//     stat has neither test's p-value (KolmogorovSmirnov returns only the
+//     statistic), so MannWhitney is implemented here: exact without ties
+//     for samples of at most ExactMannWhitney, otherwise the normal
+//     approximation with tie and continuity corrections;
+//   - the number of executions of each sample above the baseline's anomaly
+//     threshold, with a one-sided Fisher exact test of "the current rate is
+//     higher".
+//
+// The verdict: a regression is either a significant shift that is also
+// large — the Mann–Whitney p-value is below Alpha and the lower end of the
+// median's or Q3's interval is above 1+MaxSlowdown, so a significant but
+// tolerated 2% slowdown does not fail CI, and neither does a large
+// estimate that the data do not pin down — or a significantly higher
+// outlier rate (Fisher p below Alpha), the signature of a latent
+// performance bug that makes a few executions very slow and leaves the
+// quartiles alone. Since the decision takes the interval's lower end of a
+// two-sided 1−Alpha interval, the shift criterion alone errs at most at
+// rate Alpha/2 when the true slowdown is exactly MaxSlowdown, and far less
+// when there is none; the two criteria together err at most at rate about
+// 1.5·Alpha.
+//
 // # Determinism
 //
-// There is no package state, no clock and no randomness. NewProfile sorts a
-// copy of its input; Correlate visits labels in sorted order, sums in sample
+// There is no package state and no clock; the only randomness is
+// Compare's bootstrap, drawn from a PCG seeded with CompareConfig.Seed.
+// NewProfile and Compare sort copies of their inputs; Correlate visits labels in sorted order, sums in sample
 // order and breaks ties by label, so its result depends only on the samples
 // and their order. Search's answer, and the sequence of executions it hands
 // to its callback, are the same for any number of workers.

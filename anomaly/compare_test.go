@@ -1,0 +1,345 @@
+package anomaly
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bruteUpperTail enumerates every way of choosing which m of the pooled
+// values are "current" and returns P(U ≥ u): the naive reference of the
+// exact test.
+func bruteUpperTail(pool []float64, m int, u float64) float64 {
+	n := len(pool)
+	hits, total := 0, 0
+	var rec func(start int, chosen []int)
+	rec = func(start int, chosen []int) {
+		if len(chosen) == m {
+			in := make([]bool, n)
+			for _, c := range chosen {
+				in[c] = true
+			}
+			var cur, base []float64
+			for i, v := range pool {
+				if in[i] {
+					cur = append(cur, v)
+				} else {
+					base = append(base, v)
+				}
+			}
+			total++
+			if pairU(base, cur) >= u-1e-9 {
+				hits++
+			}
+			return
+		}
+		for i := start; i < n; i++ {
+			rec(i+1, append(chosen, i))
+		}
+	}
+	rec(0, nil)
+	return float64(hits) / float64(total)
+}
+
+// pairU counts pairs (c > b), ties one half: U by its definition.
+func pairU(base, cur []float64) float64 {
+	u := 0.0
+	for _, c := range cur {
+		for _, b := range base {
+			switch {
+			case c > b:
+				u++
+			case c == b:
+				u += 0.5
+			}
+		}
+	}
+	return u
+}
+
+// The permeability constants of Hollander & Wolfe (1973, p. 69), the
+// example of R's ?wilcox.test: wilcox.test(x, y, alternative = "greater")
+// prints W = 35, p-value = 0.1272 (exact, no ties). The exact p-value is
+// also checked against the enumeration of all C(15,5) = 3003 splits.
+func TestMannWhitneyHollanderWolfe(t *testing.T) {
+	x := []float64{0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46} // "current"
+	y := []float64{1.15, 0.88, 0.90, 0.74, 1.21}                               // "baseline"
+	r := MannWhitney(y, x)
+	if r.U != 35 || !r.Exact {
+		t.Fatalf("U = %v exact %v, want 35 exact", r.U, r.Exact)
+	}
+	if math.Abs(r.P-0.1272) > 5e-5 {
+		t.Errorf("p = %.5f, want 0.1272 (R)", r.P)
+	}
+	if brute := bruteUpperTail(slices.Concat(x, y), len(x), 35); math.Abs(r.P-brute) > 1e-12 {
+		t.Errorf("p = %v, enumeration gives %v", r.P, brute)
+	}
+	// The normal approximation by hand: mean 10·5/2 = 25, variance
+	// 10·5·16/12 = 66.667, z = (35 − 25 − 0.5)/8.165 = 1.1635,
+	// 1 − Φ(1.1635) = 0.1223.
+	if math.Abs(r.Z-1.16351) > 1e-4 {
+		t.Errorf("z = %v, want 1.1635", r.Z)
+	}
+	// The other direction: U' = 50 − 35 = 15, P(U ≥ 15) = 1 − P(U ≤ 14)
+	// = 1 − P(U ≥ 36) by symmetry.
+	if rev := MannWhitney(x, y); rev.U != 15 || math.Abs(rev.P-(1-exactUpperTail(10, 5, 36))) > 1e-12 {
+		t.Errorf("reversed: U = %v p = %v", rev.U, rev.P)
+	}
+}
+
+// By hand: current {3, 4} beats baseline {1, 2} in all 4 pairs; of the
+// C(4,2) = 6 equally likely splits only this one has U = 4: p = 1/6.
+func TestMannWhitneyTiny(t *testing.T) {
+	r := MannWhitney([]float64{2, 1}, []float64{4, 3})
+	if r.U != 4 || !r.Exact || math.Abs(r.P-1.0/6) > 1e-15 {
+		t.Errorf("got %+v, want U 4, exact p 1/6", r)
+	}
+	if r := MannWhitney([]float64{3, 4}, []float64{1, 2}); r.U != 0 || r.P != 1 {
+		t.Errorf("current faster: got %+v, want U 0, p 1", r)
+	}
+}
+
+// By hand, with ties: baseline {1, 2, 2, 3}, current {2, 3, 4, 4}. Pooled
+// ranks: 1→1, the three 2s→3, the two 3s→5.5, the two 4s→7.5; the current
+// rank sum is 3 + 5.5 + 7.5 + 7.5 = 23.5, U = 23.5 − 4·5/2 = 13.5 (by pairs:
+// 2 + 3.5 + 4 + 4). Ties t = 3, 2, 2: Σ(t³ − t) = 36; variance =
+// 16/12·(9 − 36/56) = 11.142857; z = (13.5 − 8 − 0.5)/3.338092 = 1.497862;
+// p = 1 − Φ(1.4979) = 0.06709 (tables: Φ(1.49) = 0.93189, Φ(1.50) =
+// 0.93319).
+func TestMannWhitneyTies(t *testing.T) {
+	r := MannWhitney([]float64{1, 2, 2, 3}, []float64{2, 3, 4, 4})
+	if r.U != 13.5 || r.Exact {
+		t.Fatalf("got %+v, want U 13.5 by the normal approximation", r)
+	}
+	if math.Abs(r.Z-1.497862) > 1e-6 || math.Abs(r.P-0.06709) > 5e-5 {
+		t.Errorf("z = %.6f p = %.5f, want 1.497862 and 0.06709", r.Z, r.P)
+	}
+	// All tied: no evidence at all.
+	if r := MannWhitney([]float64{5, 5}, []float64{5, 5, 5}); r.U != 3 || r.P != 1 {
+		t.Errorf("all tied: %+v", r)
+	}
+}
+
+// The recurrence of exactUpperTail against the enumeration for every U of
+// a 6-vs-7 split, and the normal approximation against the exact tail for
+// 50 vs 50 (they agree to within 0.005 in the range that matters).
+func TestMannWhitneyExactDistribution(t *testing.T) {
+	pool := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+	for u := 0; u <= 6*7+1; u++ {
+		got := exactUpperTail(6, 7, u)
+		want := bruteUpperTail(pool, 6, float64(u))
+		if u > 42 {
+			want = 0
+		}
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("P(U ≥ %d) = %v, enumeration %v", u, got, want)
+		}
+	}
+	mean, sd := 50*50/2.0, math.Sqrt(50*50*101/12.0)
+	for _, u := range []int{1250, 1350, 1450, 1550, 1650} {
+		exact := exactUpperTail(50, 50, u)
+		normal := 0.5 * math.Erfc((float64(u)-mean-0.5)/sd/math.Sqrt2)
+		if math.Abs(exact-normal) > 0.005 {
+			t.Errorf("U = %d: exact %v, normal %v", u, exact, normal)
+		}
+	}
+}
+
+// By hand: 0 of 50 baseline outliers against 5 of 50 current: the 5
+// outliers all fall among the current 50 of 100 with probability
+// C(50,5)/C(100,5) = 2118760/75287520 = 0.0281422. 2/10 against 2/10:
+// P(X ≥ 2) = 1 − [C(16,10) + 4·C(16,9)]/C(20,10) = 1 − (8008 + 45760)/184756
+// = 0.708978.
+func TestFisherGreater(t *testing.T) {
+	for _, c := range []struct {
+		k1, n1, k2, n2 int
+		want           float64
+	}{
+		{0, 50, 5, 50, 0.0281422},
+		{2, 10, 2, 10, 0.708978},
+		{0, 50, 0, 50, 1},
+		{5, 50, 0, 50, 1},
+	} {
+		if got := fisherGreater(c.k1, c.n1, c.k2, c.n2); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("fisherGreater(%d/%d, %d/%d) = %.7f, want %.7f", c.k1, c.n1, c.k2, c.n2, got, c.want)
+		}
+	}
+}
+
+// draw is n normal values of mean scale and standard deviation 10% of it.
+func draw(rng *rand.Rand, n int, scale float64) []float64 { return drawSD(rng, n, scale, 0.1) }
+
+func drawSD(rng *rand.Rand, n int, scale, sd float64) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = scale * (1 + sd*rng.NormFloat64())
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// The percentile bootstrap: constant samples give a degenerate interval at
+// the exact ratio; the intervals depend only on the seed; and over many
+// samples from known distributions (true median ratio 1.2) the 90%
+// interval covers the truth about 90% of the time.
+func TestBootstrapRatios(t *testing.T) {
+	rng := func(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 1)) }
+	got := bootstrapRatios([]float64{100, 100, 100}, []float64{200, 200}, []float64{0.5, 0.75}, 50, 0.1, rng(1))
+	for _, iv := range got {
+		if iv != (Interval{2, 2, 2}) {
+			t.Errorf("constant samples: %+v, want 2 [2, 2]", iv)
+		}
+	}
+	r := rng(2)
+	base, cur := draw(r, 50, 100), draw(r, 50, 120)
+	a := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(7))
+	b := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(7))
+	c := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(8))
+	if a[0] != b[0] || a[0] == c[0] {
+		t.Errorf("seed 7 twice: %+v %+v; seed 8: %+v", a[0], b[0], c[0])
+	}
+	if !(a[0].Low < a[0].Estimate && a[0].Estimate < a[0].High) {
+		t.Errorf("estimate outside its interval: %+v", a[0])
+	}
+	// The same intervals by hand: the same draws from the same seed,
+	// ratios sorted, and the type-4 quantile at 0.05 and 0.95 of 500
+	// ratios, h = 25 and 475: exactly the 25th and 475th smallest.
+	rr := rng(7)
+	var ratios []float64
+	bs, cs := make([]float64, len(base)), make([]float64, len(cur))
+	for k := 0; k < 500; k++ {
+		for i := range bs {
+			bs[i] = base[rr.IntN(len(base))]
+		}
+		for i := range cs {
+			cs[i] = cur[rr.IntN(len(cur))]
+		}
+		slices.Sort(bs)
+		slices.Sort(cs)
+		// Median of 50 (type 4): h = 25, the 25th smallest.
+		ratios = append(ratios, cs[24]/bs[24])
+	}
+	slices.Sort(ratios)
+	if want := (Interval{cur[24] / base[24], ratios[24], ratios[474]}); a[0] != want {
+		t.Errorf("bootstrap %+v, by hand %+v", a[0], want)
+	}
+
+	covered, reps := 0, 200
+	for i := 0; i < reps; i++ {
+		base, cur := draw(r, 50, 100), draw(r, 50, 120)
+		iv := bootstrapRatios(base, cur, []float64{0.5}, 400, 0.1, r)[0]
+		if iv.Low <= 1.2 && 1.2 <= iv.High {
+			covered++
+		}
+	}
+	if rate := float64(covered) / float64(reps); rate < 0.82 || rate > 0.97 {
+		t.Errorf("90%% intervals covered the true ratio in %.1f%% of %d samples", 100*rate, reps)
+	}
+}
+
+func durations(xs []float64) []time.Duration {
+	out := make([]time.Duration, len(xs))
+	for i, x := range xs {
+		out[i] = time.Duration(math.Round(x))
+	}
+	return out
+}
+
+// The regression rule: a significant shift beyond the tolerated slowdown,
+// or significantly more outliers, is a regression; the same sample, a
+// second sample of the same distribution and a significant but tolerated
+// 2% slowdown are not.
+func TestCompareRule(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	ms := 1e6
+	base := durations(draw(r, 50, 500*ms))
+	check := func(name string, cur []time.Duration, cfg CompareConfig, want bool, reason string) *Comparison {
+		t.Helper()
+		c, err := Compare(base, cur, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.Regression != want {
+			t.Errorf("%s: regression %v, want %v: %+v", name, c.Regression, want, c)
+		}
+		if want && !strings.Contains(strings.Join(c.Reasons, "\n"), reason) {
+			t.Errorf("%s: reasons %q lack %q", name, c.Reasons, reason)
+		}
+		return c
+	}
+	same := check("same", base, CompareConfig{Seed: 1}, false, "")
+	if same.MannWhitney.P < 0.4 || same.MedianRatio.Estimate != 1 || same.MedianRatio.Low > 1 || same.MedianRatio.High < 1 {
+		t.Errorf("same sample: %+v", same)
+	}
+	check("other sample", durations(draw(r, 50, 500*ms)), CompareConfig{Seed: 1}, false, "")
+	slower := check("20% slower", durations(draw(r, 50, 600*ms)), CompareConfig{Seed: 1}, true, "median +")
+	if e := slower.MedianRatio.Estimate; e < 1.1 || e > 1.3 {
+		t.Errorf("20%% slower: median ratio %v", e)
+	}
+	// A tight distribution (sd 0.5%) 2% slower: highly significant, but
+	// 2% is tolerated unless MaxSlowdown is 0.
+	tightBase, tiny := durations(drawSD(r, 50, 500*ms, 0.005)), durations(drawSD(r, 50, 510*ms, 0.005))
+	c, err := Compare(tightBase, tiny, CompareConfig{Seed: 1})
+	if err != nil || c.Regression || c.MannWhitney.P >= 1e-6 || c.MedianRatio.Low < 1.01 || c.MedianRatio.High > 1.03 {
+		t.Errorf("2%% slower: want significant, CI around +2%%, not a regression: %v %+v", err, c)
+	}
+	c, err = Compare(tightBase, tiny, CompareConfig{Seed: 1, MaxSlowdown: -1})
+	if err != nil || !c.Regression || !strings.Contains(c.Reasons[0], "median +2.") {
+		t.Errorf("2%% slower, none tolerated: want a median regression: %v %+v", err, c)
+	}
+	// 10 of 50 executions 10x slower: the median barely moves, the
+	// outlier rate does.
+	spiky := slices.Clone(base)
+	for i := 0; i < 10; i++ {
+		spiky[i*5] *= 10
+	}
+	thr := time.Duration(800 * ms)
+	c = check("outliers", spiky, CompareConfig{Seed: 1, Threshold: thr}, true, "10 of 50 executions above")
+	if c.Outliers.Base != 0 || c.Outliers.Current != 10 {
+		t.Errorf("outliers: %+v", c.Outliers)
+	}
+	// Bimodal: 30 of 50 executions 6% slower, 20 unchanged. The median
+	// is +5.6%, but resamples often draw it from the unchanged mode: its
+	// interval reaches below the tolerated 5%, so only Q3 (reliably in
+	// the slow mode) is a reason.
+	bimodal := durations(slices.Concat(drawSD(r, 30, 530*ms, 0.005), drawSD(r, 20, 500*ms, 0.005)))
+	c, err = Compare(tightBase, bimodal, CompareConfig{Seed: 1})
+	if err != nil || !c.Regression || len(c.Reasons) != 1 || !strings.HasPrefix(c.Reasons[0], "Q3 +5.") ||
+		c.MedianRatio.Estimate < 1.05 || c.MedianRatio.Low > 1.05 {
+		t.Errorf("bimodal: want a +5.x%% median whose interval reaches below +5%%, and a Q3 regression alone: %v %+v", err, c)
+	}
+	check("outliers without threshold", spiky, CompareConfig{Seed: 1, MaxSlowdown: 0.5}, false, "")
+}
+
+// An execution exactly at the threshold is not above it.
+func TestCountAbove(t *testing.T) {
+	xs := []float64{1, 5, 5, 7, 9}
+	for thr, want := range map[time.Duration]int{0: 5, 1: 4, 4: 4, 5: 2, 7: 1, 9: 0} {
+		if got := countAbove(xs, thr); got != want {
+			t.Errorf("countAbove(%v, %v) = %d, want %d", xs, thr, got, want)
+		}
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	ok := []time.Duration{1, 2, 3}
+	for _, c := range []struct {
+		base, cur []time.Duration
+		cfg       CompareConfig
+		want      string
+	}{
+		{nil, ok, CompareConfig{}, "no baseline execution times"},
+		{ok, []time.Duration{1, -2}, CompareConfig{}, "current execution time 1 is negative"},
+		{ok, ok, CompareConfig{Alpha: 1.5}, "alpha 1.5"},
+		{ok, ok, CompareConfig{Resamples: -1}, "resamples"},
+		{ok, ok, CompareConfig{MaxSlowdown: math.Inf(1)}, "max slowdown"},
+		{[]time.Duration{0, 0, 0}, ok, CompareConfig{}, "median or Q3 is 0"},
+	} {
+		if _, err := Compare(c.base, c.cur, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "anomaly: ") {
+			t.Errorf("Compare(%v, %v, %+v): %v, want %q", c.base, c.cur, c.cfg, err, c.want)
+		}
+	}
+}
