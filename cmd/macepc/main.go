@@ -4,9 +4,10 @@ import (
 	"os"
 
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/pastry"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System()))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System()))
 }
