@@ -25,21 +25,19 @@ const (
 	ExactMannWhitney = 50
 )
 
-// CompareConfig holds the thresholds of the regression test (Compare).
-// The zero value of a field selects its default.
+// CompareConfig holds the thresholds of the regression test (Compare);
+// DefaultCompareConfig has the defaults.
 type CompareConfig struct {
 	// Alpha is the significance level: of the Mann–Whitney test, of the
 	// outlier-rate test, and 1−Alpha is the level of the bootstrap
-	// confidence intervals (0: DefaultAlpha).
+	// confidence intervals.
 	Alpha float64
 	// MaxSlowdown is the tolerated relative slowdown, 0.05 for 5%: a
 	// significant shift is a regression only when the lower confidence
-	// bound of the median or Q3 ratio exceeds 1+MaxSlowdown. 0 selects
-	// DefaultMaxSlowdown; a negative value means 0% (any significant
-	// slowdown whose lower bound exceeds 1 fails).
+	// bound of the median or Q3 ratio exceeds 1+MaxSlowdown. 0 tolerates
+	// nothing.
 	MaxSlowdown float64
-	// Resamples is the number of bootstrap resamples (0:
-	// DefaultResamples).
+	// Resamples is the number of bootstrap resamples.
 	Resamples int
 	// Seed seeds the bootstrap's PCG: the same inputs and seed give the
 	// same intervals.
@@ -50,19 +48,10 @@ type CompareConfig struct {
 	Threshold time.Duration
 }
 
-func (c CompareConfig) withDefaults() CompareConfig {
-	if c.Alpha == 0 {
-		c.Alpha = DefaultAlpha
-	}
-	if c.MaxSlowdown == 0 {
-		c.MaxSlowdown = DefaultMaxSlowdown
-	} else if c.MaxSlowdown < 0 {
-		c.MaxSlowdown = 0
-	}
-	if c.Resamples == 0 {
-		c.Resamples = DefaultResamples
-	}
-	return c
+// DefaultCompareConfig returns DefaultAlpha, DefaultMaxSlowdown and
+// DefaultResamples, seed 0 and no threshold.
+func DefaultCompareConfig() CompareConfig {
+	return CompareConfig{Alpha: DefaultAlpha, MaxSlowdown: DefaultMaxSlowdown, Resamples: DefaultResamples}
 }
 
 // Interval is a point estimate with a confidence interval.
@@ -117,7 +106,7 @@ type Comparison struct {
 	// Outliers is nil when no threshold was given.
 	Outliers *Outliers `json:"outliers"`
 
-	// Config is the configuration with its defaults filled in.
+	// Config is the configuration compared with.
 	Config CompareConfig `json:"-"`
 	// Regression is the verdict; Reasons say why (empty when false).
 	Regression bool     `json:"regression"`
@@ -129,14 +118,13 @@ type Comparison struct {
 // documentation, "Regression test", for the rule). Neither slice is
 // modified. It returns an error when a sample is empty, holds a negative
 // time, when a baseline quartile is 0, or for a configuration outside
-// 0 < Alpha < 1, Resamples ≥ 1.
+// 0 < Alpha < 1, 0 ≤ MaxSlowdown < ∞, Resamples ≥ 1, Threshold ≥ 0.
 func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) {
-	cfg = cfg.withDefaults()
 	if math.IsNaN(cfg.Alpha) || cfg.Alpha <= 0 || cfg.Alpha >= 1 {
 		return nil, fmt.Errorf("anomaly: alpha %v is not in (0, 1)", cfg.Alpha)
 	}
-	if math.IsNaN(cfg.MaxSlowdown) || math.IsInf(cfg.MaxSlowdown, 0) {
-		return nil, fmt.Errorf("anomaly: max slowdown %v is not finite", cfg.MaxSlowdown)
+	if math.IsNaN(cfg.MaxSlowdown) || math.IsInf(cfg.MaxSlowdown, 0) || cfg.MaxSlowdown < 0 {
+		return nil, fmt.Errorf("anomaly: max slowdown %v is not a finite number >= 0", cfg.MaxSlowdown)
 	}
 	if cfg.Resamples < 1 {
 		return nil, fmt.Errorf("anomaly: %d bootstrap resamples, need at least 1", cfg.Resamples)

@@ -20,7 +20,7 @@ func ExampleCompare() {
 	ms := time.Millisecond
 	base := []time.Duration{500 * ms, 510 * ms, 495 * ms, 505 * ms, 520 * ms, 498 * ms, 507 * ms, 512 * ms, 503 * ms, 515 * ms}
 	cur := []time.Duration{545 * ms, 560 * ms, 550 * ms, 565 * ms, 540 * ms, 556 * ms, 548 * ms, 570 * ms, 552 * ms, 558 * ms}
-	c, err := anomaly.Compare(base, cur, anomaly.CompareConfig{Alpha: 0.01, MaxSlowdown: 0.05, Seed: 1, Threshold: 560 * ms})
+	c, err := anomaly.Compare(base, cur, anomaly.CompareConfig{Alpha: 0.01, MaxSlowdown: 0.05, Resamples: 2000, Seed: 1, Threshold: 560 * ms})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -253,6 +253,11 @@ func durations(xs []float64) []time.Duration {
 // second sample of the same distribution and a significant but tolerated
 // 2% slowdown are not.
 func TestCompareRule(t *testing.T) {
+	cfg := func(seed uint64, maxSlowdown float64, thr time.Duration) CompareConfig {
+		c := DefaultCompareConfig()
+		c.Seed, c.MaxSlowdown, c.Threshold = seed, maxSlowdown, thr
+		return c
+	}
 	r := rand.New(rand.NewPCG(3, 3))
 	ms := 1e6
 	base := durations(draw(r, 50, 500*ms))
@@ -270,23 +275,23 @@ func TestCompareRule(t *testing.T) {
 		}
 		return c
 	}
-	same := check("same", base, CompareConfig{Seed: 1}, false, "")
+	same := check("same", base, cfg(1, 0.05, 0), false, "")
 	if same.MannWhitney.P < 0.4 || same.MedianRatio.Estimate != 1 || same.MedianRatio.Low > 1 || same.MedianRatio.High < 1 {
 		t.Errorf("same sample: %+v", same)
 	}
-	check("other sample", durations(draw(r, 50, 500*ms)), CompareConfig{Seed: 1}, false, "")
-	slower := check("20% slower", durations(draw(r, 50, 600*ms)), CompareConfig{Seed: 1}, true, "median +")
+	check("other sample", durations(draw(r, 50, 500*ms)), cfg(1, 0.05, 0), false, "")
+	slower := check("20% slower", durations(draw(r, 50, 600*ms)), cfg(1, 0.05, 0), true, "median +")
 	if e := slower.MedianRatio.Estimate; e < 1.1 || e > 1.3 {
 		t.Errorf("20%% slower: median ratio %v", e)
 	}
 	// A tight distribution (sd 0.5%) 2% slower: highly significant, but
 	// 2% is tolerated unless MaxSlowdown is 0.
 	tightBase, tiny := durations(drawSD(r, 50, 500*ms, 0.005)), durations(drawSD(r, 50, 510*ms, 0.005))
-	c, err := Compare(tightBase, tiny, CompareConfig{Seed: 1})
+	c, err := Compare(tightBase, tiny, cfg(1, 0.05, 0))
 	if err != nil || c.Regression || c.MannWhitney.P >= 1e-6 || c.MedianRatio.Low < 1.01 || c.MedianRatio.High > 1.03 {
 		t.Errorf("2%% slower: want significant, CI around +2%%, not a regression: %v %+v", err, c)
 	}
-	c, err = Compare(tightBase, tiny, CompareConfig{Seed: 1, MaxSlowdown: -1})
+	c, err = Compare(tightBase, tiny, cfg(1, 0, 0))
 	if err != nil || !c.Regression || !strings.Contains(c.Reasons[0], "median +2.") {
 		t.Errorf("2%% slower, none tolerated: want a median regression: %v %+v", err, c)
 	}
@@ -297,7 +302,7 @@ func TestCompareRule(t *testing.T) {
 		spiky[i*5] *= 10
 	}
 	thr := time.Duration(800 * ms)
-	c = check("outliers", spiky, CompareConfig{Seed: 1, Threshold: thr}, true, "10 of 50 executions above")
+	c = check("outliers", spiky, cfg(1, 0.05, thr), true, "10 of 50 executions above")
 	if c.Outliers.Base != 0 || c.Outliers.Current != 10 {
 		t.Errorf("outliers: %+v", c.Outliers)
 	}
@@ -306,12 +311,12 @@ func TestCompareRule(t *testing.T) {
 	// interval reaches below the tolerated 5%, so only Q3 (reliably in
 	// the slow mode) is a reason.
 	bimodal := durations(slices.Concat(drawSD(r, 30, 530*ms, 0.005), drawSD(r, 20, 500*ms, 0.005)))
-	c, err = Compare(tightBase, bimodal, CompareConfig{Seed: 1})
+	c, err = Compare(tightBase, bimodal, cfg(1, 0.05, 0))
 	if err != nil || !c.Regression || len(c.Reasons) != 1 || !strings.HasPrefix(c.Reasons[0], "Q3 +5.") ||
 		c.MedianRatio.Estimate < 1.05 || c.MedianRatio.Low > 1.05 {
 		t.Errorf("bimodal: want a +5.x%% median whose interval reaches below +5%%, and a Q3 regression alone: %v %+v", err, c)
 	}
-	check("outliers without threshold", spiky, CompareConfig{Seed: 1, MaxSlowdown: 0.5}, false, "")
+	check("outliers without threshold", spiky, cfg(1, 0.5, 0), false, "")
 }
 
 // An execution exactly at the threshold is not above it.
@@ -328,18 +333,23 @@ func TestCompareErrors(t *testing.T) {
 	ok := []time.Duration{1, 2, 3}
 	for _, c := range []struct {
 		base, cur []time.Duration
-		cfg       CompareConfig
+		set       func(*CompareConfig)
 		want      string
 	}{
-		{nil, ok, CompareConfig{}, "no baseline execution times"},
-		{ok, []time.Duration{1, -2}, CompareConfig{}, "current execution time 1 is negative"},
-		{ok, ok, CompareConfig{Alpha: 1.5}, "alpha 1.5"},
-		{ok, ok, CompareConfig{Resamples: -1}, "resamples"},
-		{ok, ok, CompareConfig{MaxSlowdown: math.Inf(1)}, "max slowdown"},
-		{[]time.Duration{0, 0, 0}, ok, CompareConfig{}, "median or Q3 is 0"},
+		{nil, ok, func(*CompareConfig) {}, "no baseline execution times"},
+		{ok, []time.Duration{1, -2}, func(*CompareConfig) {}, "current execution time 1 is negative"},
+		{ok, ok, func(c *CompareConfig) { c.Alpha = 1.5 }, "alpha 1.5"},
+		{ok, ok, func(c *CompareConfig) { c.Alpha = 0 }, "alpha 0"},
+		{ok, ok, func(c *CompareConfig) { c.Resamples = 0 }, "resamples"},
+		{ok, ok, func(c *CompareConfig) { c.MaxSlowdown = math.Inf(1) }, "max slowdown"},
+		{ok, ok, func(c *CompareConfig) { c.MaxSlowdown = -0.1 }, "max slowdown"},
+		{ok, ok, func(c *CompareConfig) { c.Threshold = -1 }, "negative threshold"},
+		{[]time.Duration{0, 0, 0}, ok, func(*CompareConfig) {}, "median or Q3 is 0"},
 	} {
-		if _, err := Compare(c.base, c.cur, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "anomaly: ") {
-			t.Errorf("Compare(%v, %v, %+v): %v, want %q", c.base, c.cur, c.cfg, err, c.want)
+		cfg := DefaultCompareConfig()
+		c.set(&cfg)
+		if _, err := Compare(c.base, c.cur, cfg); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "anomaly: ") {
+			t.Errorf("Compare(%v, %v, %+v): %v, want %q", c.base, c.cur, cfg, err, c.want)
 		}
 	}
 }
