@@ -42,9 +42,17 @@ func Main(args []string, stdout, stderr io.Writer, systems ...timedsim.System) i
 }
 
 // Run is Main with an explicit context (tests cancel it to simulate
-// Ctrl-C).
+// Ctrl-C). The environment is the process's (see RunEnv).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
-	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems)}
+	return RunEnv(ctx, os.Getenv, args, stdout, stderr, systems...)
+}
+
+// RunEnv is Run reading the environment through getenv: the only
+// variables read are the batch engines' shard variables of package shard
+// (JOB_COMPLETION_INDEX with MACEPC_SHARD_COUNT, SLURM_ARRAY_TASK_*), by
+// simulate, profile and search when --shard is not given.
+func RunEnv(ctx context.Context, getenv func(string) string, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
+	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems), getenv: getenv}
 	status, err := a.run(args)
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -60,6 +68,7 @@ type app struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
 	reg            timedsim.Registry
+	getenv         func(string) string // the environment (RunEnv)
 }
 
 type command struct {
@@ -77,6 +86,7 @@ func commands() []command {
 		{"diverge", "phase 3a: the divergence point of the anomalous execution", (*app).divergeCmd},
 		{"correlate", "phase 3b: event frequencies correlated with execution time", (*app).correlateCmd},
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
+		{"merge", "merge the shards of a sharded simulate, profile or search", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
 		{"version", "print the version", (*app).version},
 	}

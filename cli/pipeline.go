@@ -8,6 +8,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -145,20 +146,32 @@ const estimatorDoc = "gonum stat.Quantile with stat.LinInterp (Hyndman-Fan type 
 
 // profile runs phase 1b with rs.opts (whose EDD is the trained one).
 func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSlowdown float64, eddSource string) (*profileFile, error) {
+	lines, seen, err := p.profileExecs(rs, seed, shard.Spec{Index: 0, Count: 1}, runs)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := newProfileFile(rs, seed, runs, iqrFactor, minSlowdown, eddSource, lines, seen)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(p.path(fileProfile), pf); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+// profileExecs runs shard sp's share of phase 1b's executions 0..runs-1
+// (all of them for shard 0/1): one line per execution in index order, and
+// the labels they ran.
+func (p *pipeline) profileExecs(rs *resolved, seed uint64, sp shard.Spec, runs int) ([]execLine, map[string]bool, error) {
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: rs.opts, Jobs: p.jobs}
-	times := make([]time.Duration, 0, runs)
-	lines := make([]execLine, 0, runs)
+	n := sp.Len(runs)
+	lines := make([]execLine, 0, n)
 	seen := map[string]bool{}
-	unfinished := 0
-	outcomes := map[string]int{}
-	prog := p.a.startProgress(p.progress, "profile", runs)
-	_, done, err := ex.Run(p.a.ctx, timedsim.Work{N: runs, Path: timedsim.Seeded(seed), Each: func(i int, r *timedsim.Result) bool {
-		times = append(times, r.ExecTime)
-		lines = append(lines, execLine{Index: i, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
-		if !r.Finished {
-			unfinished++
-			outcomes[r.Outcome.String()]++
-		}
+	prog := p.a.startProgress(p.progress, "profile", n)
+	path := timedsim.Seeded(seed)
+	_, done, err := ex.Run(p.a.ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) }, Each: func(j int, r *timedsim.Result) bool {
+		lines = append(lines, execLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
 		for l := range r.Counts {
 			seen[l] = true
 		}
@@ -166,8 +179,24 @@ func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSl
 		return true
 	}})
 	prog.done()
-	if err != nil || done < runs {
-		return nil, p.interrupted("profile", done, runs)
+	if err != nil || done < n {
+		return nil, nil, p.interrupted("profile", done, n)
+	}
+	return lines, seen, nil
+}
+
+// newProfileFile is phase 1b's result from its executions (in index
+// order) and the labels they ran.
+func newProfileFile(rs *resolved, seed uint64, runs int, iqrFactor, minSlowdown float64, eddSource string, lines []execLine, seen map[string]bool) (*profileFile, error) {
+	times := make([]time.Duration, 0, len(lines))
+	unfinished := 0
+	outcomes := map[string]int{}
+	for _, l := range lines {
+		times = append(times, time.Duration(l.ExecTimeNS))
+		if !l.Finished {
+			unfinished++
+			outcomes[l.Outcome]++
+		}
 	}
 	prof, err := anomaly.NewProfile(times, unfinished, iqrFactor)
 	if err != nil {
@@ -194,9 +223,6 @@ func (p *pipeline) profile(rs *resolved, seed uint64, runs int, iqrFactor, minSl
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
 		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
 		Coverage: rs.opts.EDD.Coverage(labels), Executions: lines, Template: tmpl}
-	if err := writeJSON(p.path(fileProfile), pf); err != nil {
-		return nil, err
-	}
 	return pf, nil
 }
 
@@ -271,11 +297,7 @@ func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns int) (*searchFi
 		r := res.Result
 		sf.Anomaly = &anomalyRec{Index: res.Index, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 			Outcome: r.Outcome.String(), Finding: finding(r), Path: fileAnomalyPath}
-		note := fmt.Sprintf("anomaly: search seed=%d execution %d, %s > threshold %s", seed, res.Index, timedsim.FormatTime(r.ExecTime), timedsim.FormatTime(threshold))
-		if f := finding(r); f != "" {
-			note = fmt.Sprintf("finding: search seed=%d execution %d, %s", seed, res.Index, f)
-		}
-		if err := p.a.writePath(p.path(fileAnomalyPath), rs, r.Path, note); err != nil {
+		if err := p.writeAnomalyPath(rs, sf, r.Path); err != nil {
 			return nil, err
 		}
 	}
@@ -290,6 +312,16 @@ func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns int) (*searchFi
 		return sf, p.interrupted("search", res.Explored, maxRuns)
 	}
 	return sf, nil
+}
+
+// writeAnomalyPath writes the path file of sf's anomaly, execution path.
+func (p *pipeline) writeAnomalyPath(rs *resolved, sf *searchFile, path timedsim.Path) error {
+	an := sf.Anomaly
+	note := fmt.Sprintf("anomaly: search seed=%d execution %d, %s > threshold %s", sf.Seed, an.Index, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), timedsim.FormatTime(time.Duration(sf.ThresholdNS)))
+	if an.Finding != "" {
+		note = fmt.Sprintf("finding: search seed=%d execution %d, %s", sf.Seed, an.Index, an.Finding)
+	}
+	return p.a.writePath(p.path(fileAnomalyPath), rs, path, note)
 }
 
 func (p *pipeline) loadSearch(pf *profileFile) (*searchFile, error) {

@@ -25,6 +25,7 @@ type pipelineFlags struct {
 	iqrFactor   float64
 	minSlowdown float64
 	progress    string
+	shard       string // --shard i/n (shard.go)
 }
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
@@ -279,7 +280,11 @@ func (a *app) train(args []string) (int, error) {
 }
 
 func (a *app) profileCmd(args []string) (int, error) {
-	f, fs, err := a.parsePipeline("profile", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerProfile)
+	f, fs, err := a.parsePipeline("profile", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerProfile, withShard)
+	if err != nil {
+		return ExitError, err
+	}
+	sp, source, sharded, err := a.shardOf(f.shard)
 	if err != nil {
 		return ExitError, err
 	}
@@ -296,6 +301,9 @@ func (a *app) profileCmd(args []string) (int, error) {
 			eddSource = "seed (uniform 1-10ms)"
 			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, fileEDD)
 		}
+	}
+	if sharded {
+		return a.profileShard(f, sp, source, eddSource)
 	}
 	rs, p, err := a.firstPhase(f, "profile")
 	if err != nil {
@@ -331,9 +339,14 @@ func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFla
 }
 
 func (a *app) searchCmd(args []string) (int, error) {
-	f, p, pf, rs, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch)
+	f, p, pf, rs, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch, withShard)
 	if err != nil {
 		return ExitError, err
+	}
+	if sp, source, ok, err := a.shardOf(f.shard); err != nil {
+		return ExitError, err
+	} else if ok {
+		return a.searchShard(p, pf, rs, f.maxRuns, sp, source)
 	}
 	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -59,15 +60,15 @@ type timeSummary struct {
 	MaxS     float64 `json:"max_s"`
 }
 
-func summarize(results []*timedsim.Result) *timeSummary {
-	if len(results) == 0 {
+func summarize(lines []simLine) *timeSummary {
+	if len(lines) == 0 {
 		return nil
 	}
-	x := make([]float64, len(results))
+	x := make([]float64, len(lines))
 	fin := 0
-	for i, r := range results {
-		x[i] = r.ExecTime.Seconds()
-		if r.Finished {
+	for i, l := range lines {
+		x[i] = time.Duration(l.ExecTimeNS).Seconds()
+		if l.Finished {
 			fin++
 		}
 	}
@@ -87,6 +88,7 @@ func (a *app) simulate(args []string) (int, error) {
 	sf.register(fs)
 	runs := fs.Int("runs", 100, "number of executions")
 	out := fs.String("out", "macepc-out", "results directory")
+	shardFlag := fs.String("shard", "", shardUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -100,41 +102,83 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	sp, source, sharded, err := a.shardOf(*shardFlag)
+	if err != nil {
+		return ExitError, err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return ExitError, fmt.Errorf("--out: %w", err)
 	}
-	// Path files of an earlier run in the same directory would be mistaken
-	// for this run's.
-	old, _ := filepath.Glob(filepath.Join(*out, "finding-*.path.json"))
-	for _, f := range append(old, filepath.Join(*out, "slowest.path.json")) {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return ExitError, fmt.Errorf("--out: %w", err)
-		}
+	if sharded {
+		return a.simulateShard(*out, rs, &sf, *runs, sp, source)
+	}
+	if err := clearSimulate(*out); err != nil {
+		return ExitError, err
 	}
 	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
 		rs.sys.Name, rs.variant, rs.sc.Nodes, sf.seed, *runs, rs.opts.Semantics, rs.opts.ExecTime)
 
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: rs.opts, Jobs: sf.jobs}
-	var findings []int
-	results, done, runErr := ex.Run(a.ctx, timedsim.Work{
-		N: *runs, Path: timedsim.Seeded(sf.seed), Keep: true,
-		Each: func(i int, r *timedsim.Result) bool {
-			if finding(r) != "" {
-				findings = append(findings, i)
-			}
+	lines, runErr := simulateExecs(a, ex, sf.seed, shard.Spec{Index: 0, Count: 1}, *runs)
+	status, err := a.writeSimulate(*out, rs, sf.seed, *runs, lines)
+	if err != nil {
+		return ExitError, err
+	}
+	if runErr != nil || len(lines) < *runs {
+		return ExitError, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", len(lines), *runs, filepath.Join(*out, "executions.jsonl"))
+	}
+	return status, nil
+}
+
+// clearSimulate removes the path files of an earlier run in out, which
+// would be mistaken for this run's.
+func clearSimulate(out string) error {
+	old, _ := filepath.Glob(filepath.Join(out, "finding-*.path.json"))
+	for _, f := range append(old, filepath.Join(out, "slowest.path.json")) {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
+}
+
+// simLine is an execution of simulate: its executions.jsonl line and
+// what is wrong with it beyond slowness (finding).
+type simLine struct {
+	execLine
+	Finding string `json:"finding,omitempty"`
+}
+
+// simulateExecs runs shard sp's share of executions 0..runs-1 (all for
+// 0/1) in index order; on interruption, the ones finished before the
+// first unfinished index.
+func simulateExecs(a *app, ex *timedsim.Explorer, seed uint64, sp shard.Spec, runs int) ([]simLine, error) {
+	n := sp.Len(runs)
+	lines := make([]simLine, 0, n)
+	path := timedsim.Seeded(seed)
+	_, _, err := ex.Run(a.ctx, timedsim.Work{
+		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
+		Each: func(j int, r *timedsim.Result) bool {
+			lines = append(lines, simLine{execLine: execLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
+				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: finding(r)})
 			return true
 		},
 	})
-	results = results[:done]
+	return lines, err
+}
 
+// writeSimulate writes simulate's files for executions 0..len(lines)-1
+// of a run of runs and prints its report; the status is ExitFinding when
+// an execution has a finding.
+func (a *app) writeSimulate(out string, rs *resolved, seed uint64, runs int, lines []simLine) (int, error) {
+	done := len(lines)
 	// executions.jsonl and simulate.json, atomically.
-	jsonl := filepath.Join(*out, "executions.jsonl")
+	jsonl := filepath.Join(out, "executions.jsonl")
 	if err := atomicfile.Write(jsonl, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
-		for i, r := range results {
-			line := execLine{Index: i, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()}
-			if err := enc.Encode(line); err != nil {
+		for _, l := range lines {
+			if err := enc.Encode(l.execLine); err != nil {
 				return err
 			}
 		}
@@ -142,46 +186,45 @@ func (a *app) simulate(args []string) (int, error) {
 	}); err != nil {
 		return ExitError, err
 	}
-	sum := summarize(results)
-	tmpl, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, timedsim.Seeded(sf.seed)(0), fmt.Sprintf("simulate seed=%d execution 0", sf.seed))
+	sum := summarize(lines)
+	tmpl, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, timedsim.Seeded(seed)(0), fmt.Sprintf("simulate seed=%d execution 0", seed))
 	if err != nil {
 		return ExitError, err
 	}
 	meta := simulateMeta{Template: tmpl, Format: "macepc-simulate", Version: 1, System: rs.sys.Name, Variant: rs.variant, Nodes: rs.sc.Nodes,
-		Seed: sf.seed, Runs: *runs, Completed: done, ConfigHash: timedsim.ConfigHash(rs.sys.Name, rs.variant, rs.sc, rs.opts), Summary: sum}
-	if err := writeJSON(filepath.Join(*out, "simulate.json"), meta); err != nil {
+		Seed: seed, Runs: runs, Completed: done, ConfigHash: timedsim.ConfigHash(rs.sys.Name, rs.variant, rs.sc, rs.opts), Summary: sum}
+	if err := writeJSON(filepath.Join(out, "simulate.json"), meta); err != nil {
 		return ExitError, err
 	}
 	if sum != nil {
 		fmt.Fprintf(a.stdout, "execution time (s): count=%d finished=%d min=%.6f q1=%.6f median=%.6f q3=%.6f max=%.6f\n",
 			sum.Count, sum.Finished, sum.MinS, sum.Q1S, sum.MedianS, sum.Q3S, sum.MaxS)
-		writeHistogram(a.stdout, results)
+		writeHistogram(a.stdout, lines)
 		slow := 0
-		for i, r := range results {
-			if r.ExecTime > results[slow].ExecTime {
+		for i, l := range lines {
+			if l.ExecTimeNS > lines[slow].ExecTimeNS {
 				slow = i
 			}
 		}
-		p := filepath.Join(*out, "slowest.path.json")
-		if err := a.writePath(p, rs, results[slow].Path, fmt.Sprintf("simulate seed=%d execution %d (slowest)", sf.seed, slow)); err != nil {
+		p := filepath.Join(out, "slowest.path.json")
+		if err := a.writePath(p, rs, timedsim.SeedPath(lines[slow].Seed), fmt.Sprintf("simulate seed=%d execution %d (slowest)", seed, slow)); err != nil {
 			return ExitError, err
 		}
-		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", slow, timedsim.FormatTime(results[slow].ExecTime), results[slow].Steps, p)
+		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", slow, timedsim.FormatTime(time.Duration(lines[slow].ExecTimeNS)), lines[slow].Steps, p)
 	}
 	status := ExitOK
-	for _, i := range findings {
-		r := results[i]
-		p := filepath.Join(*out, fmt.Sprintf("finding-%d.path.json", i))
-		if err := a.writePath(p, rs, r.Path, fmt.Sprintf("simulate seed=%d execution %d: %s", sf.seed, i, finding(r))); err != nil {
+	for i, l := range lines {
+		if l.Finding == "" {
+			continue
+		}
+		p := filepath.Join(out, fmt.Sprintf("finding-%d.path.json", i))
+		if err := a.writePath(p, rs, timedsim.SeedPath(l.Seed), fmt.Sprintf("simulate seed=%d execution %d: %s", seed, i, l.Finding)); err != nil {
 			return ExitError, err
 		}
-		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: macepc replay --path %s\n", i, finding(r), p)
+		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: macepc replay --path %s\n", i, l.Finding, p)
 		status = ExitFinding
 	}
-	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", jsonl, done, filepath.Join(*out, "simulate.json"))
-	if runErr != nil || done < *runs {
-		return ExitError, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", done, *runs, jsonl)
-	}
+	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", jsonl, done, filepath.Join(out, "simulate.json"))
 	return status, nil
 }
 
@@ -225,7 +268,7 @@ func finding(r *timedsim.Result) string {
 
 // writeHistogram prints the execution times in power-of-two bins, so that a
 // rare slow mode (a recovery timer) stands out from the bulk at a glance.
-func writeHistogram(w io.Writer, results []*timedsim.Result) {
+func writeHistogram(w io.Writer, lines []simLine) {
 	const unit = time.Millisecond
 	bin := func(d time.Duration) int { // bin k holds [2^k, 2^(k+1)) ms; bin 0 also holds < 1 ms
 		k := 0
@@ -236,8 +279,8 @@ func writeHistogram(w io.Writer, results []*timedsim.Result) {
 	}
 	counts := map[int]int{}
 	lo, hi, most := 1<<30, 0, 0
-	for _, r := range results {
-		k := bin(r.ExecTime)
+	for _, l := range lines {
+		k := bin(time.Duration(l.ExecTimeNS))
 		counts[k]++
 		lo, hi, most = min(lo, k), max(hi, k), max(most, counts[k])
 	}

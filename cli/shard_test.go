@@ -1,0 +1,309 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+// runEnv invokes the CLI with RandTree and exactly the environment env.
+func runEnv(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	status = cli.RunEnv(context.Background(), func(k string) string { return env[k] }, args, &o, &e, randtree.System())
+	return o.String(), e.String(), status
+}
+
+// engines are the ways a shard learns its index: the flag, and each batch
+// engine's environment.
+var engines = []struct {
+	name string
+	env  func(i, n int) (map[string]string, []string)
+}{
+	{"flag", func(i, n int) (map[string]string, []string) { return nil, []string{"--shard", fmt.Sprintf("%d/%d", i, n)} }},
+	{"kubernetes", func(i, n int) (map[string]string, []string) {
+		return map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i), "MACEPC_SHARD_COUNT": fmt.Sprint(n)}, nil
+	}},
+	{"slurm", func(i, n int) (map[string]string, []string) {
+		// An array --array=1-n: task ids from 1.
+		return map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(i + 1), "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}, nil
+	}},
+}
+
+// runShards runs the n shards of a command with an engine's environment,
+// each into dir(i), and checks that each says where its shard came from.
+func runShards(t *testing.T, engine int, n int, dir func(i int) string, args ...string) {
+	t.Helper()
+	e := engines[engine]
+	for i := 0; i < n; i++ {
+		env, extra := e.env(i, n)
+		a := append(append(append([]string{}, args...), "--out", dir(i)), extra...)
+		out, errs, st := runEnv(t, env, a...)
+		if st != 0 {
+			t.Fatalf("%s shard %d/%d: status %d\n%s%s", e.name, i, n, st, out, errs)
+		}
+		want := map[string]string{"flag": "from --shard", "kubernetes": "from kubernetes indexed job (JOB_COMPLETION_INDEX=", "slurm": "from slurm array (SLURM_ARRAY_TASK_ID="}[e.name]
+		if !strings.Contains(out, fmt.Sprintf("shard %d/%d %s", i, n, want)) {
+			t.Fatalf("%s shard %d/%d does not say where its shard came from:\n%s", e.name, i, n, out)
+		}
+	}
+}
+
+// mergeDirs merges the shard directories into out and returns its output.
+func mergeDirs(t *testing.T, wantStatus int, out string, dirs ...string) string {
+	t.Helper()
+	o, errs, st := runEnv(t, nil, append([]string{"merge", "--out", out}, dirs...)...)
+	if st != wantStatus {
+		t.Fatalf("merge: status %d, want %d\n%s%s", st, wantStatus, o, errs)
+	}
+	return o
+}
+
+func shardDirs(root string, n int) []string {
+	var ds []string
+	for i := 0; i < n; i++ {
+		ds = append(ds, filepath.Join(root, fmt.Sprint(i)))
+	}
+	return ds
+}
+
+// files returns the named files of dir.
+func files(t *testing.T, dir string, names ...string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// afterFirstLine drops a command's first line (which names the command)
+// and replaces dir by DIR.
+func afterFirstLine(s, dir string) string {
+	_, rest, _ := strings.Cut(s, "\n")
+	return strings.ReplaceAll(rest, dir, "DIR")
+}
+
+// Sharded profile and search, merged, give the unsharded run's files byte
+// for byte and its output, for 1, 3 and 8 shards and each engine.
+func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
+	eddFile := trainedEDD(t)
+	root := t.TempDir()
+	common := []string{"--edd", eddFile, "--profile-runs", "40", "--seed", "3", "--progress", "never"}
+	profile := append([]string{"profile"}, common...)
+	unsharded := filepath.Join(root, "unsharded")
+	profOut, errs, st := runEnv(t, nil, append(profile, "--out", unsharded)...)
+	if st != 0 {
+		t.Fatalf("profile: %d %s", st, errs)
+	}
+	wantProfile := files(t, unsharded, "profile.json", "summary.json")
+	searchArgs := []string{"search", "--max-runs", "200", "--progress", "never"}
+	searchOut, errs, st := runEnv(t, nil, append(searchArgs, "--out", unsharded)...)
+	if st != 1 {
+		t.Fatalf("search: status %d, want 1 (an anomaly)\n%s%s", st, searchOut, errs)
+	}
+	searchFiles := []string{"search.json", "search-executions.jsonl", "anomaly.path.json", "summary.json"}
+	wantSearch := files(t, unsharded, searchFiles...)
+
+	for engine := range engines {
+		for _, n := range []int{1, 3, 8} {
+			t.Run(fmt.Sprintf("%s/%d", engines[engine].name, n), func(t *testing.T) {
+				base := filepath.Join(root, fmt.Sprintf("%s-%d", engines[engine].name, n))
+				dirs := shardDirs(filepath.Join(base, "shards"), n)
+				runShards(t, engine, n, func(i int) string { return dirs[i] }, profile...)
+				merged := filepath.Join(base, "merged")
+				out := mergeDirs(t, 0, merged, dirs...)
+				sameFiles(t, "merged profile", wantProfile, files(t, merged, "profile.json", "summary.json"))
+				if got, want := afterFirstLine(out, merged), afterFirstLine("x\n"+profOut, unsharded); got != want {
+					t.Errorf("merge output differs from profile's:\n%s\n--- want\n%s", got, want)
+				}
+
+				// Search shards in one shared directory holding the profile.
+				runShards(t, engine, n, func(int) string { return merged }, searchArgs...)
+				out = mergeDirs(t, 1, merged, merged)
+				sameFiles(t, "merged search", wantSearch, files(t, merged, searchFiles...))
+				if got, want := afterFirstLine(out, merged), afterFirstLine("x\n"+searchOut, unsharded); got != want {
+					t.Errorf("merge output differs from search's:\n%s\n--- want\n%s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// A search shard stops at its own first anomaly; shards whose anomalies
+// come later explore past the overall first one, and the merge drops
+// those executions. With no anomaly at all, every execution is kept.
+func TestShardedSearchWithoutAnomaly(t *testing.T) {
+	eddFile := trainedEDD(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "u")
+	if _, errs, st := runEnv(t, nil, "profile", "--variant", "fixed", "--edd", eddFile, "--profile-runs", "20", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatal(errs)
+	}
+	shared := filepath.Join(root, "s")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "profile.json"))
+	os.WriteFile(filepath.Join(shared, "profile.json"), b, 0o644)
+	if out, errs, st := runEnv(t, nil, "search", "--max-runs", "30", "--out", dir, "--progress", "never"); st != 0 {
+		t.Fatalf("search: %d\n%s%s", st, out, errs)
+	}
+	runShards(t, 0, 4, func(int) string { return shared }, "search", "--max-runs", "30", "--progress", "never")
+	mergeDirs(t, 0, shared)
+	names := []string{"search.json", "search-executions.jsonl", "summary.json"}
+	sameFiles(t, "merged search", files(t, dir, names...), files(t, shared, names...))
+	if _, err := os.Stat(filepath.Join(shared, "anomaly.path.json")); err == nil {
+		t.Error("a search without anomaly left anomaly.path.json")
+	}
+}
+
+func TestShardedSimulate(t *testing.T) {
+	root := t.TempDir()
+	args := []string{"simulate", "--nodes", "6", "--runs", "25", "--seed", "5"}
+	want, errs, st := runEnv(t, nil, append(args, "--out", filepath.Join(root, "u"))...)
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	dirs := shardDirs(filepath.Join(root, "shards"), 3)
+	runShards(t, 2, 3, func(i int) string { return dirs[i] }, args...)
+	merged := filepath.Join(root, "m")
+	got := mergeDirs(t, 0, merged, dirs...)
+	names := []string{"executions.jsonl", "simulate.json", "slowest.path.json"}
+	sameFiles(t, "merged simulate", files(t, filepath.Join(root, "u"), names...), files(t, merged, names...))
+	if g, w := afterFirstLine(got, merged), afterFirstLine(want, filepath.Join(root, "u")); g != w {
+		t.Errorf("merge output differs from simulate's:\n%s\n--- want\n%s", g, w)
+	}
+}
+
+// Running a shard again rewrites the same bytes.
+func TestShardRerunIsIdentical(t *testing.T) {
+	eddFile := trainedEDD(t)
+	dir := t.TempDir()
+	args := []string{"profile", "--edd", eddFile, "--profile-runs", "20", "--shard", "1/3", "--out", dir, "--jobs", "1", "--progress", "never"}
+	if _, errs, st := runEnv(t, nil, args...); st != 0 {
+		t.Fatal(errs)
+	}
+	name := filepath.Join(dir, "profile.shard-1-of-3.jsonl")
+	first, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args[len(args)-3] = "2" // --jobs 2
+	if _, errs, st := runEnv(t, nil, args...); st != 0 {
+		t.Fatal(errs)
+	}
+	if again, _ := os.ReadFile(name); !bytes.Equal(first, again) {
+		t.Fatalf("a rerun of the shard wrote other bytes")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("a profile shard writes only its shard file, got %d files", len(ents))
+	}
+}
+
+// Merge refuses, with a clear one-line message and without writing
+// anything, a set of shards that is not one complete run; a shard refuses
+// an inconsistent batch environment. The messages are golden files
+// (testdata/shard-*.stderr).
+func TestShardRefusalsGolden(t *testing.T) {
+	root := t.TempDir()
+	// The seed distributions (no --edd), so that config hashes and
+	// thresholds in the messages do not depend on a training.
+	prof := func(out string, extra ...string) {
+		t.Helper()
+		args := append([]string{"profile", "--profile-runs", "10", "--progress", "never", "--out", filepath.Join(root, out)}, extra...)
+		if o, e, st := runEnv(t, nil, args...); st != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, st, o, e)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		prof("ok", "--shard", fmt.Sprintf("%d/3", i))
+	}
+	prof("copy", "--shard", "1/3")
+	prof("nodes", "--shard", "2/3", "--nodes", "9")
+	prof("runs", "--shard", "2/3", "--profile-runs", "11")
+	prof("four", "--shard", "2/4")
+	prof("unsharded")
+	prof("other-profile", "--profile-runs", "12")
+	if o, e, st := runEnv(t, nil, "search", "--out", filepath.Join(root, "unsharded"), "--shard", "0/1", "--progress", "never"); st != 0 {
+		t.Fatalf("search shard: %d\n%s%s", st, o, e)
+	}
+	okFile := func(i int) string { return filepath.Join(root, "ok", fmt.Sprintf("profile.shard-%d-of-3.jsonl", i)) }
+	mangle := func(name string, cut func([]byte) []byte) string {
+		b, err := os.ReadFile(okFile(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, name, "profile.shard-2-of-3.jsonl")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, cut(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noFooter := mangle("nofooter", func(b []byte) []byte {
+		return b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1]
+	})
+	cutLine := mangle("cutline", func(b []byte) []byte { return b[:len(b)/2] })
+	os.MkdirAll(filepath.Join(root, "empty"), 0o755)
+
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"shard-merge-missing", nil, []string{"merge", okFile(0), okFile(2)}},
+		{"shard-merge-no-footer", nil, []string{"merge", okFile(0), okFile(1), noFooter}},
+		{"shard-merge-cut-line", nil, []string{"merge", okFile(0), okFile(1), cutLine}},
+		{"shard-merge-duplicated", nil, []string{"merge", "$DIR/ok", "$DIR/copy"}},
+		{"shard-merge-other-config", nil, []string{"merge", okFile(0), okFile(1), "$DIR/nodes"}},
+		{"shard-merge-other-runs", nil, []string{"merge", okFile(0), okFile(1), "$DIR/runs"}},
+		{"shard-merge-mixed-count", nil, []string{"merge", okFile(0), okFile(1), "$DIR/four"}},
+		{"shard-merge-no-shards", nil, []string{"merge", "$DIR/empty"}},
+		{"shard-merge-mixed-phases", nil, []string{"merge", "$DIR/unsharded", "$DIR/ok"}},
+		{"shard-merge-search-other-profile", nil, []string{"merge", "--out", "$DIR/other-profile", "$DIR/unsharded/search.shard-0-of-1.jsonl"}},
+		{"shard-bad-flag", nil, []string{"profile", "--shard", "3/3"}},
+		{"shard-k8s-without-count", map[string]string{"JOB_COMPLETION_INDEX": "2"}, []string{"profile"}},
+		{"shard-k8s-garbage", map[string]string{"JOB_COMPLETION_INDEX": "two", "MACEPC_SHARD_COUNT": "4"}, []string{"simulate"}},
+		{"shard-slurm-stepped", map[string]string{"SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4"}, []string{"profile"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(root, "out-"+c.name)
+			args := []string{}
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "$DIR", root))
+			}
+			if !strings.Contains(strings.Join(args, " "), "--out") {
+				args = append(args, "--out", out)
+			}
+			before := readDir(t, filepath.Join(root, "ok"))
+			stdout, stderr, status := runEnv(t, c.env, args...)
+			if status != 2 {
+				t.Fatalf("status %d, want 2\n%s%s", status, stdout, stderr)
+			}
+			clean := func(s string) string { return strings.ReplaceAll(s, root, "$DIR") }
+			golden(t, c.name+".stdout", clean(stdout))
+			golden(t, c.name+".stderr", clean(stderr))
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("error is not one line: %q", stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a refused command created %s", out)
+			}
+			sameFiles(t, "shards after a refusal", before, readDir(t, filepath.Join(root, "ok")))
+		})
+	}
+}
