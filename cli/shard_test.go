@@ -27,7 +27,9 @@ var engines = []struct {
 	name string
 	env  func(i, n int) (map[string]string, []string)
 }{
-	{"flag", func(i, n int) (map[string]string, []string) { return nil, []string{"--shard", fmt.Sprintf("%d/%d", i, n)} }},
+	{"flag", func(i, n int) (map[string]string, []string) {
+		return nil, []string{"--shard", fmt.Sprintf("%d/%d", i, n)}
+	}},
 	{"kubernetes", func(i, n int) (map[string]string, []string) {
 		return map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i), "MACEPC_SHARD_COUNT": fmt.Sprint(n)}, nil
 	}},
