@@ -4,10 +4,11 @@ import (
 	"os"
 
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/bamboo"
 	"github.com/macepc/macepc/systems/pastry"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System()))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System(), bamboo.System()))
 }

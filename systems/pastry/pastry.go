@@ -262,18 +262,9 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 			return
 		}
 		// Ask a random entry of a random non-empty row for its row.
-		var rows []int
-		for r := range dht.Digits {
-			if len(n.table.Row(r)) > 0 {
-				rows = append(rows, r)
-			}
+		if r, p, ok := n.table.RandomEntry(ctx.Rand().IntN); ok {
+			ctx.Send(p.Node, RowRequest{Row: r})
 		}
-		if len(rows) == 0 {
-			return
-		}
-		r := rows[ctx.Rand().IntN(len(rows))]
-		row := n.table.Row(r)
-		ctx.Send(row[ctx.Rand().IntN(len(row))].Node, RowRequest{Row: r})
 	default:
 		panic(fmt.Sprintf("pastry: unknown timer %q", name))
 	}

@@ -257,3 +257,21 @@ func insertSide(side []Peer, p Peer, h int, dist func(Peer) uint32) ([]Peer, Pee
 
 // String renders both sides, e.g. "left=[n2:… n7:…] right=[n5:…]".
 func (l *LeafSet) String() string { return fmt.Sprintf("left=%v right=%v", l.left, l.right) }
+
+// RandomEntry picks a non-empty row uniformly, then an entry of it
+// uniformly, with rng (the routing-table maintenance's choice of whom to
+// ask for a row); ok is false when the table is empty.
+func (t *Table) RandomEntry(intn func(int) int) (row int, p Peer, ok bool) {
+	var rows []int
+	for r := range Digits {
+		if len(t.Row(r)) > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return 0, Peer{}, false
+	}
+	row = rows[intn(len(rows))]
+	entries := t.Row(row)
+	return row, entries[intn(len(entries))], true
+}

@@ -1,0 +1,443 @@
+package bamboo
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/macepc/macepc/systems/internal/dht"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// NodeID is the simulator's node identifier (the node's address).
+type NodeID = timedsim.NodeID
+
+// ID is a position on the ring; Peer is a node's address and ID.
+type (
+	ID   = dht.ID
+	Peer = dht.Peer
+)
+
+// None names no node.
+const None = timedsim.None
+
+// Defaults.
+const (
+	// DefaultLeafHalf is the number of predecessors and of successors kept.
+	DefaultLeafHalf = 4
+	// DefaultLeafPeriod is the period of leaf-set maintenance (one random
+	// member per round).
+	DefaultLeafPeriod = 20 * time.Second
+	// DefaultTablePeriod is the period of routing-table maintenance.
+	DefaultTablePeriod = 20 * time.Second
+)
+
+// Names of the timers and application events.
+const (
+	// AppStart starts a node: its data is a Start.
+	AppStart = "start"
+	// TimerStart ends the boot delay.
+	TimerStart = "start"
+	// TimerLeafSet is the periodic leaf-set maintenance.
+	TimerLeafSet = "leafset"
+	// TimerTable is the periodic routing-table maintenance.
+	TimerTable = "table"
+)
+
+// Start is the data of AppStart: after a boot delay drawn uniformly from
+// [0, Within], join through Bootstrap (a node whose Bootstrap is itself
+// starts a new ring).
+type Start struct {
+	Bootstrap NodeID
+	Within    time.Duration
+}
+
+// Config configures a Node. The zero value is the buggy protocol.
+type Config struct {
+	// FixBoundary fixes the first bug of MacePC §5.3: a node pushed out of
+	// one side of the leaf set is offered to the other side before the
+	// boundary moves.
+	FixBoundary bool
+	// FixAdjacency fixes the second: Inform carries whether the informant
+	// believes it is adjacent to the informed, and a node that disagrees
+	// runs leaf-set maintenance with it at once.
+	FixAdjacency bool
+	// LeafHalf is the size of each side (0: DefaultLeafHalf).
+	LeafHalf int
+	// LeafPeriod and TablePeriod are the maintenance periods (0: the
+	// defaults).
+	LeafPeriod, TablePeriod time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.LeafHalf == 0 {
+		c.LeafHalf = DefaultLeafHalf
+	}
+	if c.LeafPeriod == 0 {
+		c.LeafPeriod = DefaultLeafPeriod
+	}
+	if c.TablePeriod == 0 {
+		c.TablePeriod = DefaultTablePeriod
+	}
+	return c
+}
+
+const headerSize = 8
+
+func peersSize(ps []Peer) int { return 2 + len(ps)*dht.PeerSize }
+
+// JoinRequest is routed from the bootstrap to the node numerically closest
+// to the joiner. Unlike Pastry's it gathers nothing on the way.
+type JoinRequest struct {
+	Joiner Peer
+}
+
+// Size is the wire size in bytes.
+func (JoinRequest) Size() int { return headerSize + dht.PeerSize }
+
+// JoinReply carries the closest node's leaf set (with itself): Bamboo's
+// join transfers the leaf set only.
+type JoinReply struct {
+	Leaves []Peer
+}
+
+// Size is the wire size in bytes.
+func (m JoinReply) Size() int { return headerSize + peersSize(m.Leaves) }
+
+// Inform tells a node that the sender is alive and has it in its leaf set;
+// the receiver adds the sender. Adjacent (sent and read only with
+// FixAdjacency) says whether the sender believes it is the receiver's
+// immediate neighbour.
+type Inform struct {
+	Adjacent bool
+}
+
+// Size is the wire size in bytes.
+func (Inform) Size() int { return headerSize + 1 }
+
+// LeafSetExchange is leaf-set maintenance: the sender's leaf set (with
+// itself); the receiver merges it and answers with a LeafSetReply.
+type LeafSetExchange struct {
+	Leaves []Peer
+}
+
+// Size is the wire size in bytes.
+func (m LeafSetExchange) Size() int { return headerSize + peersSize(m.Leaves) }
+
+// LeafSetReply answers a LeafSetExchange.
+type LeafSetReply struct {
+	Leaves []Peer
+}
+
+// Size is the wire size in bytes.
+func (m LeafSetReply) Size() int { return headerSize + peersSize(m.Leaves) }
+
+// RowRequest asks an entry of row Row for its own row Row.
+type RowRequest struct {
+	Row int
+}
+
+// Size is the wire size in bytes.
+func (RowRequest) Size() int { return headerSize + 1 }
+
+// RowReply answers a RowRequest with the row's entries and the replier.
+type RowReply struct {
+	Entries []Peer
+}
+
+// Size is the wire size in bytes.
+func (m RowReply) Size() int { return headerSize + peersSize(m.Entries) }
+
+// Node is a Bamboo node: a timedsim.Service and timedsim.AppHandler, and a
+// dht.State for routing and the stopping condition.
+type Node struct {
+	self    Peer
+	cfg     Config
+	ids     []ID
+	joined  bool
+	preds   []Peer // counterclockwise side, nearest first
+	succs   []Peer // clockwise side, nearest first
+	table   dht.Table
+	claims  []NodeID // nodes that told us they are our neighbour (FixAdjacency)
+	version uint64
+}
+
+var (
+	_ timedsim.Service    = (*Node)(nil)
+	_ timedsim.AppHandler = (*Node)(nil)
+	_ dht.State           = (*Node)(nil)
+)
+
+// NewNode returns node self, not yet joined; ids are all nodes'
+// identifiers. It panics on a negative LeafHalf.
+func NewNode(self NodeID, ids []ID, cfg Config) *Node {
+	if cfg.LeafHalf < 0 {
+		panic(fmt.Sprintf("bamboo: LeafHalf %d is negative", cfg.LeafHalf))
+	}
+	return &Node{self: Peer{Node: self, ID: ids[self]}, cfg: cfg.withDefaults(), ids: ids, table: dht.NewTable(ids[self])}
+}
+
+// Self implements dht.State.
+func (n *Node) Self() Peer { return n.self }
+
+// Joined implements dht.State.
+func (n *Node) Joined() bool { return n.joined }
+
+// Leaves implements dht.State: the predecessors and successors, nearest
+// first.
+func (n *Node) Leaves() (left, right []Peer, full bool) {
+	return n.preds, n.succs, len(n.preds) == n.cfg.LeafHalf && len(n.succs) == n.cfg.LeafHalf
+}
+
+// RoutingTable implements dht.State.
+func (n *Node) RoutingTable() *dht.Table { return &n.table }
+
+// Version implements dht.State.
+func (n *Node) Version() uint64 { return n.version }
+
+// Describe implements timedsim.Describer.
+func (n *Node) Describe() string {
+	return fmt.Sprintf("%v joined=%v preds=%v succs=%v table=[%v] claims=%v", n.self, n.joined, n.preds, n.succs, n.table.String(), n.claims)
+}
+
+// members is the leaf set, predecessors first.
+func (n *Node) members() []Peer { return append(slices.Clone(n.preds), n.succs...) }
+
+func (n *Node) inLeafSet(id NodeID) bool {
+	has := func(p Peer) bool { return p.Node == id }
+	return slices.ContainsFunc(n.preds, has) || slices.ContainsFunc(n.succs, has)
+}
+
+func (n *Node) leavesWithSelf() []Peer { return append(n.members(), n.self) }
+
+// adjacent reports whether id is our nearest predecessor or successor.
+func (n *Node) adjacent(id NodeID) bool {
+	return (len(n.preds) > 0 && n.preds[0].Node == id) || (len(n.succs) > 0 && n.succs[0].Node == id)
+}
+
+// Init implements timedsim.Service.
+func (n *Node) Init(ctx timedsim.Context) {}
+
+// App implements timedsim.AppHandler: AppStart with a Start.
+func (n *Node) App(ctx timedsim.Context, name string, data any) {
+	st, ok := data.(Start)
+	if name != AppStart || !ok || st.Within < 0 || st.Bootstrap < 0 || int(st.Bootstrap) >= len(n.ids) {
+		panic(fmt.Sprintf("bamboo: bad application event %q with %T %v", name, data, data))
+	}
+	ctx.SetTimer(TimerLeafSet, n.cfg.LeafPeriod, nil)
+	ctx.SetTimer(TimerTable, n.cfg.TablePeriod, nil)
+	if st.Bootstrap == n.self.Node {
+		n.joined = true
+		n.version++
+		return
+	}
+	ctx.SetTimer(TimerStart, time.Duration(ctx.Rand().Int64N(int64(st.Within)+1)), st.Bootstrap)
+}
+
+// Timer implements timedsim.Service.
+func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
+	switch name {
+	case TimerStart:
+		ctx.Send(data.(NodeID), JoinRequest{Joiner: n.self})
+	case TimerLeafSet:
+		// Bamboo's light maintenance: one random member per round.
+		ctx.SetTimer(TimerLeafSet, n.cfg.LeafPeriod, nil)
+		if m := n.members(); n.joined && len(m) > 0 {
+			ctx.Send(m[ctx.Rand().IntN(len(m))].Node, LeafSetExchange{Leaves: n.leavesWithSelf()})
+		}
+	case TimerTable:
+		ctx.SetTimer(TimerTable, n.cfg.TablePeriod, nil)
+		if !n.joined {
+			return
+		}
+		if r, p, ok := n.table.RandomEntry(ctx.Rand().IntN); ok {
+			ctx.Send(p.Node, RowRequest{Row: r})
+		}
+	default:
+		panic(fmt.Sprintf("bamboo: unknown timer %q", name))
+	}
+}
+
+// Deliver implements timedsim.Service.
+func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) {
+	switch m := msg.(type) {
+	case JoinRequest:
+		if !n.joined || m.Joiner.Node == n.self.Node {
+			ctx.Logf("JoinRequest of %v dropped", m.Joiner)
+			return
+		}
+		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.self.Node && next.Node != m.Joiner.Node {
+			ctx.Send(next.Node, m)
+			return
+		}
+		ctx.Send(m.Joiner.Node, JoinReply{Leaves: n.leavesWithSelf()})
+	case JoinReply:
+		if n.joined {
+			return
+		}
+		n.joined = true
+		n.version++
+		n.learn(ctx, m.Leaves, None)
+	case Inform:
+		n.learn(ctx, []Peer{n.peer(from)}, from)
+		if n.cfg.FixAdjacency {
+			n.checkClaim(ctx, from, m.Adjacent)
+		}
+	case LeafSetExchange:
+		n.learn(ctx, m.Leaves, from)
+		ctx.Send(from, LeafSetReply{Leaves: n.leavesWithSelf()})
+	case LeafSetReply:
+		n.learn(ctx, m.Leaves, from)
+	case RowRequest:
+		if m.Row >= 0 && m.Row < dht.Digits {
+			ctx.Send(from, RowReply{Entries: append(n.table.Row(m.Row), n.self)})
+		}
+	case RowReply:
+		n.learn(ctx, m.Entries, from)
+	default:
+		panic(fmt.Sprintf("bamboo: unknown message %T", msg))
+	}
+}
+
+func (n *Node) peer(id NodeID) Peer { return Peer{Node: id, ID: n.ids[id]} }
+
+// checkClaim is the adjacency fix: an informant that believes it is our
+// neighbour when it is not (we know a node in between), or that does not
+// believe it when it is, has a gap in its leaf set; we run maintenance
+// with it now instead of at the next round. A correct claim is remembered:
+// if a node later comes between us, the claimant is told then (see learn).
+func (n *Node) checkClaim(ctx timedsim.Context, from NodeID, claim bool) {
+	adj := n.adjacent(from)
+	n.claims = slices.DeleteFunc(n.claims, func(c NodeID) bool { return c == from })
+	if claim == adj {
+		if claim {
+			n.claims = append(n.claims, from)
+		}
+		return
+	}
+	ctx.Logf("adjacency of %v: it says %v, we say %v", from, claim, adj)
+	ctx.Send(from, LeafSetExchange{Leaves: n.leavesWithSelf()})
+}
+
+// learn adds peers to the routing table and the leaf set and informs the
+// ones that entered the leaf set (but the node we learned them from, which
+// knows us). With FixAdjacency, a claimant that stopped being our
+// neighbour is sent our leaf set.
+func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID) {
+	var added []Peer
+	for _, p := range peers {
+		if p.Node == n.self.Node || p.Node < 0 || int(p.Node) >= len(n.ids) {
+			continue
+		}
+		if n.table.Add(p) {
+			n.version++
+		}
+		if n.insert(ctx, p) {
+			n.version++
+			added = append(added, p)
+		}
+	}
+	for _, p := range added {
+		if p.Node != from && n.inLeafSet(p.Node) {
+			ctx.Send(p.Node, Inform{Adjacent: n.cfg.FixAdjacency && n.adjacent(p.Node)})
+		}
+	}
+	if !n.cfg.FixAdjacency || len(added) == 0 {
+		return
+	}
+	for _, c := range n.claims {
+		if !n.adjacent(c) {
+			ctx.Logf("claimant %v is no longer our neighbour", c)
+			ctx.Send(c, LeafSetExchange{Leaves: n.leavesWithSelf()})
+		}
+	}
+	n.claims = slices.DeleteFunc(n.claims, func(c NodeID) bool { return !n.adjacent(c) })
+}
+
+// insert places p on the side of the ring it lies on (clockwise half:
+// successors), nearest first. A side that overflows pushes its farthest
+// member out; that member may still belong on the other side (a node first
+// taken for a successor can be one of the nearest predecessors when the
+// identifiers are unevenly spread) and is offered to it. It reports
+// whether p entered the leaf set.
+func (n *Node) insert(ctx timedsim.Context, p Peer) bool {
+	if n.inLeafSet(p.Node) {
+		return false
+	}
+	succ := dht.CW(n.self.ID, p.ID) <= dht.CW(p.ID, n.self.ID)
+	var in bool
+	var out Peer
+	var pushed bool
+	if succ {
+		n.succs, in, out, pushed = n.side(n.succs, p, true)
+	} else {
+		n.preds, in, out, pushed = n.side(n.preds, p, false)
+	}
+	if !in {
+		// Not among the nearest on its own side: it may still be among the
+		// nearest the other way round the ring.
+		if succ {
+			n.preds, in, _, _ = n.side(n.preds, p, false)
+		} else {
+			n.succs, in, _, _ = n.side(n.succs, p, true)
+		}
+		return in
+	}
+	if !pushed {
+		return true
+	}
+	if !n.cfg.FixBoundary {
+		// The bug: the side's boundary has already moved to its new
+		// farthest member, and that is the node checked against the other
+		// side (it is on this side, so nothing happens): the pushed-out
+		// node is forgotten.
+		boundary := n.succs
+		if !succ {
+			boundary = n.preds
+		}
+		b := boundary[len(boundary)-1]
+		if !n.inLeafSet(b.Node) {
+			n.other(succ, b)
+		}
+		ctx.Logf("pushed %v out of the leaf set and forgot it", out)
+		return true
+	}
+	n.other(succ, out)
+	return true
+}
+
+// other offers q, pushed out of the successors (succ) or the predecessors,
+// to the other side; a member that q pushes out of that side is farther
+// than q both ways and is dropped.
+func (n *Node) other(succ bool, q Peer) {
+	if succ {
+		n.preds, _, _, _ = n.side(n.preds, q, false)
+	} else {
+		n.succs, _, _, _ = n.side(n.succs, q, true)
+	}
+}
+
+// side inserts p into one side (cw: successors, by clockwise distance) if
+// it is among the LeafHalf nearest; it returns the side, whether p went in
+// and the member pushed out, if any.
+func (n *Node) side(s []Peer, p Peer, cw bool) ([]Peer, bool, Peer, bool) {
+	dist := func(q Peer) uint32 {
+		if cw {
+			return dht.CW(n.self.ID, q.ID)
+		}
+		return dht.CW(q.ID, n.self.ID)
+	}
+	i := 0
+	for i < len(s) && dist(s[i]) < dist(p) {
+		i++
+	}
+	if i >= n.cfg.LeafHalf {
+		return s, false, Peer{}, false
+	}
+	s = slices.Insert(s, i, p)
+	if len(s) > n.cfg.LeafHalf {
+		out := s[len(s)-1]
+		return s[:len(s)-1], true, out, true
+	}
+	return s, true, Peer{}, false
+}

@@ -1,0 +1,100 @@
+package bamboo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/macepc/macepc/systems/internal/dht"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Variant names.
+const (
+	// VariantBuggy has both bugs of MacePC §5.3.
+	VariantBuggy = "buggy"
+	// VariantFixed has both fixes.
+	VariantFixed = "fixed"
+)
+
+// PropStable is the stopping condition as a liveness property.
+const PropStable = "stable"
+
+// Defaults of the bundled scenario.
+const (
+	// DefaultNodes is the number of nodes of the bundled scenario.
+	DefaultNodes = 40
+	// DefaultSpread is the window in which the non-bootstrap nodes start.
+	DefaultSpread = 2 * time.Second
+	// RouteSlack is added to ⌈log_{2^b} n⌉ in the routing check. Bamboo's
+	// join transfers no routing-table rows, so its tables fill only from
+	// leaf sets and the 20 s table maintenance; with Pastry's slack of 1 (3
+	// hops for 40 nodes) even the fixed protocol needs minutes of table
+	// maintenance, while routes of 6 hops need only correct leaf sets and
+	// the entries a join teaches (TestTune).
+	RouteSlack = 4
+	// IDSalt seeds the identifier assignment (dht.NodeIDs).
+	IDSalt = 0xba3b00
+)
+
+// System is the bundled Bamboo system.
+func System() timedsim.System {
+	return timedsim.System{
+		Name: "bamboo",
+		Doc:  "Bamboo DHT (Pastry with a leaf-set-only join); 40 nodes join through one bootstrap node (MacePC §5.3)",
+		Variants: []timedsim.Variant{
+			{Name: VariantBuggy, Doc: "a node pushed out of one side of the leaf set is forgotten; Inform has no adjacency field"},
+			{Name: VariantFixed, Doc: "the pushed-out node is offered to the other side; a node that disagrees with an informant's adjacency runs maintenance at once"},
+		},
+		DefaultVariant: VariantBuggy,
+		DefaultNodes:   DefaultNodes,
+		Build:          Build,
+	}
+}
+
+// Build returns the bundled scenario of a variant (DefaultWorkload).
+func Build(variant string, nodes int) (*timedsim.Scenario, error) {
+	var cfg Config
+	switch variant {
+	case VariantBuggy:
+	case VariantFixed:
+		cfg.FixBoundary, cfg.FixAdjacency = true, true
+	default:
+		return nil, fmt.Errorf("bamboo: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+	}
+	return NewScenario(DefaultWorkload(nodes), cfg)
+}
+
+// Workload is the shared DHT workload (see dht.Workload).
+type Workload = dht.Workload
+
+// DefaultWorkload is the bundled workload for n nodes: bootstrap node 0,
+// DefaultSpread, identifiers from IDSalt, routing slack RouteSlack.
+func DefaultWorkload(n int) Workload {
+	return Workload{Nodes: n, Spread: DefaultSpread, Salt: IDSalt, Slack: RouteSlack}
+}
+
+// NewScenario returns the scenario of a workload with every node
+// configured by cfg; the stopping condition (and liveness property
+// "stable") is dht.Ring.Stable, the timeout 600 s.
+func NewScenario(w Workload, cfg Config) (*timedsim.Scenario, error) {
+	if cfg.LeafHalf < 0 {
+		return nil, fmt.Errorf("bamboo: negative leaf set size %d", cfg.LeafHalf)
+	}
+	return dht.Scenario(w, dht.Protocol{
+		Name:     "bamboo",
+		App:      AppStart,
+		Start:    func(b NodeID, within time.Duration) any { return Start{Bootstrap: b, Within: within} },
+		New:      func(id NodeID, ids []ID) timedsim.Service { return NewNode(id, ids, cfg) },
+		State:    state,
+		Property: PropStable,
+		Revision: "1",
+	})
+}
+
+func state(s timedsim.Service) dht.State {
+	n, ok := s.(*Node)
+	if !ok {
+		panic(fmt.Sprintf("bamboo: node is a %T, not a *bamboo.Node", s))
+	}
+	return n
+}
