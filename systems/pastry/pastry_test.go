@@ -1,0 +1,148 @@
+package pastry
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/systems/internal/dht"
+	"github.com/macepc/macepc/systems/internal/dhttest"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// TestSequentialJoins (MacePC §5.2: "This protocol will execute correctly
+// as long as only one node is joining at a time"): with joins seconds
+// apart and no maintenance, the join protocol alone gives every node its
+// exact leaf set and routes of at most ⌈log16 n⌉+1 hops to any key's owner,
+// in both variants.
+func TestSequentialJoins(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		t.Run(fmt.Sprint("fixed=", fixed), func(t *testing.T) {
+			w := DefaultWorkload(24)
+			w.Spread = 24 * 5 * time.Second
+			cfg := Config{Fixed: fixed, LeafPeriod: time.Hour, TablePeriod: time.Hour}
+			sc, err := NewScenario(w, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dhttest.SequentialJoins(t, sc, w.Ring(), DefaultLeafHalf, state)
+		})
+	}
+}
+
+// TestConcurrentJoins is the bug of MacePC §5.2: with the bundled
+// scenario (40 nodes joining within 2 s) some buggy executions stabilise
+// only at a maintenance round, within a second of a multiple of 20 s, and
+// every fixed execution stabilises within the join spread (plus a
+// second).
+func TestConcurrentJoins(t *testing.T) {
+	for _, v := range []string{VariantBuggy, VariantFixed} {
+		t.Run(v, func(t *testing.T) {
+			sc, err := Build(v, DefaultNodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow := 0
+			for i, r := range dhttest.Explore(t, sc, 40, 1) {
+				if !r.Finished {
+					t.Fatalf("execution %d: %v", i, r.Outcome)
+				}
+				if r.ExecTime > DefaultSpread+time.Second {
+					slow++
+					if !dhttest.MultipleOf(r.ExecTime, DefaultLeafPeriod, time.Second) {
+						t.Errorf("execution %d: %v is slow but not near a maintenance round", i, r.ExecTime)
+					}
+				}
+			}
+			t.Logf("%s: %d/40 slow", v, slow)
+			if (v == VariantBuggy) != (slow > 0) {
+				t.Errorf("%s: %d slow executions", v, slow)
+			}
+		})
+	}
+}
+
+// TestEvictionPush: in the fixed variant a node evicted from a leaf set is
+// sent LeafSetPush; in the buggy one never.
+func TestEvictionPush(t *testing.T) {
+	for _, v := range []string{VariantBuggy, VariantFixed} {
+		sc, err := Build(v, DefaultNodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pushes := 0
+		for _, r := range dhttest.Explore(t, sc, 5, 2) {
+			pushes += r.Counts["deliver LeafSetPush"]
+		}
+		if (v == VariantFixed) != (pushes > 0) {
+			t.Errorf("%s: %d LeafSetPush deliveries", v, pushes)
+		}
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	sc, err := Build(VariantBuggy, DefaultNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dhttest.Determinism(t, sc)
+}
+
+func TestHintedStop(t *testing.T) {
+	for _, v := range []string{VariantBuggy, VariantFixed} {
+		dhttest.HintedStop(t, func() (*timedsim.Scenario, error) { return Build(v, DefaultNodes) }, 15)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	if _, err := Build("nope", 4); err == nil {
+		t.Error("unknown variant accepted")
+	}
+	if _, err := Build(VariantBuggy, 0); err == nil {
+		t.Error("0 nodes accepted")
+	}
+	if _, err := NewScenario(DefaultWorkload(4), Config{LeafHalf: -1}); err == nil {
+		t.Error("negative leaf set accepted")
+	}
+	w := DefaultWorkload(4)
+	w.Bootstrap = 4
+	if _, err := NewScenario(w, Config{}); err == nil {
+		t.Error("bootstrap outside the nodes accepted")
+	}
+}
+
+// TestPipeline runs the whole macepc pipeline (MacePC §3.2) on the bundled
+// scenario with the event durations of testdata/edd.json (trained by
+// `macepc run --system pastry --seed 1`; a fixed file keeps the test
+// deterministic): the buggy variant has an anomaly near a maintenance
+// round with a divergence step strictly inside it; the fixed variant none
+// in 150 executions (about 1 in 2,000 fixed executions is slow: see
+// doc.go).
+func TestPipeline(t *testing.T) {
+	st, s := dhttest.Pipeline(t, System(), "--variant", VariantBuggy, "--seed", "1", "--edd", "testdata/edd.json")
+	if st != 1 || !s.Anomaly.Found || s.Divergence == nil || s.Divergence.Step <= 0 || s.Divergence.Step >= s.Divergence.TotalSteps {
+		t.Fatalf("buggy: status %d, summary %+v", st, s)
+	}
+	if !dhttest.MultipleOf(time.Duration(s.Anomaly.ExecutionTime*float64(time.Second)), DefaultLeafPeriod, time.Second) {
+		t.Errorf("anomaly of %vs is not near a maintenance round", s.Anomaly.ExecutionTime)
+	}
+	if st, s := dhttest.Pipeline(t, System(), "--variant", VariantFixed, "--seed", "1", "--edd", "testdata/edd.json", "--max-runs", "150"); st != 0 || s.Anomaly.Found {
+		t.Fatalf("fixed: status %d, summary %+v", st, s)
+	}
+}
+
+func ExampleSystem() {
+	sc, err := System().Scenario(VariantFixed, 16)
+	if err != nil {
+		panic(err)
+	}
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res := sim.Run(timedsim.SeedPath(1))
+	fmt.Println(res.Outcome, res.ExecTime < DefaultSpread+time.Second)
+	// Output: finished true
+}
+
+var _ dht.State = (*Node)(nil)
