@@ -88,6 +88,7 @@ func commands() []command {
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
 		{"merge", "merge the shards of a sharded simulate, profile or search", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
+		{"report", "re-render report.html, summary.md and the plots of a results directory", (*app).reportCmd},
 		{"version", "print the version", (*app).version},
 	}
 }

@@ -235,6 +235,7 @@ func (a *app) finish(p *pipeline, pf *profileFile) (int, error) {
 		return ExitError, err
 	}
 	printSummary(a.stdout, p.dir, sum)
+	a.writeReport(p.dir)
 	if sum.Anomaly != nil && sum.Anomaly.Found {
 		return ExitFinding, nil
 	}

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/macepc/macepc/report"
+)
+
+// reportCmd is `macepc report DIR`: re-render report.html, summary.md and
+// the plots from a results directory's files alone.
+func (a *app) reportCmd(args []string) (int, error) {
+	fs := a.flags("report")
+	fs.Usage = func() {
+		fmt.Fprintf(a.stderr, "Usage: macepc report DIR\n\nRenders DIR/%s, DIR/%s and DIR/%s/*.png from the JSON files of a results directory.\n", report.FileHTML, report.FileMarkdown, report.DirPlots)
+	}
+	if err := fs.Parse(args); err != nil {
+		return ExitError, err
+	}
+	if fs.NArg() != 1 {
+		return ExitError, fmt.Errorf("report takes one results directory, got %d arguments (usage: macepc report DIR)", fs.NArg())
+	}
+	dir := fs.Arg(0)
+	if err := report.Write(dir); err != nil {
+		return ExitError, err
+	}
+	a.printReport(dir)
+	return ExitOK, nil
+}
+
+func (a *app) printReport(dir string) {
+	fmt.Fprintf(a.stdout, "  report: %s (%s, %s)\n", filepath.Join(dir, report.FileHTML), filepath.Join(dir, report.FileMarkdown), filepath.Join(dir, report.DirPlots, "*.png"))
+}
+
+// writeReport renders the report at the end of a command; a failure is a
+// warning (the results files are written and the exit status stands).
+func (a *app) writeReport(dir string) {
+	if err := report.Write(dir); err != nil {
+		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
+		return
+	}
+	a.printReport(dir)
+}

@@ -1,0 +1,382 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The files of a results directory the report reads. The types below
+// decode the fields the report uses; the writers (package cli) own the
+// formats, and a test decodes a directory the pipeline really wrote.
+const (
+	FileSummary     = "summary.json"
+	FileProfile     = "profile.json"
+	FileSearch      = "search.json"
+	FileSearchExecs = "search-executions.jsonl"
+	FileDivergence  = "divergence.json"
+	FileWalks       = "divergence-walks.jsonl"
+	FileEvents      = "divergence-events.json"
+	FileCorrelation = "correlation.json"
+	FileDiff        = "divergence.diff"
+
+	// Outputs.
+	FileHTML     = "report.html"
+	FileMarkdown = "summary.md"
+	DirPlots     = "plots"
+)
+
+// Summary is summary.json.
+type Summary struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	System     string `json:"system"`
+	Variant    string `json:"variant"`
+	Nodes      int    `json:"nodes"`
+	Seed       uint64 `json:"seed"`
+	PhaseSeeds struct {
+		Train   uint64 `json:"train"`
+		Profile uint64 `json:"profile"`
+		Search  uint64 `json:"search"`
+		Diverge uint64 `json:"diverge"`
+	} `json:"phase_seeds"`
+	ConfigHash string `json:"config_hash"`
+	EDD        string `json:"edd"`
+	Profile    struct {
+		Runs        int      `json:"runs"`
+		Q1          float64  `json:"q1"`
+		Median      float64  `json:"median"`
+		Q3          float64  `json:"q3"`
+		Threshold   float64  `json:"threshold"`
+		IQRFactor   float64  `json:"iqr_factor"`
+		MinSlowdown float64  `json:"min_slowdown"`
+		Unfinished  int      `json:"unfinished"`
+		Warnings    []string `json:"warnings"`
+	} `json:"profile"`
+	Anomaly *struct {
+		Found         bool    `json:"found"`
+		Explored      int     `json:"explored"`
+		MaxRuns       int     `json:"max_runs"`
+		Complete      bool    `json:"complete"`
+		Index         int     `json:"index"`
+		ExecutionTime float64 `json:"execution_time"`
+		Steps         int     `json:"steps"`
+		Finding       string  `json:"finding"`
+		Path          string  `json:"path"`
+	} `json:"anomaly"`
+	Divergence *struct {
+		Step                 int     `json:"step"`
+		TotalSteps           int     `json:"total_steps"`
+		IgnorableFraction    float64 `json:"ignorable_fraction"`
+		Event                string  `json:"event"`
+		SimilarExecutionTime float64 `json:"similar_execution_time"`
+		SimilarPath          string  `json:"similar_path"`
+		Diff                 string  `json:"diff"`
+		Executions           int     `json:"executions"`
+	} `json:"divergence"`
+	Correlations []SummaryCorr `json:"correlations"`
+	LengthOnly   []SummaryCorr `json:"length_only"`
+	Replay       []string      `json:"replay"`
+}
+
+// SummaryCorr is one label of summary.json's correlation lists.
+type SummaryCorr struct {
+	Label   string   `json:"label"`
+	R       *float64 `json:"r"`
+	WindowR *float64 `json:"window_r"`
+}
+
+// Profile is profile.json (phase 1b).
+type Profile struct {
+	Format      string  `json:"format"`
+	Version     int     `json:"version"`
+	Runs        int     `json:"runs"`
+	Estimator   string  `json:"estimator"`
+	IQRFactor   float64 `json:"iqr_factor"`
+	MinSlowdown float64 `json:"min_slowdown"`
+	TukeyNS     int64   `json:"tukey_threshold_ns"`
+	MinNS       int64   `json:"min_ns"`
+	Q1NS        int64   `json:"q1_ns"`
+	MedianNS    int64   `json:"median_ns"`
+	Q3NS        int64   `json:"q3_ns"`
+	MaxNS       int64   `json:"max_ns"`
+	ThresholdNS int64   `json:"threshold_ns"`
+	Executions  []struct {
+		Index      int   `json:"index"`
+		ExecTimeNS int64 `json:"exec_time_ns"`
+		Finished   bool  `json:"finished"`
+	} `json:"executions"`
+}
+
+// Search is search.json (phase 2).
+type Search struct {
+	Format      string `json:"format"`
+	Version     int    `json:"version"`
+	Seed        uint64 `json:"seed"`
+	MaxRuns     int    `json:"max_runs"`
+	Explored    int    `json:"explored"`
+	Complete    bool   `json:"complete"`
+	ThresholdNS int64  `json:"threshold_ns"`
+	Anomaly     *struct {
+		Index      int    `json:"index"`
+		ExecTimeNS int64  `json:"exec_time_ns"`
+		Steps      int    `json:"steps"`
+		Outcome    string `json:"outcome"`
+		Finding    string `json:"finding"`
+	} `json:"anomaly"`
+}
+
+// CountsLine is one line of search-executions.jsonl or
+// divergence-walks.jsonl: an execution with its event counts.
+type CountsLine struct {
+	Phase      string         `json:"phase"`
+	Index      int            `json:"index"`
+	Prefix     int            `json:"prefix"`
+	ExecTimeNS int64          `json:"exec_time_ns"`
+	Steps      int            `json:"steps"`
+	Outcome    string         `json:"outcome"`
+	Recovered  *bool          `json:"recovered"`
+	Counts     map[string]int `json:"counts"`
+}
+
+// Divergence is divergence.json (phase 3a).
+type Divergence struct {
+	Format            string  `json:"format"`
+	Version           int     `json:"version"`
+	Walks             int     `json:"walks"`
+	Q3NS              int64   `json:"q3_ns"`
+	Step              int     `json:"step"`
+	TotalSteps        int     `json:"total_steps"`
+	IgnorableFraction float64 `json:"ignorable_fraction"`
+	Event             *struct {
+		Step    int    `json:"step"`
+		Node    string `json:"node"`
+		Label   string `json:"label"`
+		From    string `json:"from"`
+		StartNS int64  `json:"start_ns"`
+	} `json:"event"`
+	Similar *struct {
+		Prefix     int    `json:"prefix"`
+		Walk       int    `json:"walk"`
+		ExecTimeNS int64  `json:"exec_time_ns"`
+		Steps      int    `json:"steps"`
+		Path       string `json:"path"`
+	} `json:"similar"`
+	Executions int     `json:"executions"`
+	Probes     []Probe `json:"probes"`
+}
+
+// Probe is one prefix probed by the divergence search.
+type Probe struct {
+	Prefix        int     `json:"prefix"`
+	Walks         int     `json:"walks"`
+	Recovered     bool    `json:"recovered"`
+	RecoveredWalk int     `json:"recovered_walk"`
+	ExecTimesNS   []int64 `json:"exec_times_ns"`
+}
+
+// Events is divergence-events.json: both executions' events around the
+// divergence point.
+type Events struct {
+	Format     string       `json:"format"`
+	Version    int          `json:"version"`
+	Nodes      int          `json:"nodes"`
+	Step       int          `json:"step"`
+	FromStep   int          `json:"from_step"`
+	ToStep     int          `json:"to_step"`
+	Executions []EventsExec `json:"executions"`
+}
+
+// EventsExec is one execution of divergence-events.json.
+type EventsExec struct {
+	Name       string  `json:"name"`
+	ExecTimeNS int64   `json:"exec_time_ns"`
+	Steps      int     `json:"steps"`
+	Outcome    string  `json:"outcome"`
+	NodeLastNS []int64 `json:"node_last_ns"`
+	NodeEvents []int   `json:"node_events"`
+	Events     []Event `json:"events"`
+}
+
+// Event is one executed event with what its handler did.
+type Event struct {
+	Step       int    `json:"step"`
+	Node       int    `json:"node"`
+	From       int    `json:"from"`
+	Label      string `json:"label"`
+	StartNS    int64  `json:"start_ns"`
+	DurationNS int64  `json:"duration_ns"`
+	Sends      []struct {
+		To        int    `json:"to"`
+		Type      string `json:"type"`
+		Transport string `json:"transport"`
+		Size      int    `json:"size"`
+		Status    string `json:"status"`
+		ArriveNS  int64  `json:"arrive_ns"`
+	} `json:"sends"`
+	Timers []struct {
+		Name   string `json:"name"`
+		Cancel bool   `json:"cancel"`
+		AtNS   int64  `json:"at_ns"`
+	} `json:"timers"`
+}
+
+// Correlation is correlation.json (phase 3b).
+type Correlation struct {
+	Format     string  `json:"format"`
+	Version    int     `json:"version"`
+	Executions int     `json:"executions"`
+	WindowNS   int64   `json:"window_ns"`
+	MinR       float64 `json:"min_r"`
+	Labels     []struct {
+		Label      string   `json:"label"`
+		Composite  bool     `json:"composite"`
+		Executions int      `json:"executions"`
+		MeanCount  float64  `json:"mean_count"`
+		R          *float64 `json:"r"`
+		WindowR    *float64 `json:"window_r"`
+		LengthOnly bool     `json:"length_only"`
+	} `json:"labels"`
+}
+
+// Results is what a results directory holds, decoded. A phase that did not
+// run leaves its fields nil.
+type Results struct {
+	Summary     *Summary
+	Profile     *Profile
+	Search      *Search
+	SearchExecs []CountsLine
+	Divergence  *Divergence
+	Walks       []CountsLine
+	Events      *Events
+	Correlation *Correlation
+	// Diff is divergence.diff's text ("" when absent).
+	Diff string
+}
+
+// Load reads a results directory. summary.json and profile.json must be
+// there (a directory without them is not a results directory); the files
+// of later phases are optional, but one that is there must be well-formed.
+func Load(dir string) (*Results, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %s is not a results directory: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("report: %s is not a results directory (not a directory)", dir)
+	}
+	r := &Results{}
+	read := func(name, format string, v any, required bool) (bool, error) {
+		ok, err := readJSON(filepath.Join(dir, name), format, v)
+		if err == nil && !ok && required {
+			err = fmt.Errorf("report: %s has no %s: not a results directory of 'macepc run' (or of a phase command)", dir, name)
+		}
+		return ok, err
+	}
+	var sum Summary
+	if _, err := read(FileSummary, "macepc-summary", &sum, true); err != nil {
+		return nil, err
+	}
+	r.Summary = &sum
+	var pf Profile
+	if _, err := read(FileProfile, "macepc-profile", &pf, true); err != nil {
+		return nil, err
+	}
+	r.Profile = &pf
+	var sf Search
+	if ok, err := read(FileSearch, "macepc-search", &sf, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Search = &sf
+		if r.SearchExecs, err = readLines(filepath.Join(dir, FileSearchExecs)); err != nil {
+			return nil, err
+		}
+	}
+	var df Divergence
+	if ok, err := read(FileDivergence, "macepc-divergence", &df, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Divergence = &df
+		if r.Walks, err = readLines(filepath.Join(dir, FileWalks)); err != nil {
+			return nil, err
+		}
+	}
+	var ef Events
+	if ok, err := read(FileEvents, "macepc-divergence-events", &ef, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Events = &ef
+	}
+	var cf Correlation
+	if ok, err := read(FileCorrelation, "macepc-correlation", &cf, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Correlation = &cf
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, FileDiff)); err == nil {
+		r.Diff = string(b)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return r, nil
+}
+
+// readJSON decodes one JSON file after checking its format and version;
+// a missing file is (false, nil).
+func readJSON(path, format string, v any) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("report: %w", err)
+	}
+	var h struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
+	}
+	if h.Format != format || h.Version != 1 {
+		return false, fmt.Errorf("report: %s is not a version-1 %s file (format %q, version %d)", path, format, h.Format, h.Version)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
+	}
+	return true, nil
+}
+
+// readLines decodes a JSON Lines file of executions; a missing file is
+// empty.
+func readLines(path string) ([]CountsLine, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var out []CountsLine
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l CountsLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("report: %s line %d is malformed: %w", path, n, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	return out, nil
+}

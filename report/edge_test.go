@@ -1,0 +1,174 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const summaryJSON = `{"format":"macepc-summary","version":1,"system":"toy","variant":"v","nodes":2,"seed":7,
+"profile":{"runs":1,"q1":0.5,"median":0.5,"q3":0.5,"threshold":0.75,"iqr_factor":1.5,"min_slowdown":1.5},
+"anomaly":null,"divergence":null,"correlations":[],"length_only":[],"replay":[]}`
+
+// renderAll renders every figure of a directory, checking SVG and PNG.
+func renderAll(t *testing.T, dir string) []report.Rendered {
+	t.Helper()
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := report.RenderFigures(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		checkSVG(t, f.ID, f.SVG)
+		checkPNG(t, f.ID, f.PNG)
+	}
+	if err := report.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return figs
+}
+
+// TestRenderEmpty: a profile without executions and no later phase gives a
+// placeholder for every plot, saying why, instead of a panic.
+func TestRenderEmpty(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		report.FileSummary: summaryJSON,
+		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+	})
+	for _, f := range renderAll(t, dir) {
+		if f.Missing == "" || f.Data != nil {
+			t.Errorf("%s: drawn from no data", f.ID)
+			continue
+		}
+		// The reason is in the picture.
+		if !bytes.Contains(f.SVG, []byte(strings.Fields(f.Missing)[1])) {
+			t.Errorf("%s: the placeholder SVG does not say %q", f.ID, f.Missing)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"phase 1b did not run", "Nothing to replay", "No divergence.diff"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// TestRenderSingleExecution: every phase with one execution (one probe,
+// one event) renders real plots.
+func TestRenderSingleExecution(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		report.FileSummary: summaryJSON,
+		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":500000000,"median_ns":500000000,"q3_ns":500000000,"threshold_ns":750000000,
+			"executions":[{"index":0,"exec_time_ns":500000000,"finished":true}]}`,
+		report.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":1,"explored":1,"complete":true,"threshold_ns":750000000,"anomaly":{"index":0,"exec_time_ns":2000000000,"steps":3}}`,
+		report.FileSearchExecs: `{"phase":"search","index":0,"exec_time_ns":2000000000,"steps":3,"counts":{"deliver Ping":1}}` + "\n",
+		report.FileDivergence: `{"format":"macepc-divergence","version":1,"walks":1,"q3_ns":500000000,"step":0,"total_steps":3,
+			"probes":[{"prefix":1,"walks":1,"recovered":false,"recovered_walk":-1,"exec_times_ns":[2000000000]}]}`,
+		report.FileEvents: `{"format":"macepc-divergence-events","version":1,"nodes":2,"step":0,"from_step":0,"to_step":3,
+			"executions":[{"name":"anomalous","exec_time_ns":2000000000,"steps":3,"node_last_ns":[100,-1],"node_events":[1,0],
+			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"}]}]}]}`,
+		report.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
+	})
+	for _, f := range renderAll(t, dir) {
+		if f.Missing != "" {
+			t.Errorf("%s: placeholder with one execution: %s", f.ID, f.Missing)
+		}
+	}
+}
+
+// TestLoadRefusesBadDirectories: a missing directory, one without the
+// pipeline's files and one with a garbage file are clear errors.
+func TestLoadRefusesBadDirectories(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		dir   string
+		files map[string]string
+		want  string
+	}{
+		{name: "missing", dir: filepath.Join(t.TempDir(), "nope"), want: "not a results directory"},
+		{name: "empty", files: map[string]string{}, want: "has no summary.json"},
+		{name: "garbage", files: map[string]string{report.FileSummary: "not json"}, want: "summary.json is malformed"},
+		{name: "other format", files: map[string]string{report.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-1 macepc-summary file"},
+		{name: "garbage later phase", files: map[string]string{report.FileSummary: summaryJSON,
+			report.FileProfile: `{"format":"macepc-profile","version":1}`, report.FileSearch: "{"}, want: "search.json is malformed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := c.dir
+			if dir == "" {
+				dir = writeFiles(t, c.files)
+			}
+			_, err := report.Load(dir)
+			if err == nil || !strings.HasPrefix(err.Error(), "report: ") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Load: %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReportCommand: `macepc report DIR` re-renders from the files alone,
+// renders what it can of a partial run, and exits 2 on a bad directory.
+func TestReportCommand(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var o, e bytes.Buffer
+		st := cli.Run(context.Background(), args, &o, &e, randtree.System())
+		return st, o.String(), e.String()
+	}
+	// A profile-only directory: later phases are placeholders.
+	dir := filepath.Join(t.TempDir(), "p")
+	if st, _, e := run("profile", "--system", "randtree", "--variant", "buggy", "--edd", "testdata/edd.json", "--profile-runs", "10", "--progress", "never", "--out", dir); st != cli.ExitOK {
+		t.Fatalf("profile: exit %d: %s", st, e)
+	}
+	for _, n := range []string{report.FileHTML, report.FileMarkdown} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			t.Fatalf("the profile command did not write %s: %v", n, err)
+		}
+	}
+	st, out, e := run("report", dir)
+	if st != cli.ExitOK || !strings.Contains(out, report.FileHTML) {
+		t.Fatalf("report: exit %d: %s%s", st, out, e)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte("phase 2 did not run")) || !bytes.Contains(html, []byte("Profile only")) {
+		t.Fatal("report.html of a profile-only run does not say the search did not run")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "one results directory"},
+		{[]string{"report", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
+		{[]string{"report", writeFiles(t, map[string]string{report.FileSummary: "garbage"})}, "malformed"},
+	} {
+		st, _, e := run(c.args...)
+		if st != cli.ExitError || !strings.Contains(e, c.want) {
+			t.Errorf("macepc %v: exit %d, stderr %q; want exit 2 and %q", c.args, st, e, c.want)
+		}
+	}
+}

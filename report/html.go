@@ -1,0 +1,200 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// diffLines is how many lines of divergence.diff the report shows.
+const diffLines = 120
+
+// diffMarkColumn is the rune index of divergence.diff's marker column
+// (' ', '|', '<', '>'), after the left column of 62 runes and a space.
+const diffMarkColumn = 63
+
+// Sections are the ids of report.html's sections, in order.
+func Sections(figs []Rendered) []string {
+	ids := []string{"verdict", "config", "summary"}
+	for _, f := range figs {
+		ids = append(ids, f.ID)
+	}
+	return append(ids, "diff", "replay")
+}
+
+type htmlDiffLine struct {
+	Class, Text string
+}
+
+type htmlFig struct {
+	ID, Title, Guide, Missing string
+	SVG                       template.HTML
+}
+
+type htmlData struct {
+	Title        string
+	Verdict      string
+	Finding      bool
+	Config       []row
+	Summary      []row
+	Correlations [][3]string
+	LengthOnly   [][3]string
+	Figures      []htmlFig
+	Diff         []htmlDiffLine
+	DiffMore     int
+	DiffMissing  string
+	Replay       []string
+	Nav          []row
+}
+
+// WriteHTML writes report.html: one self-contained file (inline SVG and
+// CSS, no scripts, no external resources).
+func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
+	s := r.Summary
+	d := htmlData{Title: fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed),
+		Config: configRows(r), Summary: summaryRows(r), Correlations: corrRows(s.Correlations), LengthOnly: corrRows(s.LengthOnly), Replay: s.Replay}
+	d.Verdict, d.Finding = verdict(r)
+	d.Nav = []row{{"config", "Configuration"}, {"summary", "Summary"}}
+	for _, f := range figs {
+		d.Figures = append(d.Figures, htmlFig{ID: f.ID, Title: f.Title, Guide: f.Guide, Missing: f.Missing, SVG: template.HTML(f.SVG)})
+		d.Nav = append(d.Nav, row{f.ID, shortTitle(f.Title)})
+	}
+	d.Nav = append(d.Nav, row{"diff", "Diff"}, row{"replay", "Replay"})
+	if r.Diff == "" {
+		d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
+	} else {
+		lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
+		if len(lines) > diffLines {
+			d.DiffMore = len(lines) - diffLines
+			lines = lines[:diffLines]
+		}
+		for _, l := range lines {
+			d.Diff = append(d.Diff, htmlDiffLine{Class: diffClass(l), Text: l})
+		}
+	}
+	return htmlTemplate.Execute(w, d)
+}
+
+func missingDiff(r *Results) string {
+	switch {
+	case r.Search != nil && r.Search.Anomaly == nil:
+		return "no anomaly was found"
+	case r.Divergence == nil:
+		return "the divergence search did not run"
+	case r.Divergence.Step < 0:
+		return "no walk recovered, so there is no similar fast execution to compare with"
+	}
+	return "it was not written"
+}
+
+// diffClass classifies a line of divergence.diff for colouring.
+func diffClass(l string) string {
+	switch {
+	case strings.HasPrefix(l, "#"):
+		return "dh"
+	case strings.HasPrefix(l, "-----"):
+		return "dp"
+	}
+	rs := []rune(l)
+	if len(rs) > diffMarkColumn {
+		switch rs[diffMarkColumn] {
+		case '|':
+			return "dc"
+		case '<':
+			return "dl"
+		case '>':
+			return "dr"
+		}
+	}
+	return ""
+}
+
+func shortTitle(t string) string {
+	if i := strings.Index(t, " ("); i > 0 {
+		t = t[:i]
+	}
+	if i := strings.Index(t, ":"); i > 0 {
+		t = t[:i]
+	}
+	return t
+}
+
+var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;color:#222;background:#fff;margin:0;line-height:1.45}
+main{max-width:980px;margin:0 auto;padding:16px 24px 48px}
+h1{font-size:22px;margin:8px 0 4px}
+h2{font-size:17px;margin:28px 0 8px;padding-bottom:4px;border-bottom:1px solid #ddd}
+nav{font-size:13px;margin:6px 0 12px}
+nav a{color:#2e6db4;text-decoration:none;margin-right:12px}
+.verdict{padding:10px 14px;border-radius:4px;font-weight:bold;margin:12px 0}
+.finding{background:#fbeaea;border-left:5px solid #c0392b;color:#8e2a20}
+.clean{background:#e9f5ee;border-left:5px solid #1e8449;color:#16613a}
+table{border-collapse:collapse;font-size:13.5px;margin:6px 0}
+th,td{text-align:left;padding:3px 12px 3px 0;vertical-align:top}
+th{color:#555;font-weight:normal;white-space:nowrap}
+td.num{text-align:right;font-family:"Liberation Mono","Courier New",monospace}
+table.kv th{width:190px}
+figure{margin:8px 0 0}
+figure svg{width:100%;height:auto;display:block}
+figcaption{font-size:13.5px;color:#333;margin-top:6px}
+.missing{color:#777;font-style:italic}
+pre{font-family:"Liberation Mono","Courier New",monospace;font-size:11.5px;background:#f7f7f7;border:1px solid #e3e3e3;padding:8px;overflow-x:auto;line-height:1.3}
+.dh{color:#777}.dp{color:#c0392b;font-weight:bold}.dc{background:#fdf2e2}.dl{background:#fbeaea}.dr{background:#e9f5ee}
+code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+<nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}</nav>
+<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div></section>
+
+<section id="config">
+<h2>Configuration and seeds</h2>
+<table class="kv">{{range .Config}}
+<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}
+</table>
+</section>
+
+<section id="summary">
+<h2>Summary</h2>
+<table class="kv">{{range .Summary}}
+<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}
+</table>
+{{if or .Correlations .LengthOnly}}<table>
+<tr><th>event label correlated with execution time</th><th>r</th><th>r within Q3</th></tr>{{range .Correlations}}
+<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td></tr>{{end}}{{range .LengthOnly}}
+<tr><td>{{index . 0}} <span class="missing">(length-only)</span></td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td></tr>{{end}}
+</table>{{end}}
+</section>
+{{range .Figures}}
+<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+<figure>{{.SVG}}
+<figcaption>{{if .Missing}}<span class="missing">{{.Missing}}.</span>{{else}}{{.Guide}}{{end}}</figcaption>
+</figure>
+</section>
+{{end}}
+<section id="diff">
+<h2>Event logs side by side from the divergence point</h2>
+{{if .DiffMissing}}<p class="missing">{{.DiffMissing}}</p>{{else}}<pre>{{range .Diff}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>
+{{end}}{{if .DiffMore}}… {{.DiffMore}} more lines in divergence.diff{{end}}</pre>{{end}}
+</section>
+
+<section id="replay">
+<h2>Replay</h2>
+{{if .Replay}}<p>From the results directory, each command re-runs one execution exactly (add <code>--log FILE</code> for its event log): the anomalous execution, then the similar fast one.</p>
+<pre>{{range .Replay}}{{.}}
+{{end}}</pre>{{else}}<p class="missing">Nothing to replay: no anomaly was found.</p>{{end}}
+</section>
+</main>
+</body>
+</html>
+`))

@@ -1,0 +1,538 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// A Figure is one plot of the report: the data it is fed (what the golden
+// tests compare), how to draw it, and how to read it.
+type Figure struct {
+	// ID names the figure: its HTML section and its PNG file.
+	ID    string
+	Title string
+	// Guide is the one-paragraph reading guide under the plot.
+	Guide string
+	// Data is the data the plot is drawn from (nil for a placeholder).
+	Data any
+	// Missing says why there is nothing to plot ("" when there is).
+	Missing string
+	Draw    func(draw.Canvas)
+	W, H    vg.Length
+}
+
+// Figures builds the report's plots from a results directory, in report
+// order. A phase whose files are missing gives a placeholder figure.
+func Figures(r *Results) []Figure {
+	return []Figure{
+		profileFigure(r),
+		searchFigure(r),
+		divergenceFigure(r),
+		correlationFigure(r),
+		completionFigure(r),
+		eventGraphFigure(r),
+	}
+}
+
+func finish(f Figure, build func() func(draw.Canvas)) Figure {
+	if f.Missing != "" {
+		f.Data = nil
+		p := placeholder(f.Title, f.Missing)
+		f.Draw = p.Draw
+		f.H = vg.Points(160)
+		return f
+	}
+	f.Draw = build()
+	return f
+}
+
+func secsNS(ns int64) float64 { return float64(ns) / 1e9 }
+
+// ---- execution-time distribution (phase 1b) ----
+
+// ProfileData feeds the execution-time distribution plot.
+type ProfileData struct {
+	// Times are the profile's execution times in seconds, sorted.
+	Times     []float64 `json:"times"`
+	Bins      []Bin     `json:"bins"`
+	Q1        float64   `json:"q1"`
+	Median    float64   `json:"median"`
+	Q3        float64   `json:"q3"`
+	Threshold float64   `json:"threshold"`
+	// Anomaly is the execution time of the anomaly the search found.
+	Anomaly *float64 `json:"anomaly"`
+}
+
+// Bin is one histogram bar: [Min, Max) holds Count values.
+type Bin struct {
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Count int     `json:"count"`
+}
+
+// NewProfileData extracts the profile plot's data ("" or why there is none).
+func NewProfileData(r *Results) (*ProfileData, string) {
+	pf := r.Profile
+	if pf == nil || len(pf.Executions) == 0 {
+		return nil, "no profile executions (phase 1b did not run)"
+	}
+	d := &ProfileData{Q1: secsNS(pf.Q1NS), Median: secsNS(pf.MedianNS), Q3: secsNS(pf.Q3NS), Threshold: secsNS(pf.ThresholdNS)}
+	for _, e := range pf.Executions {
+		d.Times = append(d.Times, secsNS(e.ExecTimeNS))
+	}
+	slices.Sort(d.Times)
+	d.Bins = histogram(d.Times)
+	if s := r.Search; s != nil && s.Anomaly != nil {
+		a := secsNS(s.Anomaly.ExecTimeNS)
+		d.Anomaly = &a
+	}
+	return d, ""
+}
+
+// histogram bins sorted values into ⌈2√n⌉ (5 to 40) equal bins over their
+// range; one distinct value gets one bin 1% either side of it.
+func histogram(xs []float64) []Bin {
+	if len(xs) == 0 {
+		return nil
+	}
+	lo, hi := xs[0], xs[len(xs)-1]
+	if hi-lo < 1e-12 {
+		w := max(math.Abs(lo)*0.01, 1e-9)
+		return []Bin{{Min: lo - w, Max: hi + w, Count: len(xs)}}
+	}
+	k := min(max(int(math.Ceil(2*math.Sqrt(float64(len(xs))))), 5), 40)
+	w := (hi - lo) / float64(k)
+	bins := make([]Bin, k)
+	for i := range bins {
+		bins[i] = Bin{Min: lo + float64(i)*w, Max: lo + float64(i+1)*w}
+	}
+	bins[k-1].Max = hi
+	for _, x := range xs {
+		i := min(int((x-lo)/w), k-1)
+		bins[i].Count++
+	}
+	return bins
+}
+
+func profileFigure(r *Results) Figure {
+	d, why := NewProfileData(r)
+	f := Figure{ID: "profile", Title: "Execution-time distribution of the profile (phase 1b)", Missing: why, W: vg.Points(640), H: vg.Points(400)}
+	if d != nil {
+		f.Data = d
+		f.Guide = fmt.Sprintf("The %d executions of the profile: a histogram (top) and the empirical CDF (bottom) of their execution times, "+
+			"with Q1 = %s and Q3 = %s (grey, dashed), the median (grey) and the anomaly threshold %s (orange): "+
+			"an execution is anomalous above it. The red mark is the anomalous execution the search found%s. "+
+			"A tight distribution far below the threshold means the threshold flags only real outliers; a long right tail near it means the profile already saw slow executions.",
+			len(d.Times), fmtSec(d.Q1), fmtSec(d.Q3), fmtSec(d.Threshold), anomalyNote(d))
+	}
+	return finish(f, func() func(draw.Canvas) { return profilePlot(d) })
+}
+
+func anomalyNote(d *ProfileData) string {
+	if d.Anomaly == nil {
+		return " (none was found)"
+	}
+	lo, hi := profileRange(d)
+	if *d.Anomaly > hi || *d.Anomaly < lo {
+		return fmt.Sprintf(" (%s, off the scale, drawn at the right edge)", fmtSec(*d.Anomaly))
+	}
+	return fmt.Sprintf(" (%s)", fmtSec(*d.Anomaly))
+}
+
+// profileRange is the x range: the profile, the threshold and an anomaly
+// not more than twice the threshold.
+func profileRange(d *ProfileData) (lo, hi float64) {
+	lo, hi = d.Times[0], max(d.Times[len(d.Times)-1], d.Threshold)
+	if d.Anomaly != nil && *d.Anomaly <= 2*d.Threshold {
+		hi = max(hi, *d.Anomaly)
+		lo = min(lo, *d.Anomaly)
+	}
+	span := hi - lo
+	if span <= 0 {
+		span = max(math.Abs(hi)*0.02, 1e-9)
+	}
+	return lo - 0.05*span, hi + 0.08*span
+}
+
+func profilePlot(d *ProfileData) func(draw.Canvas) {
+	lo, hi := profileRange(d)
+	top := newPlot("", "", "executions")
+	bot := newPlot("", "execution time (s)", "fraction ≤ x")
+	for _, p := range []*plot.Plot{top, bot} {
+		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = secTicks{}
+		p.Add(plotter.NewGrid())
+	}
+	maxCount := 0
+	var bins []plotter.HistogramBin
+	for _, b := range d.Bins {
+		bins = append(bins, plotter.HistogramBin{Min: b.Min, Max: b.Max, Weight: float64(b.Count)})
+		maxCount = max(maxCount, b.Count)
+	}
+	h := &plotter.Histogram{Bins: bins, Width: d.Bins[0].Max - d.Bins[0].Min, FillColor: colNormal}
+	h.LineStyle.Color = colLight
+	h.LineStyle.Width = vg.Points(0.5)
+	top.Add(h)
+	top.Y.Min, top.Y.Max = 0, float64(maxCount)*1.25
+	// ECDF as a step line.
+	var e plotter.XYs
+	e = append(e, plotter.XY{X: lo, Y: 0})
+	for i, t := range d.Times {
+		e = append(e, plotter.XY{X: t, Y: float64(i+1) / float64(len(d.Times))})
+	}
+	e = append(e, plotter.XY{X: hi, Y: 1})
+	el, _ := plotter.NewLine(e)
+	el.StepStyle = plotter.PostStep
+	el.Color = colNormal
+	el.Width = vg.Points(1.5)
+	bot.Add(el)
+	bot.Y.Min, bot.Y.Max = 0, 1.05
+	for _, pp := range []struct {
+		p    *plot.Plot
+		y1   float64
+		text bool
+	}{{top, top.Y.Max, true}, {bot, 1.05, false}} {
+		q1 := vline(d.Q1, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
+		q3 := vline(d.Q3, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
+		med := vline(d.Median, 0, pp.y1, colQuartile, 0.75)
+		th := vline(d.Threshold, 0, pp.y1, colThreshold, 1.5)
+		pp.p.Add(q1, q3, med, th)
+		if pp.text {
+			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", fmtSec(d.Q1), fmtSec(d.Q3)), q1)
+			pp.p.Legend.Add("median "+fmtSec(d.Median), med)
+			pp.p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
+		}
+		if d.Anomaly != nil {
+			x, off := *d.Anomaly, ""
+			if x > hi {
+				x, off = hi-(hi-lo)*0.01, " →"
+			}
+			if x < lo {
+				x, off = lo+(hi-lo)*0.01, " ←"
+			}
+			s, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: pp.y1 * 0.08}})
+			s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+			pp.p.Add(s)
+			if pp.text {
+				pp.p.Add(labels(plotter.XYs{{X: x, Y: pp.y1 * 0.08}}, []string{"anomaly " + fmtSec(*d.Anomaly) + off}, 9, colAnomaly, draw.XRight, draw.YBottom, vg.Point{X: -2, Y: 7}))
+			}
+		}
+	}
+	top.Legend.Left = false
+	top.Legend.XOffs = -vg.Points(4)
+	return tiled([][]*plot.Plot{{top}, {bot}}, 0, vg.Points(4))
+}
+
+// ---- anomaly-search progress (phase 2) ----
+
+// SearchData feeds the anomaly-search progress plot.
+type SearchData struct {
+	Points    []SearchPoint `json:"points"`
+	Threshold float64       `json:"threshold"`
+	Q3        float64       `json:"q3"`
+	// AnomalyIndex is the anomalous execution's index, -1 if none.
+	AnomalyIndex int  `json:"anomaly_index"`
+	Explored     int  `json:"explored"`
+	MaxRuns      int  `json:"max_runs"`
+	Complete     bool `json:"complete"`
+}
+
+// SearchPoint is one explored execution.
+type SearchPoint struct {
+	Index int     `json:"index"`
+	Time  float64 `json:"time"`
+}
+
+// NewSearchData extracts the search plot's data.
+func NewSearchData(r *Results) (*SearchData, string) {
+	s := r.Search
+	if s == nil {
+		return nil, "no anomaly search (phase 2 did not run)"
+	}
+	if len(r.SearchExecs) == 0 {
+		return nil, "the anomaly search explored no execution"
+	}
+	d := &SearchData{Threshold: secsNS(s.ThresholdNS), AnomalyIndex: -1, Explored: s.Explored, MaxRuns: s.MaxRuns, Complete: s.Complete}
+	if r.Profile != nil {
+		d.Q3 = secsNS(r.Profile.Q3NS)
+	}
+	if s.Anomaly != nil {
+		d.AnomalyIndex = s.Anomaly.Index
+	}
+	for _, l := range r.SearchExecs {
+		d.Points = append(d.Points, SearchPoint{Index: l.Index, Time: secsNS(l.ExecTimeNS)})
+	}
+	slices.SortFunc(d.Points, func(a, b SearchPoint) int { return cmp.Compare(a.Index, b.Index) })
+	return d, ""
+}
+
+func searchFigure(r *Results) Figure {
+	d, why := NewSearchData(r)
+	f := Figure{ID: "search", Title: "Anomaly search progress (phase 2)", Missing: why, W: vg.Points(640), H: vg.Points(300)}
+	if d != nil {
+		f.Data = d
+		what := fmt.Sprintf("no execution crossed it in %d executions", d.Explored)
+		if d.AnomalyIndex >= 0 {
+			for _, p := range d.Points {
+				if p.Index == d.AnomalyIndex {
+					what = fmt.Sprintf("execution %d is the first above it (%s, %.1f× the threshold), so the search stopped after %d of at most %d executions", p.Index, fmtSec(p.Time), p.Time/d.Threshold, d.Explored, d.MaxRuns)
+				}
+			}
+		}
+		f.Guide = fmt.Sprintf("Each dot is one execution the search explored, in index order, at its execution time; the orange line is the anomaly threshold %s and the dashed grey line the profile's Q3 %s. %s. "+
+			"Executions just under the threshold hint at a family of slow executions; a lone dot far above it is a rare ordering that a recovery mechanism eventually repairs. "+
+			"The y axis is logarithmic when the times span more than a factor of 5.", fmtSec(d.Threshold), fmtSec(d.Q3), upper(what))
+	}
+	return finish(f, func() func(draw.Canvas) { return searchPlot(d) })
+}
+
+func searchPlot(d *SearchData) func(draw.Canvas) {
+	p := newPlot("", "execution index", "execution time (s)")
+	p.Add(plotter.NewGrid())
+	var norm, anom plotter.XYs
+	lo, hi := math.Min(d.Threshold, d.Q3), d.Threshold
+	for _, pt := range d.Points {
+		xy := plotter.XY{X: float64(pt.Index), Y: pt.Time}
+		if pt.Index == d.AnomalyIndex {
+			anom = append(anom, xy)
+		} else {
+			norm = append(norm, xy)
+		}
+		lo, hi = math.Min(lo, pt.Time), math.Max(hi, pt.Time)
+	}
+	xmax := float64(max(d.Points[len(d.Points)-1].Index, 1))
+	p.X.Min, p.X.Max = -0.5, xmax+0.5
+	if lo > 0 && hi/lo > 5 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logSecTicks{}
+		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+	} else {
+		span := math.Max(hi-lo, math.Max(hi*0.02, 1e-9))
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.1*span), hi+0.1*span
+		p.Y.Tick.Marker = secTicks{}
+	}
+	if len(norm) > 0 {
+		s, _ := plotter.NewScatter(norm)
+		s.GlyphStyle = draw.GlyphStyle{Color: colNormal, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+		p.Add(s)
+		p.Legend.Add("explored execution", s)
+	}
+	th := hline(d.Threshold, p.X.Min, p.X.Max, colThreshold, 1.5)
+	p.Add(th)
+	p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
+	if d.Q3 > 0 {
+		q3 := hline(d.Q3, p.X.Min, p.X.Max, colQuartile, 1, vg.Points(4), vg.Points(2))
+		p.Add(q3)
+		p.Legend.Add("Q3 "+fmtSec(d.Q3), q3)
+	}
+	if len(anom) > 0 {
+		s, _ := plotter.NewScatter(anom)
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("anomaly: execution %d, %s", d.AnomalyIndex, fmtSec(anom[0].Y)), s)
+		p.Add(labels(anom, []string{fmt.Sprintf("#%d  %s", d.AnomalyIndex, fmtSec(anom[0].Y))}, 9, colAnomaly, draw.XRight, draw.YCenter, vg.Point{X: -7}))
+	}
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(4)
+	return p.Draw
+}
+
+// ---- divergence search (phase 3a, paper 004 Figure 3) ----
+
+// DivergenceData feeds the divergence-search plot.
+type DivergenceData struct {
+	TotalSteps int `json:"total_steps"`
+	// Step is the divergence step (-1: no walk recovers even from the
+	// start).
+	Step int `json:"step"`
+	// Lower and Upper bound the divergence step after the exponential
+	// phase: the last recovering and the first non-recovering prefix
+	// (-1 when the phase did not give one).
+	Lower  int        `json:"lower"`
+	Upper  int        `json:"upper"`
+	Walks  int        `json:"walks"`
+	Probes []DivProbe `json:"probes"`
+	Event  string     `json:"event"`
+}
+
+// DivProbe is one probed prefix.
+type DivProbe struct {
+	Order     int    `json:"order"` // 1-based call order
+	Phase     string `json:"phase"` // exponential or binary
+	Prefix    int    `json:"prefix"`
+	Walks     int    `json:"walks"` // walks run (the probe stops at the first recovering one)
+	Recovered bool   `json:"recovered"`
+}
+
+// NewDivergenceData extracts the divergence plot's data.
+func NewDivergenceData(r *Results) (*DivergenceData, string) {
+	df := r.Divergence
+	if df == nil {
+		if r.Search != nil && r.Search.Anomaly == nil {
+			return nil, "no anomaly was found, so there is no divergence point to search"
+		}
+		return nil, "no divergence search (phase 3a did not run)"
+	}
+	if len(df.Probes) == 0 {
+		return nil, "the divergence search ran no probe"
+	}
+	d := &DivergenceData{TotalSteps: df.TotalSteps, Step: df.Step, Lower: -1, Upper: -1, Walks: df.Walks}
+	if df.Event != nil {
+		d.Event = fmt.Sprintf("step %d: %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)
+		if df.Event.From != "" {
+			d.Event += " from " + df.Event.From
+		}
+	}
+	// The exponential phase runs until the first non-recovering probe.
+	exp := true
+	for i, pr := range df.Probes {
+		ph := "binary"
+		if exp {
+			ph = "exponential"
+			if pr.Recovered {
+				d.Lower = pr.Prefix
+			} else {
+				d.Upper = pr.Prefix
+				exp = false
+			}
+		}
+		d.Probes = append(d.Probes, DivProbe{Order: i + 1, Phase: ph, Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered})
+	}
+	return d, ""
+}
+
+func divergenceFigure(r *Results) Figure {
+	d, why := NewDivergenceData(r)
+	f := Figure{ID: "divergence", Title: "Divergence search (phase 3a, MacePC Figure 3)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
+	if d != nil {
+		f.Data = d
+		nexp, nbin := 0, 0
+		for _, p := range d.Probes {
+			if p.Phase == "exponential" {
+				nexp++
+			} else {
+				nbin++
+			}
+		}
+		where := "no walk recovers even from the start: the slowness does not come from a rare choice"
+		if d.Step >= 0 {
+			where = fmt.Sprintf("the divergence point is step %d of %d (red line%s): from the first %d steps some walk still recovers, from one more step none of %d does, so the first %.1f%% of the anomalous execution can be ignored",
+				d.Step, d.TotalSteps, ifs(d.Event != "", ", "+d.Event, ""), d.Step, d.Walks, 100*float64(d.Step)/float64(max(d.TotalSteps, 1)))
+		}
+		f.Guide = fmt.Sprintf("The black bar is the anomalous execution, %d steps long. Each mark is a probe: replay the execution's first x steps, then run up to %d random continuations (walks); "+
+			"green circle: a walk finished within Q3 (recovered), red cross: none did. Above the bar, the exponential phase (%d probes: prefixes 1, 2, 4, …) finds the bounds %s (grey dashed lines); "+
+			"below it, the binary phase (%d probes) narrows them. %s. The number by each mark is how many walks it ran.",
+			d.TotalSteps, d.Walks, nexp, boundsText(d), nbin, upper(where))
+	}
+	return finish(f, func() func(draw.Canvas) { return divergencePlot(d) })
+}
+
+func boundsText(d *DivergenceData) string {
+	switch {
+	case d.Lower >= 0 && d.Upper >= 0:
+		return fmt.Sprintf("%d (recovers) and %d (does not)", d.Lower, d.Upper)
+	case d.Upper >= 0:
+		return fmt.Sprintf("… %d (does not recover)", d.Upper)
+	default:
+		return "(every prefix recovered)"
+	}
+}
+
+func divergencePlot(d *DivergenceData) func(draw.Canvas) {
+	p := newPlot("", "prefix length (steps of the anomalous execution replayed)", "probe (call order)")
+	nexp := 0
+	for _, pr := range d.Probes {
+		if pr.Phase == "exponential" {
+			nexp++
+		}
+	}
+	y := func(pr DivProbe) float64 {
+		if pr.Phase == "exponential" {
+			return float64(nexp - pr.Order + 1)
+		}
+		return -float64(pr.Order - nexp)
+	}
+	xmax := float64(max(d.TotalSteps, 1))
+	p.X.Min, p.X.Max = -0.02*xmax, xmax*1.08
+	ymin, ymax := -float64(len(d.Probes)-nexp)-0.7, float64(nexp)+0.7
+	p.Y.Min, p.Y.Max = ymin, ymax
+	var ticks []plot.Tick
+	for _, pr := range d.Probes {
+		ticks = append(ticks, plot.Tick{Value: y(pr), Label: fmt.Sprint(pr.Order)})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Marker = plot.DefaultTicks{}
+	p.Add(plotter.NewGrid())
+	if d.Lower >= 0 {
+		p.Add(vline(float64(d.Lower), ymin, ymax, colQuartile, 1, vg.Points(4), vg.Points(2)))
+	}
+	if d.Upper >= 0 {
+		p.Add(vline(float64(d.Upper), ymin, ymax, colQuartile, 1, vg.Points(4), vg.Points(2)))
+	}
+	bar := hline(0, 0, float64(d.TotalSteps), colorBlack, 4)
+	p.Add(bar)
+	p.Add(labels(plotter.XYs{{X: float64(d.TotalSteps), Y: 0}}, []string{fmt.Sprintf("anomalous execution, %d steps", d.TotalSteps)}, 9, colorBlack, draw.XRight, draw.YBottom, vg.Point{Y: 4}))
+	if d.Step >= 0 {
+		dl := vline(float64(d.Step), ymin, ymax, colAnomaly, 1.5)
+		p.Add(dl)
+		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("divergence point: step %d", d.Step)}, 9, colAnomaly, draw.XLeft, draw.YTop, vg.Point{X: 4, Y: -3}))
+	}
+	var rec, non plotter.XYs
+	var txt []string
+	var txy plotter.XYs
+	for _, pr := range d.Probes {
+		xy := plotter.XY{X: float64(pr.Prefix), Y: y(pr)}
+		if pr.Recovered {
+			rec = append(rec, xy)
+		} else {
+			non = append(non, xy)
+		}
+		txy = append(txy, xy)
+		txt = append(txt, fmt.Sprintf("%d: %d walk%s", pr.Prefix, pr.Walks, ifs(pr.Walks == 1, "", "s")))
+	}
+	if len(rec) > 0 {
+		s, _ := plotter.NewScatter(rec)
+		s.GlyphStyle = draw.GlyphStyle{Color: colSimilar, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Add(s)
+		p.Legend.Add("recovered (a walk within Q3)", s)
+	}
+	if len(non) > 0 {
+		s, _ := plotter.NewScatter(non)
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("not recovered (%d walks)", d.Walks), s)
+	}
+	p.Add(labels(txy, txt, 8, colQuartile, draw.XLeft, draw.YCenter, vg.Point{X: 7}))
+	p.Legend.Top = true
+	p.Legend.Left = false
+	return p.Draw
+}
+
+// ---- small helpers ----
+
+func fmtSec(v float64) string { return fmt.Sprintf("%.3f s", v) }
+
+func ifs(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	b := []byte(s)
+	if b[0] >= 'a' && b[0] <= 'z' {
+		b[0] -= 'a' - 'A'
+	}
+	return string(b)
+}

@@ -1,0 +1,225 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// The report's colours: one meaning each, in every plot.
+var (
+	colAnomaly    = color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff} // the anomalous execution, not recovered
+	colSimilar    = color.RGBA{R: 0x1e, G: 0x84, B: 0x49, A: 0xff} // the similar fast execution, recovered
+	colNormal     = color.RGBA{R: 0x2e, G: 0x6d, B: 0xb4, A: 0xff} // profile and search executions
+	colThreshold  = color.RGBA{R: 0xd3, G: 0x54, B: 0x00, A: 0xff} // the anomaly threshold
+	colQuartile   = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff} // Q1, Q3, bounds
+	colMuted      = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff} // length-only labels, context
+	colLight      = color.RGBA{R: 0xdd, G: 0xdd, B: 0xdd, A: 0xff}
+	colorBlack    = color.RGBA{A: 0xff}
+	colLengthOnly = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+)
+
+// sansFont is the report's typeface. SVG output names it with metric-
+// compatible fallbacks (Arial, Helvetica), so text measured with it fits
+// where the browser lacks it.
+var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot is plot.New with the report's fonts and sizes.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sansFont, 12)
+	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sansFont, 10)
+		a.Tick.Label.Font = font.From(sansFont, 9)
+		a.Padding = vg.Points(3)
+	}
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Legend.TextStyle.Font = font.From(sansFont, 9)
+	p.Legend.Top = true
+	return p
+}
+
+// Render draws a drawing (a plot's Draw method, or several plots tiled)
+// of size w×h as SVG, ready to inline into HTML (no XML prolog, the font
+// named with fallbacks), and as a 96 dpi PNG. The same drawing gives the
+// same bytes. A panic inside the drawing is returned as an error.
+func Render(drawFn func(draw.Canvas), w, h vg.Length) (svg, png []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("report: drawing failed: %v", r)
+		}
+	}()
+	sc := vgsvg.New(w, h)
+	drawFn(draw.New(sc))
+	var sb bytes.Buffer
+	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, fmt.Errorf("report: %w", err)
+	}
+	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	drawFn(draw.New(ic))
+	var pb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
+		return nil, nil, fmt.Errorf("report: %w", err)
+	}
+	return inlineSVG(sb.Bytes()), pb.Bytes(), nil
+}
+
+// RenderPlot is Render of one plot.
+func RenderPlot(p *plot.Plot, w, h vg.Length) (svg, png []byte, err error) {
+	return Render(p.Draw, w, h)
+}
+
+// tiled draws plots in a grid (rows × columns, nil cells left empty).
+func tiled(plots [][]*plot.Plot, padX, padY vg.Length) func(draw.Canvas) {
+	return func(c draw.Canvas) {
+		rows := len(plots)
+		cols := 0
+		for _, r := range plots {
+			cols = max(cols, len(r))
+		}
+		t := draw.Tiles{Rows: rows, Cols: cols, PadX: padX, PadY: padY, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
+		canvases := plot.Align(plots, t, c)
+		for i, r := range plots {
+			for j, p := range r {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}
+}
+
+// inlineSVG drops the XML prolog and comment of vgsvg's output and gives
+// the font family fallbacks.
+func inlineSVG(b []byte) []byte {
+	s := string(b)
+	if i := strings.Index(s, "<svg"); i > 0 {
+		s = s[i:]
+	}
+	s = strings.ReplaceAll(s, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	s = strings.ReplaceAll(s, "font-family:Liberation Mono;", "font-family:'Liberation Mono','Courier New',monospace;")
+	return []byte(s)
+}
+
+// placeholder is a plot that says why there is nothing to show.
+func placeholder(title, why string) *plot.Plot {
+	p := newPlot(title, "", "")
+	p.HideAxes()
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{why}})
+	if err == nil {
+		l.TextStyle[0].Font = font.From(sansFont, 11)
+		l.TextStyle[0].Color = colMuted
+		l.TextStyle[0].XAlign = draw.XCenter
+		l.TextStyle[0].YAlign = draw.YCenter
+		p.Add(l)
+	}
+	return p
+}
+
+// vline and hline are straight reference lines across a plot's range.
+func vline(x, y0, y1 float64, c color.Color, width float64, dashes ...vg.Length) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
+	l.Color = c
+	l.Width = vg.Points(width)
+	l.Dashes = dashes
+	return l
+}
+
+func hline(y, x0, x1 float64, c color.Color, width float64, dashes ...vg.Length) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	l.Color = c
+	l.Width = vg.Points(width)
+	l.Dashes = dashes
+	return l
+}
+
+// labels places texts at points in one style.
+func labels(xys plotter.XYs, texts []string, size float64, c color.Color, xa draw.XAlignment, ya draw.YAlignment, off vg.Point) *plotter.Labels {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		panic(err) // caller bug: len(xys) != len(texts) or NaN
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font = font.From(sansFont, vg.Length(size))
+		l.TextStyle[i].Color = c
+		l.TextStyle[i].XAlign = xa
+		l.TextStyle[i].YAlign = ya
+	}
+	l.Offset = off
+	return l
+}
+
+// secTicks labels a time axis in seconds with a precision that fits its
+// range.
+type secTicks struct{}
+
+func (secTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	prec := 0
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		for p := 0; p < 6; p++ {
+			if math.Abs(t.Value*math.Pow(10, float64(p))-math.Round(t.Value*math.Pow(10, float64(p)))) < 1e-6 {
+				prec = max(prec, p)
+				break
+			}
+		}
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', prec, 64)
+		}
+	}
+	return ts
+}
+
+// logSecTicks labels a logarithmic time axis at 1-2-5 steps.
+type logSecTicks struct{}
+
+func (logSecTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	if min <= 0 || max <= 0 || min > max {
+		return ts
+	}
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		for _, m := range []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} {
+			v := m * math.Pow(10, e)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = fmtSecs(v)
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// fmtSecs prints seconds with the precision a tick needs.
+func fmtSecs(v float64) string {
+	for p := 0; p < 9; p++ {
+		if math.Abs(v*math.Pow(10, float64(p))-math.Round(v*math.Pow(10, float64(p)))) < 1e-6 {
+			return strconv.FormatFloat(v, 'f', p, 64)
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 9, 64)
+}

@@ -1,0 +1,144 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// row is one line of a key-value table.
+type row struct{ Key, Value string }
+
+// verdict is the run's one-line outcome and whether it is a finding.
+func verdict(r *Results) (string, bool) {
+	s := r.Summary
+	a := s.Anomaly
+	switch {
+	case a == nil:
+		return "Profile only: the anomaly search has not run.", false
+	case !a.Found && !a.Complete:
+		return fmt.Sprintf("The anomaly search was interrupted after %d executions without finding an anomaly.", a.Explored), false
+	case !a.Found:
+		return fmt.Sprintf("No anomaly in %d executions: every execution finished within the threshold %s.", a.Explored, fmtSec(s.Profile.Threshold)), false
+	case a.Finding != "":
+		return fmt.Sprintf("Finding: execution %d of the search: %s.", a.Index, a.Finding), true
+	}
+	return fmt.Sprintf("Anomaly: execution %d of the search took %s, %.1f× the median %s.", a.Index, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+}
+
+// configRows is the run's configuration and seeds.
+func configRows(r *Results) []row {
+	s := r.Summary
+	rows := []row{
+		{"system", fmt.Sprintf("%s (variant %s, %d nodes)", s.System, s.Variant, s.Nodes)},
+		{"seed", fmt.Sprint(s.Seed)},
+		{"phase seeds", fmt.Sprintf("train %d, profile %d, search %d, diverge %d", s.PhaseSeeds.Train, s.PhaseSeeds.Profile, s.PhaseSeeds.Search, s.PhaseSeeds.Diverge)},
+		{"configuration hash", s.ConfigHash},
+		{"event durations", s.EDD},
+		{"profile", fmt.Sprintf("%d executions; anomalous above max(Q3 + %g·IQR, %g·median)", s.Profile.Runs, s.Profile.IQRFactor, s.Profile.MinSlowdown)},
+	}
+	if r.Profile != nil && r.Profile.Estimator != "" {
+		rows = append(rows, row{"quartiles", r.Profile.Estimator})
+	}
+	if a := s.Anomaly; a != nil {
+		rows = append(rows, row{"search budget", fmt.Sprintf("%d executions", a.MaxRuns)})
+	}
+	if d := r.Divergence; d != nil {
+		rows = append(rows, row{"divergence walks", fmt.Sprintf("k = %d per prefix; a walk recovers within Q3 %s", d.Walks, fmtSec(secsNS(d.Q3NS)))})
+	}
+	return rows
+}
+
+// summaryRows is the results at a glance.
+func summaryRows(r *Results) []row {
+	s := r.Summary
+	p := s.Profile
+	rows := []row{
+		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", fmtSec(p.Median), fmtSec(p.Q1), fmtSec(p.Q3), p.Runs)},
+		{"anomaly threshold", fmtSec(p.Threshold)},
+	}
+	if p.Unfinished > 0 {
+		rows = append(rows, row{"unfinished profile executions", fmt.Sprint(p.Unfinished)})
+	}
+	for _, w := range p.Warnings {
+		rows = append(rows, row{"warning", w})
+	}
+	a := s.Anomaly
+	switch {
+	case a == nil:
+		rows = append(rows, row{"anomaly search", "not run"})
+	case !a.Found:
+		rows = append(rows, row{"anomaly search", fmt.Sprintf("nothing above the threshold in %d executions%s", a.Explored, ifs(a.Complete, "", " (interrupted)"))})
+	default:
+		what := fmt.Sprintf("%s (%.1f× the median), %d steps", fmtSec(a.ExecutionTime), a.ExecutionTime/max(p.Median, 1e-9), a.Steps)
+		if a.Finding != "" {
+			what = a.Finding + fmt.Sprintf(", %d steps", a.Steps)
+		}
+		rows = append(rows, row{"anomalous execution", fmt.Sprintf("execution %d of %d explored: %s", a.Index, a.Explored, what)})
+	}
+	if d := s.Divergence; d != nil {
+		if d.Step < 0 {
+			rows = append(rows, row{"divergence point", "none: no walk recovers even from the start (the slowness does not come from a rare choice)"})
+		} else {
+			rows = append(rows,
+				row{"divergence point", d.Event},
+				row{"ignorable", fmt.Sprintf("the first %.1f%% of the %d steps (%d walk executions)", 100*d.IgnorableFraction, d.TotalSteps, d.Executions)},
+				row{"similar fast execution", fmt.Sprintf("%s, same first %d steps", fmtSec(d.SimilarExecutionTime), d.Step)})
+		}
+	}
+	return rows
+}
+
+// corrRows lists the correlated labels: label, r, r within Q3.
+func corrRows(cs []SummaryCorr) [][3]string {
+	var out [][3]string
+	for _, c := range cs {
+		out = append(out, [3]string{c.Label, fmtRp(c.R), fmtRp(c.WindowR)})
+	}
+	return out
+}
+
+// WriteMarkdown writes summary.md: the summary for terminals and CI logs.
+func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
+	s := r.Summary
+	fmt.Fprintf(w, "# macepc report: %s/%s, seed %d\n\n", s.System, s.Variant, s.Seed)
+	v, _ := verdict(r)
+	fmt.Fprintf(w, "**%s**\n\n", v)
+	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
+	for _, x := range configRows(r) {
+		fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
+	}
+	fmt.Fprintf(w, "\n## Summary\n\n| | |\n|---|---|\n")
+	for _, x := range summaryRows(r) {
+		fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
+	}
+	if len(s.Correlations) > 0 || len(s.LengthOnly) > 0 {
+		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q3 |\n|---|---:|---:|\n")
+		for _, c := range corrRows(s.Correlations) {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(c[0]), c[1], c[2])
+		}
+		for _, c := range corrRows(s.LengthOnly) {
+			fmt.Fprintf(w, "| %s (length-only) | %s | %s |\n", mdCell(c[0]), c[1], c[2])
+		}
+	}
+	if len(s.Replay) > 0 {
+		fmt.Fprintf(w, "\n## Replay (from the results directory)\n\n```sh\n")
+		for _, c := range s.Replay {
+			fmt.Fprintf(w, "%s\n", c)
+		}
+		fmt.Fprintf(w, "```\n")
+	}
+	fmt.Fprintf(w, "\n## Plots\n\n")
+	for _, f := range figs {
+		note := ""
+		if f.Missing != "" {
+			note = " — " + f.Missing
+		}
+		fmt.Fprintf(w, "- %s: `%s/%s.png`%s\n", f.Title, DirPlots, f.ID, note)
+	}
+	fmt.Fprintf(w, "\nThe full report with the plots and the event-log diff: `%s`.\n", FileHTML)
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
