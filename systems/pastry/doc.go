@@ -1,0 +1,82 @@
+// Package pastry is the Pastry DHT as a timedsim service, with the latent
+// performance bug of the MacePC paper §5.2 as its "buggy" variant and the
+// paper's fix as its "fixed" variant.
+//
+// # The protocol
+//
+// Every node has a 32-bit identifier on a circular space (dht.NodeIDs),
+// read as eight base-16 digits (b = 4). A node keeps a leaf set, the H = 8
+// nodes numerically nearest on each side (dht.LeafSet), and a routing
+// table with one row per shared-prefix length (dht.Table). A message for a
+// key goes to the closest leaf if the key is within the leaf set's range,
+// else to the table entry sharing one more digit with the key, else to any
+// known node closer to it (dht.NextHop).
+//
+//   - Join: a started node sends JoinRequest to the bootstrap; it is routed
+//     toward the joiner's identifier, every node on the way appending its
+//     table row for the joiner (state transfer), and the numerically
+//     closest node answers JoinReply with its leaf set and the rows. The
+//     joiner installs them and sends Announce to every node it knows.
+//     Nodes add a joiner only when its Announce arrives, never when they
+//     route its join ("the bootstrap node does not add a joining node
+//     until after each joining node has confirmed that it is finished
+//     joining").
+//   - A node that learns a node that enters its leaf set announces itself
+//     to it.
+//   - Leaf-set maintenance every 20 s (timer "leafset"): a node exchanges
+//     leaf sets (LeafSetExchange/LeafSetReply) with its nearest member on
+//     each side. Table maintenance every 20 s (timer "table"): it asks a
+//     random table entry for its row (RowRequest/RowReply). Both timers
+//     start when the node starts, as Mace timers set in maceInit do, so
+//     the rounds of all nodes are in step.
+//
+// # The bug
+//
+// When many nodes join at once, each learns only the state of the nodes
+// that had announced themselves when its join was routed: early joiners
+// believe in a two-node ring with the bootstrap, and later ones miss the
+// nodes whose announcements were still in flight. Adding an announcer to a
+// full leaf set evicts the farthest member, which the buggy variant does
+// not tell: a node that was relying on that leaf set for its place in the
+// ring keeps its wrong neighbours until a maintenance round, 20 s later
+// (sometimes two). In the fixed variant, the paper's fix, a node sends
+// every node it evicts its current leaf set (LeafSetPush), which names
+// nodes nearer the evicted one; the evicted node announces itself to
+// those that enter its leaf set.
+//
+// # Scenario and stopping condition
+//
+// 40 nodes (DefaultNodes); node 0 starts the ring at time 0, every other
+// node draws a boot delay from [0, 2 s] (DefaultSpread) in its own step
+// and joins through node 0. With event durations trained from the
+// handlers' real times (`macepc run`), about 13% of buggy executions wait
+// for the maintenance round at 20 s; all others finish with the last join,
+// in about 2 s (the paper's fixed Pastry took 1.5–2 s). A spread of 0.5 s
+// (the paper's all-at-once start) makes half the buggy executions slow and
+// the profile's Q3 20 s, which hides the bug from the anomaly threshold;
+// with 4 s the slow fraction is 7%. The fixed variant finished within the
+// join spread in all but 1 of 2,000 executions (one took 20 s: two
+// concurrent joiners that evict nobody and never learn of each other; the
+// paper's fix does not address that case).
+//
+// The stopping condition is the paper's (dht.Ring.Stable): every node knows
+// its immediate neighbours, and every pair of nodes routes to each other
+// within ⌈log16 n⌉ + 1 hops (3 for 40 nodes). The routing check, O(n²)
+// routes, runs only when every node knows its neighbours and some node's
+// state changed since it last failed (dht.Ring.NewStable). It is also the
+// liveness property "stable".
+//
+// # Usage
+//
+//	go run ./cmd/macepc run --system pastry --variant buggy --seed 1
+//	go run ./cmd/macepc run --system pastry --variant fixed --seed 1 --max-runs 500
+//
+// Tests read node state through the dht.State methods of *Node.
+//
+// # Determinism
+//
+// A Node is a plain value driven only by its handlers; its randomness
+// (the boot delay, the table entry asked) comes from Context.Rand, and its
+// slices are iterated in order. An execution is a function of its
+// timedsim.Path.
+package pastry
