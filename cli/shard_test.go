@@ -90,6 +90,26 @@ func files(t *testing.T, dir string, names ...string) map[string][]byte {
 	return out
 }
 
+// snapshot returns every file under dir by relative path, except shard
+// files.
+func snapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Contains(d.Name(), ".shard-") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // afterFirstLine drops a command's first line (which names the command)
 // and replaces dir by DIR.
 func afterFirstLine(s, dir string) string {
@@ -109,14 +129,21 @@ func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("profile: %d %s", st, errs)
 	}
-	wantProfile := files(t, unsharded, "profile.json", "summary.json")
+	wantProfile := snapshot(t, unsharded)
+	if _, ok := wantProfile["profile.json"]; !ok {
+		t.Fatal("no profile.json")
+	}
 	searchArgs := []string{"search", "--max-runs", "200", "--progress", "never"}
 	searchOut, errs, st := runEnv(t, nil, append(searchArgs, "--out", unsharded)...)
 	if st != 1 {
 		t.Fatalf("search: status %d, want 1 (an anomaly)\n%s%s", st, searchOut, errs)
 	}
-	searchFiles := []string{"search.json", "search-executions.jsonl", "anomaly.path.json", "summary.json"}
-	wantSearch := files(t, unsharded, searchFiles...)
+	wantSearch := snapshot(t, unsharded)
+	for _, f := range []string{"search.json", "search-executions.jsonl", "anomaly.path.json"} {
+		if _, ok := wantSearch[f]; !ok {
+			t.Fatalf("search wrote no %s", f)
+		}
+	}
 
 	for engine := range engines {
 		for _, n := range []int{1, 3, 8} {
@@ -126,7 +153,7 @@ func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
 				runShards(t, engine, n, func(i int) string { return dirs[i] }, profile...)
 				merged := filepath.Join(base, "merged")
 				out := mergeDirs(t, 0, merged, dirs...)
-				sameFiles(t, "merged profile", wantProfile, files(t, merged, "profile.json", "summary.json"))
+				sameFiles(t, "merged profile", wantProfile, snapshot(t, merged))
 				if got, want := afterFirstLine(out, merged), afterFirstLine("x\n"+profOut, unsharded); got != want {
 					t.Errorf("merge output differs from profile's:\n%s\n--- want\n%s", got, want)
 				}
@@ -134,7 +161,7 @@ func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
 				// Search shards in one shared directory holding the profile.
 				runShards(t, engine, n, func(int) string { return merged }, searchArgs...)
 				out = mergeDirs(t, 1, merged, merged)
-				sameFiles(t, "merged search", wantSearch, files(t, merged, searchFiles...))
+				sameFiles(t, "merged search", wantSearch, snapshot(t, merged))
 				if got, want := afterFirstLine(out, merged), afterFirstLine("x\n"+searchOut, unsharded); got != want {
 					t.Errorf("merge output differs from search's:\n%s\n--- want\n%s", got, want)
 				}
@@ -182,8 +209,7 @@ func TestShardedSimulate(t *testing.T) {
 	runShards(t, 2, 3, func(i int) string { return dirs[i] }, args...)
 	merged := filepath.Join(root, "m")
 	got := mergeDirs(t, 0, merged, dirs...)
-	names := []string{"executions.jsonl", "simulate.json", "slowest.path.json"}
-	sameFiles(t, "merged simulate", files(t, filepath.Join(root, "u"), names...), files(t, merged, names...))
+	sameFiles(t, "merged simulate", snapshot(t, filepath.Join(root, "u")), snapshot(t, merged))
 	if g, w := afterFirstLine(got, merged), afterFirstLine(want, filepath.Join(root, "u")); g != w {
 		t.Errorf("merge output differs from simulate's:\n%s\n--- want\n%s", g, w)
 	}

@@ -1,0 +1,7 @@
+// Package deploy holds no Go code: it is the manifests and scripts that
+// run macepc's sharded phases on batch engines (kubernetes/: an Indexed
+// Job; slurm/: a job array with a merge step after it), described in
+// deploy/README.md. Its test runs the macepc commands those files contain,
+// with each engine's environment, and checks that the merged profile is
+// the unsharded one, so the files cannot drift from the command line.
+package deploy
