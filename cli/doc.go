@@ -18,7 +18,7 @@
 //
 // Commands: run (the MacePC pipeline; with --liveness, MaceMC's liveness
 // search of package liveness), its phases train, profile, search,
-// diverge and correlate, and systems, simulate, replay, version. Every
+// diverge and correlate, and systems, simulate, merge, replay, version. Every
 // command parses its own
 // pflag set, writes results atomically (a temporary file renamed into
 // place), and returns an exit status: 0 ran and found nothing, 1 found
@@ -58,6 +58,23 @@
 // present. Files are written atomically, so an interrupted run leaves the
 // completed phases' files intact; an interrupted search still writes the
 // executions it explored, with "complete": false.
+//
+// # Sharding
+//
+// simulate, profile and search take --shard i/n (or the shard from a
+// Kubernetes Indexed Job's or a Slurm array's environment; package shard):
+// they run the executions whose index is ≡ i (mod n), with the seeds of
+// the unsharded run, and write only DIR/<phase>.shard-i-of-n.jsonl. A
+// shard exits 0 once its file is written, even when its executions hold
+// an anomaly: the run's answer is the merge's. `macepc merge --out DIR
+// SHARDS...` checks the files (one configuration, all n shards, each
+// complete and given once) and writes what the unsharded command would
+// have written, through the same code (profile: newProfileFile from the
+// execution lines; search: the lines up to the lowest anomalous index over
+// all shards; simulate: writeSimulate), with the same output and exit
+// status. Shards take their EDD from --edd or DIR/edd.json like the
+// unsharded command: every shard must see the same one. The environment
+// is read through the getenv of RunEnv (Run uses os.Getenv).
 //
 // # Determinism
 //
