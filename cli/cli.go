@@ -85,6 +85,7 @@ func commands() []command {
 		{"search", "phase 2: explore until an execution is anomalous", (*app).searchCmd},
 		{"diverge", "phase 3a: the divergence point of the anomalous execution", (*app).divergeCmd},
 		{"correlate", "phase 3b: event frequencies correlated with execution time", (*app).correlateCmd},
+		{"regress", "CI gate: profile the current code as a baseline was and compare (exit 1: regression)", (*app).regress},
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
 		{"merge", "merge the shards of a sharded simulate, profile or search", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},

@@ -1,0 +1,248 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/pingpong"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+// regressFile is the part of regress.json the tests read.
+type regressFile struct {
+	Format   string `json:"format"`
+	Version  int    `json:"version"`
+	Variant  string `json:"variant"`
+	Seed     uint64 `json:"seed"`
+	Baseline struct {
+		Variant string `json:"variant"`
+		Seed    uint64 `json:"seed"`
+		Runs    int    `json:"runs"`
+	} `json:"baseline"`
+	Current struct {
+		Scale []string `json:"scale"`
+	} `json:"current"`
+	MedianRatio struct{ Estimate, Low, High float64 } `json:"median_ratio"`
+	MannWhitney struct {
+		U     float64 `json:"u"`
+		P     float64 `json:"p"`
+		Exact bool    `json:"exact"`
+	} `json:"mann_whitney"`
+	Outliers struct {
+		Current    int `json:"current"`
+		Executions []struct {
+			Index int `json:"index"`
+		} `json:"executions"`
+		Path string `json:"path"`
+	} `json:"outliers"`
+	Regression bool     `json:"regression"`
+	Reasons    []string `json:"reasons"`
+}
+
+func readRegress(t *testing.T, dir string) *regressFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "regress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r regressFile
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Format != "macepc-regress" || r.Version != 1 {
+		t.Fatalf("regress.json format %q version %d", r.Format, r.Version)
+	}
+	return &r
+}
+
+// pingpongBaseline profiles pingpong (4 nodes, seed distributions, which
+// are deterministic) into dir.
+func pingpongBaseline(t *testing.T, dir string, seed int) {
+	t.Helper()
+	if out, errs, st := run(t, dir, "profile", "--system", "pingpong", "--nodes", "4", "--seed", fmt.Sprint(seed), "--profile-runs", "40", "--out", "$DIR/base", "--progress", "never"); st != 0 {
+		t.Fatalf("profile: status %d\n%s%s", st, out, errs)
+	}
+}
+
+// The acceptance test of the CI gate: the same code against its own
+// baseline is no regression (exit 0); a what-if that makes one hot label
+// (pingpong's Ping handler) twice as slow is one (exit 1), with the
+// median's interval above the tolerated 5%. Both outputs are golden, and
+// the files do not depend on --jobs.
+func TestRegressScaledLabelIsARegression(t *testing.T) {
+	dir := t.TempDir()
+	pingpongBaseline(t, dir, 7)
+
+	out, errs, st := run(t, dir, "regress", "--baseline", "$DIR/base", "--out", "$DIR/same", "--progress", "never")
+	if st != cli.ExitOK {
+		t.Fatalf("same code: status %d, want 0\n%s%s", st, out, errs)
+	}
+	golden(t, "regress-same.stdout", out)
+	golden(t, "regress-same.stderr", errs)
+	r := readRegress(t, filepath.Join(dir, "same"))
+	if r.Regression || r.MedianRatio.Estimate != 1 || r.MannWhitney.U != 40*40/2 || r.MannWhitney.P < 0.4 {
+		t.Errorf("same code, same seed: %+v", r)
+	}
+
+	for _, jobs := range []string{"1", "2"} {
+		out, errs, st = run(t, dir, "regress", "--baseline", "$DIR/base/profile.json", "--scale", "deliver Ping=2", "--out", "$DIR/slow"+jobs, "--jobs", jobs, "--progress", "never")
+		if st != cli.ExitFinding {
+			t.Fatalf("deliver Ping=2: status %d, want 1\n%s%s", st, out, errs)
+		}
+	}
+	golden(t, "regress-scaled.stdout", strings.ReplaceAll(out, "slow2", "slow"))
+	golden(t, "regress-scaled.stderr", errs)
+	sameFiles(t, "regress --jobs 1 vs 2", readDir(t, filepath.Join(dir, "slow1")), readDir(t, filepath.Join(dir, "slow2")))
+	r = readRegress(t, filepath.Join(dir, "slow1"))
+	if !r.Regression || r.MedianRatio.Low <= 1.05 || r.MannWhitney.P >= 0.01 || len(r.Current.Scale) != 1 || !strings.HasPrefix(r.Reasons[0], "median +") {
+		t.Errorf("deliver Ping=2: %+v", r)
+	}
+	files := readDir(t, filepath.Join(dir, "slow1"))
+	for _, name := range []string{"profile.json", "summary.json", "regress.json", "regress.svg", "regress.png"} {
+		if len(files[name]) == 0 {
+			t.Errorf("%s missing", name)
+		}
+	}
+	if !bytes.HasPrefix(files["regress.svg"], []byte("<svg")) || !bytes.HasPrefix(files["regress.png"], []byte("\x89PNG")) {
+		t.Errorf("regress.svg / regress.png are not an SVG and a PNG")
+	}
+	// The current profile is a results directory of its own: the later
+	// phases run on it.
+	if _, errs, st := run(t, dir, "search", "--out", "$DIR/slow1", "--max-runs", "5", "--progress", "never"); st == cli.ExitError {
+		t.Errorf("search on the regress directory: %s", errs)
+	}
+}
+
+// The false-positive rate: the same code, profiled with another seed than
+// the baseline's, over 20 seed pairs. Executions differ, so the test does
+// not pass trivially; at alpha 0.01 with a 5% tolerance no pair should
+// fail (the rule errs at rate well under alpha when nothing changed); one
+// is allowed. The same pairs with a 0% tolerance and alpha 0.5 show that
+// the measure can fail.
+func TestRegressFalsePositiveRate(t *testing.T) {
+	dir := t.TempDir()
+	pingpongBaseline(t, dir, 1)
+	count := func(extra ...string) (fp int) {
+		for s := 2; s <= 21; s++ {
+			args := append([]string{"regress", "--baseline", "$DIR/base", "--seed", fmt.Sprint(s), "--out", "$DIR/cur", "--progress", "never"}, extra...)
+			out, errs, st := run(t, dir, args...)
+			switch st {
+			case cli.ExitFinding:
+				fp++
+			case cli.ExitOK:
+			default:
+				t.Fatalf("seed %d: status %d\n%s%s", s, st, out, errs)
+			}
+			if r := readRegress(t, filepath.Join(dir, "cur")); r.MedianRatio.Estimate == 1 && r.MannWhitney.U == 800 {
+				t.Fatalf("seed %d gave the baseline's executions", s)
+			}
+		}
+		return fp
+	}
+	fp := count()
+	t.Logf("false positives: %d of 20 seed pairs (alpha 0.01, max slowdown 5%%)", fp)
+	if fp > 1 {
+		t.Errorf("%d of 20 seed pairs of the same code are regressions", fp)
+	}
+	if loose := count("--alpha", "0.5", "--max-slowdown", "0"); loose <= fp {
+		t.Errorf("alpha 0.5 with no tolerance: %d false positives, not more than %d", loose, fp)
+	}
+}
+
+// --variant profiles another variant against the baseline (RandTree fixed
+// against buggy, same seed); without it the baseline's variant is used.
+func TestRegressVariantOverride(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	if out, errs, st := runRT(t, ctx, "profile", "--variant", "buggy", "--seed", "3", "--profile-runs", "30", "--out", filepath.Join(dir, "base"), "--progress", "never"); st != 0 {
+		t.Fatalf("profile: %d\n%s%s", st, out, errs)
+	}
+	out, errs, st := runRT(t, ctx, "regress", "--baseline", filepath.Join(dir, "base"), "--variant", "fixed", "--out", filepath.Join(dir, "cur"), "--progress", "never")
+	if st == cli.ExitError {
+		t.Fatalf("regress --variant fixed: %s%s", out, errs)
+	}
+	r := readRegress(t, filepath.Join(dir, "cur"))
+	if r.Variant != "fixed" || r.Baseline.Variant != "buggy" || r.Seed != 3 || r.Baseline.Runs != 30 {
+		t.Errorf("regress.json: variant %q against %q, seed %d, runs %d", r.Variant, r.Baseline.Variant, r.Seed, r.Baseline.Runs)
+	}
+	if !strings.Contains(out, "current: variant=fixed seed=3 runs=30") {
+		t.Errorf("stdout lacks the current configuration:\n%s", out)
+	}
+	// The fix is not slower: no regression.
+	if st != cli.ExitOK || r.Regression {
+		t.Errorf("fixed against buggy: status %d, %+v", st, r)
+	}
+}
+
+// Bad baselines and flags: a one-line error, exit 2, and no --out
+// directory.
+func TestRegressRefusalsGolden(t *testing.T) {
+	dir := t.TempDir()
+	pingpongBaseline(t, dir, 7)
+	base, err := os.ReadFile(filepath.Join(dir, "base", "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("garbage.json", "{not json")
+	write("summary.json", strings.Replace(string(base), `"format": "macepc-profile"`, `"format": "macepc-summary"`, 1))
+	write("tampered.json", strings.Replace(string(base), `"config_hash": "`, `"config_hash": "0`, 1))
+	write("gone-variant.json", strings.ReplaceAll(string(base), `"variant": "default"`, `"variant": "nosuch"`))
+	var other bytes.Buffer
+	if st := cli.Run(context.Background(), []string{"train", "--system", "pingpong", "--train-runs", "2", "--out", filepath.Join(dir, "trained"), "--progress", "never"}, &other, &other, pingpong.System()); st != 0 {
+		t.Fatalf("train: %s", other.String())
+	}
+	var rt bytes.Buffer
+	if st := cli.Run(context.Background(), []string{"profile", "--system", "randtree", "--nodes", "4", "--profile-runs", "3", "--out", filepath.Join(dir, "rt"), "--progress", "never"}, &rt, &rt, randtree.System()); st != 0 {
+		t.Fatalf("profile randtree: %s", rt.String())
+	}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"regress-no-baseline", []string{"regress", "--out", "$DIR/out"}},
+		{"regress-missing-baseline", []string{"regress", "--baseline", "$DIR/nosuch", "--out", "$DIR/out"}},
+		{"regress-malformed-baseline", []string{"regress", "--baseline", "$DIR/garbage.json", "--out", "$DIR/out"}},
+		{"regress-wrong-format", []string{"regress", "--baseline", "$DIR/summary.json", "--out", "$DIR/out"}},
+		{"regress-inconsistent-baseline", []string{"regress", "--baseline", "$DIR/tampered.json", "--out", "$DIR/out"}},
+		{"regress-stale-variant", []string{"regress", "--baseline", "$DIR/gone-variant.json", "--out", "$DIR/out"}},
+		{"regress-unknown-system", []string{"regress", "--baseline", "$DIR/rt", "--out", "$DIR/out"}},
+		{"regress-other-system", []string{"regress", "--baseline", "$DIR/base", "--system", "randtree", "--out", "$DIR/out"}},
+		{"regress-other-nodes", []string{"regress", "--baseline", "$DIR/base", "--nodes", "2", "--out", "$DIR/out"}},
+		{"regress-other-edd", []string{"regress", "--baseline", "$DIR/base", "--edd", "$DIR/trained/edd.json", "--out", "$DIR/out"}},
+		{"regress-bad-max-slowdown", []string{"regress", "--baseline", "$DIR/base", "--max-slowdown", "five", "--out", "$DIR/out"}},
+		{"regress-bad-alpha", []string{"regress", "--baseline", "$DIR/base", "--alpha", "1", "--out", "$DIR/out"}},
+		{"regress-out-is-baseline", []string{"regress", "--baseline", "$DIR/base"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string(nil), c.args...)
+			if c.name == "regress-out-is-baseline" {
+				args = append(args, "--out", "$DIR/base")
+			}
+			stdout, stderr, status := run(t, dir, args...)
+			if status != cli.ExitError {
+				t.Errorf("exit status %d, want 2; stderr: %s", status, stderr)
+			}
+			golden(t, c.name+".stdout", stdout)
+			golden(t, c.name+".stderr", stderr)
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("error is not one line: %q", stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+				t.Errorf("a refused regress left $DIR/out behind")
+			}
+		})
+	}
+}
