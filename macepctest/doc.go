@@ -1,0 +1,54 @@
+// Package macepctest is macepc's performance gate for `go test`: a test
+// profiles a scenario of the protocol (macepc's phase 1b, many simulated
+// executions with a committed event-duration file) and fails on an anomaly
+// — an execution above the anomaly threshold — or on a performance
+// regression against a committed baseline file, by the test of `macepc
+// regress` (package anomaly, Compare).
+//
+// # Usage
+//
+// In the protocol's _test.go:
+//
+//	func TestJoinPerformance(t *testing.T) {
+//		macepctest.Profile(t, macepctest.Config{
+//			System:   randtree.System(),
+//			Variant:  "fixed",
+//			Runs:     50,
+//			Seed:     1,
+//			EDD:      "testdata/edd.json",
+//			Baseline: "testdata/randtree-fixed.baseline.json",
+//		})
+//	}
+//
+// Create or rewrite the baseline after an intended change with
+//
+//	go test -run '^TestJoinPerformance$' ./mypkg -macepctest.update
+//
+// and commit it. The baseline is a profile.json: `macepc regress
+// --baseline testdata/randtree-fixed.baseline.json` reads it too, and a
+// profile.json written by `macepc profile` serves as a baseline.
+//
+// The test fails when
+//   - the baseline is missing, or of another system, variant, node count,
+//     seed, number of runs or EDD (rewrite it with -macepctest.update);
+//   - an execution of the current code is slower than the baseline's
+//     anomaly threshold (without a baseline, than its own profile's): the
+//     message names the execution and its path file for `macepc replay`;
+//   - the median or Q3 is significantly slower than the baseline's beyond
+//     Config.MaxSlowdown (5% by default), or significantly more executions
+//     are above the threshold (the rule of anomaly.Compare).
+//
+// Run is the same without a test: it returns the Result.
+//
+// # Determinism
+//
+// An execution is a pure function of its seed and the EDD, so the same
+// code with the same Config gives byte-identical profiles, whatever
+// Config.Jobs: an unchanged protocol compares equal to its baseline
+// (Mann–Whitney U exactly n²/2), and any change to its behaviour shows as
+// different executions. That is why the EDD must be a committed file and
+// not a fresh training, which measures real time. The seed distributions
+// (uniform 1–10 ms per handler) are the default and what the example uses:
+// they make handler costs matter next to network delays, so a handler
+// made slower shows in the execution time.
+package macepctest
