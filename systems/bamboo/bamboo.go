@@ -3,7 +3,6 @@ package bamboo
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/macepc/macepc/systems/internal/dht"
 	"github.com/macepc/macepc/timedsim"
@@ -21,39 +20,39 @@ type (
 // None names no node.
 const None = timedsim.None
 
-// Defaults.
+// DefaultLeafHalf is the number of predecessors and of successors kept.
+const DefaultLeafHalf = 4
+
+// The maintenance periods, timers and the application event are the
+// shared ones of package dht.
 const (
-	// DefaultLeafHalf is the number of predecessors and of successors kept.
-	DefaultLeafHalf = 4
-	// DefaultLeafPeriod is the period of leaf-set maintenance (one random
-	// member per round).
-	DefaultLeafPeriod = 20 * time.Second
-	// DefaultTablePeriod is the period of routing-table maintenance.
-	DefaultTablePeriod = 20 * time.Second
+	DefaultLeafPeriod  = dht.DefaultLeafPeriod
+	DefaultTablePeriod = dht.DefaultTablePeriod
+	AppStart           = dht.AppStart
+	TimerStart         = dht.TimerStart
+	TimerLeafSet       = dht.TimerLeafSet
+	TimerTable         = dht.TimerTable
 )
 
-// Names of the timers and application events.
-const (
-	// AppStart starts a node: its data is a Start.
-	AppStart = "start"
-	// TimerStart ends the boot delay.
-	TimerStart = "start"
-	// TimerLeafSet is the periodic leaf-set maintenance.
-	TimerLeafSet = "leafset"
-	// TimerTable is the periodic routing-table maintenance.
-	TimerTable = "table"
+// Start is the data of AppStart; Params are the leaf set size and the
+// maintenance periods.
+type (
+	Start  = dht.Start
+	Params = dht.Params
 )
 
-// Start is the data of AppStart: after a boot delay drawn uniformly from
-// [0, Within], join through Bootstrap (a node whose Bootstrap is itself
-// starts a new ring).
-type Start struct {
-	Bootstrap NodeID
-	Within    time.Duration
-}
+// The maintenance messages are the shared ones of package dht.
+type (
+	LeafSetExchange = dht.LeafSetExchange
+	LeafSetReply    = dht.LeafSetReply
+	RowRequest      = dht.RowRequest
+	RowReply        = dht.RowReply
+)
 
-// Config configures a Node. The zero value is the buggy protocol.
+// Config configures a Node. The zero value is the buggy protocol with the
+// defaults.
 type Config struct {
+	Params
 	// FixBoundary fixes the first bug of MacePC §5.3: a node pushed out of
 	// one side of the leaf set is offered to the other side before the
 	// boundary moves.
@@ -62,29 +61,7 @@ type Config struct {
 	// believes it is adjacent to the informed, and a node that disagrees
 	// runs leaf-set maintenance with it at once.
 	FixAdjacency bool
-	// LeafHalf is the size of each side (0: DefaultLeafHalf).
-	LeafHalf int
-	// LeafPeriod and TablePeriod are the maintenance periods (0: the
-	// defaults).
-	LeafPeriod, TablePeriod time.Duration
 }
-
-func (c Config) withDefaults() Config {
-	if c.LeafHalf == 0 {
-		c.LeafHalf = DefaultLeafHalf
-	}
-	if c.LeafPeriod == 0 {
-		c.LeafPeriod = DefaultLeafPeriod
-	}
-	if c.TablePeriod == 0 {
-		c.TablePeriod = DefaultTablePeriod
-	}
-	return c
-}
-
-const headerSize = 8
-
-func peersSize(ps []Peer) int { return 2 + len(ps)*dht.PeerSize }
 
 // JoinRequest is routed from the bootstrap to the node numerically closest
 // to the joiner. Unlike Pastry's it gathers nothing on the way.
@@ -93,7 +70,7 @@ type JoinRequest struct {
 }
 
 // Size is the wire size in bytes.
-func (JoinRequest) Size() int { return headerSize + dht.PeerSize }
+func (m JoinRequest) Size() int { return dht.MessageSize([]Peer{m.Joiner}) }
 
 // JoinReply carries the closest node's leaf set (with itself): Bamboo's
 // join transfers the leaf set only.
@@ -102,7 +79,7 @@ type JoinReply struct {
 }
 
 // Size is the wire size in bytes.
-func (m JoinReply) Size() int { return headerSize + peersSize(m.Leaves) }
+func (m JoinReply) Size() int { return dht.MessageSize(m.Leaves) }
 
 // Inform tells a node that the sender is alive and has it in its leaf set;
 // the receiver adds the sender. Adjacent (sent and read only with
@@ -113,53 +90,16 @@ type Inform struct {
 }
 
 // Size is the wire size in bytes.
-func (Inform) Size() int { return headerSize + 1 }
-
-// LeafSetExchange is leaf-set maintenance: the sender's leaf set (with
-// itself); the receiver merges it and answers with a LeafSetReply.
-type LeafSetExchange struct {
-	Leaves []Peer
-}
-
-// Size is the wire size in bytes.
-func (m LeafSetExchange) Size() int { return headerSize + peersSize(m.Leaves) }
-
-// LeafSetReply answers a LeafSetExchange.
-type LeafSetReply struct {
-	Leaves []Peer
-}
-
-// Size is the wire size in bytes.
-func (m LeafSetReply) Size() int { return headerSize + peersSize(m.Leaves) }
-
-// RowRequest asks an entry of row Row for its own row Row.
-type RowRequest struct {
-	Row int
-}
-
-// Size is the wire size in bytes.
-func (RowRequest) Size() int { return headerSize + 1 }
-
-// RowReply answers a RowRequest with the row's entries and the replier.
-type RowReply struct {
-	Entries []Peer
-}
-
-// Size is the wire size in bytes.
-func (m RowReply) Size() int { return headerSize + peersSize(m.Entries) }
+func (Inform) Size() int { return dht.MessageSize() + 1 }
 
 // Node is a Bamboo node: a timedsim.Service and timedsim.AppHandler, and a
 // dht.State for routing and the stopping condition.
 type Node struct {
-	self    Peer
-	cfg     Config
-	ids     []ID
-	joined  bool
-	preds   []Peer // counterclockwise side, nearest first
-	succs   []Peer // clockwise side, nearest first
-	table   dht.Table
-	claims  []NodeID // nodes that told us they are our neighbour (FixAdjacency)
-	version uint64
+	dht.Core
+	cfg    Config
+	preds  []Peer   // counterclockwise side, nearest first
+	succs  []Peer   // clockwise side, nearest first
+	claims []NodeID // nodes that told us they are our neighbour (FixAdjacency)
 }
 
 var (
@@ -174,14 +114,9 @@ func NewNode(self NodeID, ids []ID, cfg Config) *Node {
 	if cfg.LeafHalf < 0 {
 		panic(fmt.Sprintf("bamboo: LeafHalf %d is negative", cfg.LeafHalf))
 	}
-	return &Node{self: Peer{Node: self, ID: ids[self]}, cfg: cfg.withDefaults(), ids: ids, table: dht.NewTable(ids[self])}
+	cfg.Params = cfg.Params.WithDefaults(DefaultLeafHalf)
+	return &Node{Core: dht.NewCore(self, ids, cfg.Params), cfg: cfg}
 }
-
-// Self implements dht.State.
-func (n *Node) Self() Peer { return n.self }
-
-// Joined implements dht.State.
-func (n *Node) Joined() bool { return n.joined }
 
 // Leaves implements dht.State: the predecessors and successors, nearest
 // first.
@@ -189,15 +124,9 @@ func (n *Node) Leaves() (left, right []Peer, full bool) {
 	return n.preds, n.succs, len(n.preds) == n.cfg.LeafHalf && len(n.succs) == n.cfg.LeafHalf
 }
 
-// RoutingTable implements dht.State.
-func (n *Node) RoutingTable() *dht.Table { return &n.table }
-
-// Version implements dht.State.
-func (n *Node) Version() uint64 { return n.version }
-
 // Describe implements timedsim.Describer.
 func (n *Node) Describe() string {
-	return fmt.Sprintf("%v joined=%v preds=%v succs=%v table=[%v] claims=%v", n.self, n.joined, n.preds, n.succs, n.table.String(), n.claims)
+	return fmt.Sprintf("%v joined=%v preds=%v succs=%v table=[%v] claims=%v", n.Me, n.IsJoined, n.preds, n.succs, n.Table.String(), n.claims)
 }
 
 // members is the leaf set, predecessors first.
@@ -208,7 +137,7 @@ func (n *Node) inLeafSet(id NodeID) bool {
 	return slices.ContainsFunc(n.preds, has) || slices.ContainsFunc(n.succs, has)
 }
 
-func (n *Node) leavesWithSelf() []Peer { return append(n.members(), n.self) }
+func (n *Node) leavesWithSelf() []Peer { return append(n.members(), n.Me) }
 
 // adjacent reports whether id is our nearest predecessor or successor.
 func (n *Node) adjacent(id NodeID) bool {
@@ -220,39 +149,21 @@ func (n *Node) Init(ctx timedsim.Context) {}
 
 // App implements timedsim.AppHandler: AppStart with a Start.
 func (n *Node) App(ctx timedsim.Context, name string, data any) {
-	st, ok := data.(Start)
-	if name != AppStart || !ok || st.Within < 0 || st.Bootstrap < 0 || int(st.Bootstrap) >= len(n.ids) {
-		panic(fmt.Sprintf("bamboo: bad application event %q with %T %v", name, data, data))
-	}
-	ctx.SetTimer(TimerLeafSet, n.cfg.LeafPeriod, nil)
-	ctx.SetTimer(TimerTable, n.cfg.TablePeriod, nil)
-	if st.Bootstrap == n.self.Node {
-		n.joined = true
-		n.version++
-		return
-	}
-	ctx.SetTimer(TimerStart, time.Duration(ctx.Rand().Int64N(int64(st.Within)+1)), st.Bootstrap)
+	n.Core.App(ctx, "bamboo", name, data)
 }
 
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
 	case TimerStart:
-		ctx.Send(data.(NodeID), JoinRequest{Joiner: n.self})
+		ctx.Send(data.(NodeID), JoinRequest{Joiner: n.Me})
 	case TimerLeafSet:
 		// Bamboo's light maintenance: one random member per round.
-		ctx.SetTimer(TimerLeafSet, n.cfg.LeafPeriod, nil)
-		if m := n.members(); n.joined && len(m) > 0 {
+		if m := n.members(); n.LeafSetRound(ctx) && len(m) > 0 {
 			ctx.Send(m[ctx.Rand().IntN(len(m))].Node, LeafSetExchange{Leaves: n.leavesWithSelf()})
 		}
 	case TimerTable:
-		ctx.SetTimer(TimerTable, n.cfg.TablePeriod, nil)
-		if !n.joined {
-			return
-		}
-		if r, p, ok := n.table.RandomEntry(ctx.Rand().IntN); ok {
-			ctx.Send(p.Node, RowRequest{Row: r})
-		}
+		n.TableRound(ctx)
 	default:
 		panic(fmt.Sprintf("bamboo: unknown timer %q", name))
 	}
@@ -262,24 +173,24 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) {
 	switch m := msg.(type) {
 	case JoinRequest:
-		if !n.joined || m.Joiner.Node == n.self.Node {
+		if !n.IsJoined || m.Joiner.Node == n.Me.Node {
 			ctx.Logf("JoinRequest of %v dropped", m.Joiner)
 			return
 		}
-		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.self.Node && next.Node != m.Joiner.Node {
+		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.Me.Node && next.Node != m.Joiner.Node {
 			ctx.Send(next.Node, m)
 			return
 		}
 		ctx.Send(m.Joiner.Node, JoinReply{Leaves: n.leavesWithSelf()})
 	case JoinReply:
-		if n.joined {
+		if n.IsJoined {
 			return
 		}
-		n.joined = true
-		n.version++
+		n.IsJoined = true
+		n.Ver++
 		n.learn(ctx, m.Leaves, None)
 	case Inform:
-		n.learn(ctx, []Peer{n.peer(from)}, from)
+		n.learn(ctx, []Peer{n.Peer(from)}, from)
 		if n.cfg.FixAdjacency {
 			n.checkClaim(ctx, from, m.Adjacent)
 		}
@@ -289,17 +200,13 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case LeafSetReply:
 		n.learn(ctx, m.Leaves, from)
 	case RowRequest:
-		if m.Row >= 0 && m.Row < dht.Digits {
-			ctx.Send(from, RowReply{Entries: append(n.table.Row(m.Row), n.self)})
-		}
+		n.AnswerRow(ctx, from, m)
 	case RowReply:
 		n.learn(ctx, m.Entries, from)
 	default:
 		panic(fmt.Sprintf("bamboo: unknown message %T", msg))
 	}
 }
-
-func (n *Node) peer(id NodeID) Peer { return Peer{Node: id, ID: n.ids[id]} }
 
 // checkClaim is the adjacency fix: an informant that believes it is our
 // neighbour when it is not (we know a node in between), or that does not
@@ -326,14 +233,14 @@ func (n *Node) checkClaim(ctx timedsim.Context, from NodeID, claim bool) {
 func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID) {
 	var added []Peer
 	for _, p := range peers {
-		if p.Node == n.self.Node || p.Node < 0 || int(p.Node) >= len(n.ids) {
+		if !n.Valid(p) {
 			continue
 		}
-		if n.table.Add(p) {
-			n.version++
+		if n.Table.Add(p) {
+			n.Ver++
 		}
 		if n.insert(ctx, p) {
-			n.version++
+			n.Ver++
 			added = append(added, p)
 		}
 	}
@@ -364,7 +271,7 @@ func (n *Node) insert(ctx timedsim.Context, p Peer) bool {
 	if n.inLeafSet(p.Node) {
 		return false
 	}
-	succ := dht.CW(n.self.ID, p.ID) <= dht.CW(p.ID, n.self.ID)
+	succ := dht.CW(n.Me.ID, p.ID) <= dht.CW(p.ID, n.Me.ID)
 	var in bool
 	var out Peer
 	var pushed bool
@@ -423,9 +330,9 @@ func (n *Node) other(succ bool, q Peer) {
 func (n *Node) side(s []Peer, p Peer, cw bool) ([]Peer, bool, Peer, bool) {
 	dist := func(q Peer) uint32 {
 		if cw {
-			return dht.CW(n.self.ID, q.ID)
+			return dht.CW(n.Me.ID, q.ID)
 		}
-		return dht.CW(q.ID, n.self.ID)
+		return dht.CW(q.ID, n.Me.ID)
 	}
 	i := 0
 	for i < len(s) && dist(s[i]) < dist(p) {

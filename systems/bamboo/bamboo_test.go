@@ -18,11 +18,11 @@ import (
 func TestSequentialJoins(t *testing.T) {
 	w := DefaultWorkload(24)
 	w.Spread = 24 * 5 * time.Second
-	sc, err := NewScenario(w, Config{FixBoundary: true, LeafPeriod: time.Hour, TablePeriod: time.Hour})
+	sc, err := NewScenario(w, Config{FixBoundary: true, Params: Params{LeafPeriod: time.Hour, TablePeriod: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dhttest.SequentialJoins(t, sc, w.Ring(), DefaultLeafHalf, state)
+	dhttest.SequentialJoins(t, sc, w.Ring(), DefaultLeafHalf, func(s timedsim.Service) dht.State { return s.(*Node) })
 }
 
 // TestBoundaryBug is the first bug of MacePC §5.3: while a node knows
@@ -34,7 +34,7 @@ func TestSequentialJoins(t *testing.T) {
 func TestBoundaryBug(t *testing.T) {
 	w := DefaultWorkload(24)
 	w.Spread = 24 * 5 * time.Second
-	sc, err := NewScenario(w, Config{LeafPeriod: time.Hour, TablePeriod: time.Hour})
+	sc, err := NewScenario(w, Config{Params: Params{LeafPeriod: time.Hour, TablePeriod: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,20 +105,9 @@ func TestHintedStop(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	if _, err := Build("nope", 4); err == nil {
-		t.Error("unknown variant accepted")
-	}
-	if _, err := Build(VariantBuggy, 0); err == nil {
-		t.Error("0 nodes accepted")
-	}
-	if _, err := NewScenario(DefaultWorkload(4), Config{LeafHalf: -1}); err == nil {
-		t.Error("negative leaf set accepted")
-	}
-	w := DefaultWorkload(4)
-	w.Bootstrap = 4
-	if _, err := NewScenario(w, Config{}); err == nil {
-		t.Error("bootstrap outside the nodes accepted")
-	}
+	dhttest.BuildErrors(t, System(), func(w Workload, h int) (*timedsim.Scenario, error) {
+		return NewScenario(w, Config{FixBoundary: true, FixAdjacency: true, Params: Params{LeafHalf: h}})
+	}, DefaultWorkload(4))
 }
 
 // TestPipeline runs the whole macepc pipeline (MacePC §3.2) on the bundled
@@ -136,8 +125,13 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
-func ExampleSystem() {
-	sc, err := System().Scenario(VariantFixed, 16)
+// ExampleNewScenario: with joins one at a time, the fixed Bamboo's ring is
+// stable once the last node has joined; the routing bound for 16 nodes is
+// ⌈log16 16⌉ + RouteSlack hops.
+func ExampleNewScenario() {
+	w := DefaultWorkload(16)
+	w.Spread = 16 * time.Second
+	sc, err := NewScenario(w, Config{FixBoundary: true, FixAdjacency: true})
 	if err != nil {
 		panic(err)
 	}
@@ -146,8 +140,6 @@ func ExampleSystem() {
 		panic(err)
 	}
 	res := sim.Run(timedsim.SeedPath(1))
-	fmt.Println(res.Outcome, res.ExecTime < DefaultSpread+time.Second)
-	// Output: finished true
+	fmt.Println(res.Outcome, res.ExecTime < w.Spread+time.Second, w.Ring().MaxHops)
+	// Output: finished true 5
 }
-
-var _ dht.State = (*Node)(nil)

@@ -17,7 +17,7 @@ const (
 )
 
 // PropStable is the stopping condition as a liveness property.
-const PropStable = "stable"
+const PropStable = dht.PropStable
 
 // Defaults of the bundled scenario.
 const (
@@ -38,17 +38,11 @@ const (
 
 // System is the bundled Bamboo system.
 func System() timedsim.System {
-	return timedsim.System{
-		Name: "bamboo",
-		Doc:  "Bamboo DHT (Pastry with a leaf-set-only join); 40 nodes join through one bootstrap node (MacePC §5.3)",
-		Variants: []timedsim.Variant{
-			{Name: VariantBuggy, Doc: "a node pushed out of one side of the leaf set is forgotten; Inform has no adjacency field"},
-			{Name: VariantFixed, Doc: "the pushed-out node is offered to the other side; a node that disagrees with an informant's adjacency runs maintenance at once"},
-		},
-		DefaultVariant: VariantBuggy,
-		DefaultNodes:   DefaultNodes,
-		Build:          Build,
-	}
+	return dht.NewSystem("bamboo",
+		"Bamboo DHT (Pastry with a leaf-set-only join); 40 nodes join through one bootstrap node (MacePC §5.3)",
+		"a node pushed out of one side of the leaf set is forgotten; Inform has no adjacency field",
+		"the pushed-out node is offered to the other side; a node that disagrees with an informant's adjacency runs maintenance at once",
+		DefaultNodes, Build)
 }
 
 // Build returns the bundled scenario of a variant (DefaultWorkload).
@@ -77,24 +71,5 @@ func DefaultWorkload(n int) Workload {
 // configured by cfg; the stopping condition (and liveness property
 // "stable") is dht.Ring.Stable, the timeout 600 s.
 func NewScenario(w Workload, cfg Config) (*timedsim.Scenario, error) {
-	if cfg.LeafHalf < 0 {
-		return nil, fmt.Errorf("bamboo: negative leaf set size %d", cfg.LeafHalf)
-	}
-	return dht.Scenario(w, dht.Protocol{
-		Name:     "bamboo",
-		App:      AppStart,
-		Start:    func(b NodeID, within time.Duration) any { return Start{Bootstrap: b, Within: within} },
-		New:      func(id NodeID, ids []ID) timedsim.Service { return NewNode(id, ids, cfg) },
-		State:    state,
-		Property: PropStable,
-		Revision: "1",
-	})
-}
-
-func state(s timedsim.Service) dht.State {
-	n, ok := s.(*Node)
-	if !ok {
-		panic(fmt.Sprintf("bamboo: node is a %T, not a *bamboo.Node", s))
-	}
-	return n
+	return dht.Scenario(w, dht.NewProtocol("bamboo", "1", cfg.LeafHalf, func(id NodeID, ids []ID) *Node { return NewNode(id, ids, cfg) }))
 }

@@ -20,12 +20,12 @@ func TestSequentialJoins(t *testing.T) {
 		t.Run(fmt.Sprint("fixed=", fixed), func(t *testing.T) {
 			w := DefaultWorkload(24)
 			w.Spread = 24 * 5 * time.Second
-			cfg := Config{Fixed: fixed, LeafPeriod: time.Hour, TablePeriod: time.Hour}
+			cfg := Config{Fixed: fixed, Params: Params{LeafPeriod: time.Hour, TablePeriod: time.Hour}}
 			sc, err := NewScenario(w, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dhttest.SequentialJoins(t, sc, w.Ring(), DefaultLeafHalf, state)
+			dhttest.SequentialJoins(t, sc, w.Ring(), DefaultLeafHalf, func(s timedsim.Service) dht.State { return s.(*Node) })
 		})
 	}
 }
@@ -95,20 +95,9 @@ func TestHintedStop(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	if _, err := Build("nope", 4); err == nil {
-		t.Error("unknown variant accepted")
-	}
-	if _, err := Build(VariantBuggy, 0); err == nil {
-		t.Error("0 nodes accepted")
-	}
-	if _, err := NewScenario(DefaultWorkload(4), Config{LeafHalf: -1}); err == nil {
-		t.Error("negative leaf set accepted")
-	}
-	w := DefaultWorkload(4)
-	w.Bootstrap = 4
-	if _, err := NewScenario(w, Config{}); err == nil {
-		t.Error("bootstrap outside the nodes accepted")
-	}
+	dhttest.BuildErrors(t, System(), func(w Workload, h int) (*timedsim.Scenario, error) {
+		return NewScenario(w, Config{Params: Params{LeafHalf: h, LeafPeriod: DefaultLeafPeriod}})
+	}, DefaultWorkload(4))
 }
 
 // TestPipeline runs the whole macepc pipeline (MacePC §3.2) on the bundled

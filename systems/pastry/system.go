@@ -17,7 +17,7 @@ const (
 )
 
 // PropStable is the stopping condition as a liveness property.
-const PropStable = "stable"
+const PropStable = dht.PropStable
 
 // Defaults of the bundled scenario.
 const (
@@ -34,17 +34,11 @@ const (
 
 // System is the bundled Pastry system.
 func System() timedsim.System {
-	return timedsim.System{
-		Name: "pastry",
-		Doc:  "Pastry DHT; 40 nodes join within 2 s through one bootstrap node (MacePC §5.2)",
-		Variants: []timedsim.Variant{
-			{Name: VariantBuggy, Doc: "a node evicted from a leaf set is not told: only the 20 s maintenance repairs it"},
-			{Name: VariantFixed, Doc: "an evicted node is sent the evicting node's current leaf set"},
-		},
-		DefaultVariant: VariantBuggy,
-		DefaultNodes:   DefaultNodes,
-		Build:          Build,
-	}
+	return dht.NewSystem("pastry",
+		"Pastry DHT; 40 nodes join within 2 s through one bootstrap node (MacePC §5.2)",
+		"a node evicted from a leaf set is not told: only the 20 s maintenance repairs it",
+		"an evicted node is sent the evicting node's current leaf set",
+		DefaultNodes, Build)
 }
 
 // Build returns the bundled scenario of a variant (DefaultWorkload).
@@ -75,24 +69,5 @@ func DefaultWorkload(n int) Workload {
 // configured by cfg. The stopping condition (and liveness property
 // "stable") is dht.Ring.Stable; the timeout 600 s.
 func NewScenario(w Workload, cfg Config) (*timedsim.Scenario, error) {
-	if cfg.LeafHalf < 0 {
-		return nil, fmt.Errorf("pastry: negative leaf set size %d", cfg.LeafHalf)
-	}
-	return dht.Scenario(w, dht.Protocol{
-		Name:     "pastry",
-		App:      AppStart,
-		Start:    func(b NodeID, within time.Duration) any { return Start{Bootstrap: b, Within: within} },
-		New:      func(id NodeID, ids []ID) timedsim.Service { return NewNode(id, ids, cfg) },
-		State:    state,
-		Property: PropStable,
-		Revision: "1",
-	})
-}
-
-func state(s timedsim.Service) dht.State {
-	n, ok := s.(*Node)
-	if !ok {
-		panic(fmt.Sprintf("pastry: node is a %T, not a *pastry.Node", s))
-	}
-	return n
+	return dht.Scenario(w, dht.NewProtocol("pastry", "1", cfg.LeafHalf, func(id NodeID, ids []ID) *Node { return NewNode(id, ids, cfg) }))
 }

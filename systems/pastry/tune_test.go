@@ -38,7 +38,7 @@ func TestTune(t *testing.T) {
 			for _, fixed := range []bool{false, true} {
 				w := DefaultWorkload(40)
 				w.Spread = spread
-				sc, err := NewScenario(w, Config{Fixed: fixed, LeafHalf: h})
+				sc, err := NewScenario(w, Config{Fixed: fixed, Params: Params{LeafHalf: h}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -43,6 +43,9 @@ type Protocol struct {
 	Property string
 	// Revision of the protocol code (timedsim.Scenario.Revision).
 	Revision string
+	// LeafHalf is the configured leaf set half size (0: the default; a
+	// negative one is refused).
+	LeafHalf int
 }
 
 // Check reports what is wrong with a workload.
@@ -70,6 +73,9 @@ func Scenario(w Workload, p Protocol) (*timedsim.Scenario, error) {
 	if err := w.Check(p.Name); err != nil {
 		return nil, err
 	}
+	if p.LeafHalf < 0 {
+		return nil, fmt.Errorf("%s: negative leaf set size %d", p.Name, p.LeafHalf)
+	}
 	ids := NodeIDs(w.Nodes, w.Salt)
 	ring := NewRing(ids, w.Slack)
 	get := func(wd timedsim.World, id timedsim.NodeID) State { return p.State(wd.Node(id)) }
@@ -92,4 +98,45 @@ func Scenario(w Workload, p Protocol) (*timedsim.Scenario, error) {
 		Network:  netmodel.DefaultConfig(),
 		Revision: p.Revision,
 	}, nil
+}
+
+// PropStable is the name of the stopping condition as a liveness property.
+const PropStable = "stable"
+
+// NewProtocol describes a protocol whose nodes, of type N, are built by
+// newNode with a leaf set half size of leafHalf (0: the default), start with AppStart and are read as States by a type
+// assertion (a node of another type is a caller bug: it panics).
+func NewProtocol[N interface {
+	timedsim.Service
+	State
+}](name, revision string, leafHalf int, newNode func(id timedsim.NodeID, ids []ID) N) Protocol {
+	return Protocol{
+		Name:  name,
+		App:   AppStart,
+		Start: func(b timedsim.NodeID, within time.Duration) any { return Start{Bootstrap: b, Within: within} },
+		New:   func(id timedsim.NodeID, ids []ID) timedsim.Service { return newNode(id, ids) },
+		State: func(s timedsim.Service) State {
+			n, ok := s.(N)
+			if !ok {
+				panic(fmt.Sprintf("%s: node is a %T, not a %T", name, s, n))
+			}
+			return n
+		},
+		Property: PropStable,
+		Revision: revision,
+		LeafHalf: leafHalf,
+	}
+}
+
+// NewSystem is the timedsim.System of a DHT protocol whose variants are
+// "buggy" (the default) and "fixed", with nodes nodes by default.
+func NewSystem(name, doc, buggy, fixed string, nodes int, build func(variant string, nodes int) (*timedsim.Scenario, error)) timedsim.System {
+	return timedsim.System{
+		Name:           name,
+		Doc:            doc,
+		Variants:       []timedsim.Variant{{Name: "buggy", Doc: buggy}, {Name: "fixed", Doc: fixed}},
+		DefaultVariant: "buggy",
+		DefaultNodes:   nodes,
+		Build:          build,
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,4 +183,26 @@ func Pipeline(t *testing.T, sys timedsim.System, args ...string) (int, Summary) 
 func MultipleOf(d, period, tol time.Duration) bool {
 	k := (d + period/2) / period
 	return k > 0 && (d-k*period).Abs() <= tol
+}
+
+// BuildErrors checks that a system refuses an unknown variant, no nodes,
+// a bootstrap outside the nodes and (newScenario with a negative leaf set
+// half) a negative leaf set, each with an error naming the package.
+func BuildErrors(t *testing.T, sys timedsim.System, newScenario func(w dht.Workload, leafHalf int) (*timedsim.Scenario, error), w dht.Workload) {
+	t.Helper()
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.HasPrefix(err.Error(), sys.Name+": ") {
+			t.Errorf("%s: error %v, want one prefixed %q", what, err, sys.Name+": ")
+		}
+	}
+	_, err := sys.Build("nope", 4)
+	check("unknown variant", err)
+	_, err = sys.Build("buggy", 0)
+	check("0 nodes", err)
+	_, err = newScenario(w, -1)
+	check("negative leaf set", err)
+	w.Bootstrap = timedsim.NodeID(w.Nodes)
+	_, err = newScenario(w, 0)
+	check("bootstrap outside the nodes", err)
 }
