@@ -94,7 +94,8 @@ func completionReading(d *CompletionData) string {
 	if d.Anomalous == nil || d.Similar == nil {
 		return "Only the anomalous execution is shown: no walk recovered, so there is no similar fast execution."
 	}
-	limit := *d.Similar
+	// Late: more than 10% after the fast execution's end.
+	limit := *d.Similar * 1.1
 	var late []string
 	for _, n := range d.Nodes {
 		if n.Anomalous != nil && *n.Anomalous > limit {
@@ -102,13 +103,13 @@ func completionReading(d *CompletionData) string {
 		}
 	}
 	if len(late) == 0 {
-		return fmt.Sprintf("No node of the anomalous execution acts after the fast execution's end (%s): the extra time is spent waiting.", fmtSec(limit))
+		return fmt.Sprintf("No node of the anomalous execution acts more than 10%% after the fast execution's end (%s): the extra time is spent waiting.", fmtSec(*d.Similar))
 	}
 	if len(late) > 6 {
-		return fmt.Sprintf("%d of %d nodes still act after the fast execution's end (%s): the slowness involves most of the system.", len(late), len(d.Nodes), fmtSec(limit))
+		return fmt.Sprintf("%d of %d nodes act more than 10%% after the fast execution's end (%s): the slowness involves most of the system.", len(late), len(d.Nodes), fmtSec(*d.Similar))
 	}
-	return fmt.Sprintf("In the anomalous execution only %s still act after the fast execution's end (%s); every other node was done as early as in the fast execution: look at what these nodes wait for.",
-		joinAnd(late), fmtSec(limit))
+	return fmt.Sprintf("In the anomalous execution only %s act more than 10%% after the fast execution's end (%s); every other node was done by then: look at what these nodes wait for.",
+		joinAnd(late), fmtSec(*d.Similar))
 }
 
 func joinAnd(xs []string) string {

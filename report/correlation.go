@@ -110,7 +110,7 @@ func correlationFigure(r *Results) Figure {
 		}
 		f.Guide = fmt.Sprintf("One panel per event label: each dot is one of the %d executions of phases 2 and 3a, at how often the label occurred in it (x) and its execution time (y, logarithmic when the times span more than a factor of 5); "+
 			"a dot's area grows with the number of executions at the same place. The title gives Pearson's r over all executions and, in brackets, r counting only the events that start within the normal execution time (Q3). "+
-			"Blue panels are the labels most correlated with slowness — here %s —: look at their handlers first. "+
+			"Blue panels are the labels most correlated with slowness, here %s: look at their handlers first. "+
 			"Grey panels marked length-only correlate only because a long execution runs longer (periodic timers and what they trigger): their correlation disappears within Q3.",
 			d.Executions, strings.Join(top, " and "))
 	}

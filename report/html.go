@@ -8,7 +8,7 @@ import (
 )
 
 // diffLines is how many lines of divergence.diff the report shows.
-const diffLines = 120
+const diffLines = 60
 
 // diffMarkColumn is the rune index of divergence.diff's marker column
 // (' ', '|', '<', '>'), after the left column of 62 runes and a space.

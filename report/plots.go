@@ -180,7 +180,7 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	h.LineStyle.Color = colLight
 	h.LineStyle.Width = vg.Points(0.5)
 	top.Add(h)
-	top.Y.Min, top.Y.Max = 0, float64(maxCount)*1.25
+	top.Y.Min, top.Y.Max = 0, float64(maxCount)*1.7
 	// ECDF as a step line.
 	var e plotter.XYs
 	e = append(e, plotter.XY{X: lo, Y: 0})
@@ -225,8 +225,11 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 			}
 		}
 	}
+	// Right, but left of the threshold, which is 8% of the span from the
+	// right edge when it is the largest value.
 	top.Legend.Left = false
-	top.Legend.XOffs = -vg.Points(4)
+	top.Legend.XOffs = -vg.Points(64)
+	top.Y.Tick.Marker = intTicks{}
 	return tiled([][]*plot.Plot{{top}, {bot}}, 0, vg.Points(4))
 }
 

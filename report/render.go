@@ -50,6 +50,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Y.Label.Text = ylabel
 	p.Legend.TextStyle.Font = font.From(sansFont, 9)
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2.5)
 	return p
 }
 
