@@ -11,9 +11,16 @@
 //
 //	err := report.Write(dir) // reads DIR/*.json, writes DIR/report.html, DIR/summary.md, DIR/plots/*.png
 //
-// Each plot is a function over the decoded data of a results directory
-// returning a *plot.Plot; Render draws a plot as SVG and PNG with the
-// package's styles, for other packages' plots too.
+// Load decodes a results directory (summary.json and profile.json must be
+// there; every later phase is optional). Figures turns it into the report's
+// plots in order: the profile's execution-time distribution, the anomaly
+// search's progress, the divergence search (MacePC's Figure 3), event
+// frequency against execution time (its Figure 4), per-node completion time
+// and an event graph around the divergence point. Each figure carries the
+// data it is drawn from (New*Data, what the golden tests pin), a drawing
+// and a reading guide; a phase that did not run gives a placeholder that
+// says why. Render and RenderPlot draw as inline-ready SVG and PNG with the
+// package's fonts and colours, for other packages' plots too.
 //
 // # Determinism
 //
