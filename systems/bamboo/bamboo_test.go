@@ -143,3 +143,17 @@ func ExampleNewScenario() {
 	fmt.Println(res.Outcome, res.ExecTime < w.Spread+time.Second, w.Ring().MaxHops)
 	// Output: finished true 5
 }
+
+// BenchmarkBundled runs executions of the bundled scenario (both
+// variants) with the seed event durations.
+func BenchmarkBundled(b *testing.B) {
+	for _, v := range []string{VariantBuggy, VariantFixed} {
+		b.Run(v, func(b *testing.B) {
+			sc, err := Build(v, DefaultNodes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dhttest.BenchmarkExecutions(b, sc)
+		})
+	}
+}

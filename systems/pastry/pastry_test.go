@@ -135,3 +135,17 @@ func ExampleSystem() {
 }
 
 var _ dht.State = (*Node)(nil)
+
+// BenchmarkBundled runs executions of the bundled scenario (both
+// variants) with the seed event durations.
+func BenchmarkBundled(b *testing.B) {
+	for _, v := range []string{VariantBuggy, VariantFixed} {
+		b.Run(v, func(b *testing.B) {
+			sc, err := Build(v, DefaultNodes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dhttest.BenchmarkExecutions(b, sc)
+		})
+	}
+}

@@ -206,3 +206,23 @@ func BuildErrors(t *testing.T, sys timedsim.System, newScenario func(w dht.Workl
 	_, err = newScenario(w, 0)
 	check("bootstrap outside the nodes", err)
 }
+
+// BenchmarkExecutions runs executions of sc and reports events/s and
+// executions/s.
+func BenchmarkExecutions(b *testing.B, sc *timedsim.Scenario) {
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	events, runs := 0, 0
+	for b.Loop() {
+		r := sim.Run(timedsim.SeedPath(timedsim.ExecutionSeed(1, runs)))
+		if !r.Finished {
+			b.Fatalf("execution %d: %v", runs, r.Outcome)
+		}
+		events += r.Steps
+		runs++
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "executions/s")
+}
