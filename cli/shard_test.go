@@ -335,3 +335,28 @@ func TestShardRefusalsGolden(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted shard writes no shard file (a partial one would be
+// refused by the merge anyway), and --shard off ignores the environment.
+func TestShardInterruptedAndOff(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	env := map[string]string{"JOB_COMPLETION_INDEX": "1", "MACEPC_SHARD_COUNT": "2"}
+	getenv := func(k string) string { return env[k] }
+	st := cli.RunEnv(ctx, getenv, []string{"simulate", "--runs", "50", "--out", dir}, &o, &e, randtree.System())
+	if st != 2 || !strings.Contains(e.String(), "no shard file written") {
+		t.Fatalf("interrupted shard: status %d\n%s%s", st, o.String(), e.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "simulate.shard-1-of-2.jsonl")); err == nil {
+		t.Fatal("an interrupted shard wrote its file")
+	}
+	out, errs, st := runEnv(t, env, "simulate", "--runs", "5", "--shard", "off", "--out", dir)
+	if st != 0 || strings.Contains(out, "shard") {
+		t.Fatalf("--shard off: status %d\n%s%s", st, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "executions.jsonl")); err != nil {
+		t.Fatal("--shard off did not run the unsharded simulate")
+	}
+}
