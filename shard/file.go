@@ -274,7 +274,7 @@ func Merge(files []*File) (*Set, error) {
 		case h.Seed != rh.Seed || h.Runs != rh.Runs || !bytes.Equal(h.Params, rh.Params):
 			return nil, fmt.Errorf("shard: %s was run with other parameters than %s (%s)", f.Name, ref.Name, paramDiff(h, rh))
 		case h.Shards != rh.Shards:
-			return nil, fmt.Errorf("shard: %s is shard %d of %d, %s of %d: the shards of one run have one count", f.Name, h.Shard, h.Shards, ref.Name, rh.Shards)
+			return nil, fmt.Errorf("shard: %s is shard %d of %d, %s of %d: the shards of one run have one count (remove the shard files of an earlier run)", f.Name, h.Shard, h.Shards, ref.Name, rh.Shards)
 		}
 	}
 	n := rh.Shards
