@@ -63,7 +63,7 @@ func phases() []struct {
 		files []string
 	}{
 		{"train", []string{fileEDD, fileTrain}},
-		{"profile", []string{fileProfile}},
+		{"profile", []string{fileProfile, fileRegress, fileRegressSVG, fileRegressPNG, fileRegressOutlier}}, // regress writes its comparison next to the profile it made
 		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath}},
 		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff, fileEvents}},
 		{"correlate", []string{fileCorrelation}},

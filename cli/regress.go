@@ -24,7 +24,8 @@ import (
 )
 
 // The files `macepc regress` writes into --out besides profile.json and
-// summary.json.
+// summary.json; phases() lists them with the profile's, so that a new
+// profile in the directory removes them.
 const (
 	fileRegress        = "regress.json"
 	fileRegressSVG     = "regress.svg"
@@ -204,13 +205,8 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--out: %w", err)
 	}
 	p := &pipeline{a: a, dir: f.out, jobs: f.jobs, progress: show}
-	if err := clearAfter(p.dir, ""); err != nil {
+	if err := clearAfter(p.dir, ""); err != nil { // the regress files too
 		return ExitError, err
-	}
-	for _, name := range []string{fileRegress, fileRegressSVG, fileRegressPNG, fileRegressOutlier} {
-		if err := os.Remove(p.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return ExitError, fmt.Errorf("--out: %w", err)
-		}
 	}
 	cfg.Seed = phaseSeed(seed, "regress")
 	cfg.Threshold = time.Duration(base.Threshold)
@@ -242,6 +238,9 @@ func (a *app) regress(args []string) (int, error) {
 	c, err := anomaly.Compare(times(base), times(cur), cfg)
 	if err != nil {
 		return ExitError, err
+	}
+	if c.Outliers == nil { // cfg.Threshold > 0: readBaseline checked it
+		return ExitError, errors.New("regress: no outlier comparison")
 	}
 	rf := &regressFile{fileHeader: newHeader("macepc-regress", sys.Name, variant, sc.Nodes, seed),
 		Baseline:      regressSide{Profile: basePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
@@ -322,6 +321,8 @@ func readBaseline(arg string) (string, *profileFile, error) {
 		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
 	case pf.Template.System != pf.System || pf.Template.Variant != pf.Variant || pf.Template.Nodes != pf.Nodes:
 		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: its header and its template name different configurations", path)
+	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS || pf.Threshold <= 0:
+		return "", nil, fmt.Errorf("--baseline: %s is malformed: inconsistent quartiles or threshold", path)
 	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
 		return "", nil, fmt.Errorf("--baseline: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -118,6 +119,18 @@ func TestRegressScaledLabelIsARegression(t *testing.T) {
 	if _, errs, st := run(t, dir, "search", "--out", "$DIR/slow1", "--max-runs", "5", "--progress", "never"); st == cli.ExitError {
 		t.Errorf("search on the regress directory: %s", errs)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "slow1", "regress.json")); err != nil {
+		t.Errorf("search removed the comparison of its profile: %v", err)
+	}
+	// A new profile there makes the comparison stale: it goes.
+	if _, errs, st := run(t, dir, "profile", "--system", "pingpong", "--profile-runs", "5", "--out", "$DIR/slow1", "--progress", "never"); st != cli.ExitOK {
+		t.Fatalf("profile: %s", errs)
+	}
+	for _, name := range []string{"regress.json", "regress.svg", "regress.png", "regress-outlier.path.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "slow1", name)); err == nil {
+			t.Errorf("a new profile left the stale %s", name)
+		}
+	}
 }
 
 // The false-positive rate: the same code, profiled with another seed than
@@ -198,6 +211,7 @@ func TestRegressRefusalsGolden(t *testing.T) {
 	write("garbage.json", "{not json")
 	write("summary.json", strings.Replace(string(base), `"format": "macepc-profile"`, `"format": "macepc-summary"`, 1))
 	write("tampered.json", strings.Replace(string(base), `"config_hash": "`, `"config_hash": "0`, 1))
+	write("no-threshold.json", regexp.MustCompile(`"threshold_ns": [0-9]+`).ReplaceAllString(string(base), `"threshold_ns": 0`))
 	write("gone-variant.json", strings.ReplaceAll(string(base), `"variant": "default"`, `"variant": "nosuch"`))
 	var other bytes.Buffer
 	if st := cli.Run(context.Background(), []string{"train", "--system", "pingpong", "--train-runs", "2", "--out", filepath.Join(dir, "trained"), "--progress", "never"}, &other, &other, pingpong.System()); st != 0 {
@@ -216,6 +230,7 @@ func TestRegressRefusalsGolden(t *testing.T) {
 		{"regress-malformed-baseline", []string{"regress", "--baseline", "$DIR/garbage.json", "--out", "$DIR/out"}},
 		{"regress-wrong-format", []string{"regress", "--baseline", "$DIR/summary.json", "--out", "$DIR/out"}},
 		{"regress-inconsistent-baseline", []string{"regress", "--baseline", "$DIR/tampered.json", "--out", "$DIR/out"}},
+		{"regress-bad-threshold", []string{"regress", "--baseline", "$DIR/no-threshold.json", "--out", "$DIR/out"}},
 		{"regress-stale-variant", []string{"regress", "--baseline", "$DIR/gone-variant.json", "--out", "$DIR/out"}},
 		{"regress-unknown-system", []string{"regress", "--baseline", "$DIR/rt", "--out", "$DIR/out"}},
 		{"regress-other-system", []string{"regress", "--baseline", "$DIR/base", "--system", "randtree", "--out", "$DIR/out"}},
@@ -244,5 +259,37 @@ func TestRegressRefusalsGolden(t *testing.T) {
 				t.Errorf("a refused regress left $DIR/out behind")
 			}
 		})
+	}
+}
+
+// The acceptance test on the real bug: RandTree buggy (the join race,
+// about 7% of executions end after the 10 s recovery timer) against a
+// baseline of the fixed variant, 200 executions each with the seed
+// distributions and another seed than the baseline's: the quartiles hardly
+// move, but the rate of executions above the baseline's threshold does
+// (exit 1, Fisher's test). The fixed variant against the same baseline is
+// no regression (exit 0).
+func TestRegressBuggyAgainstFixedBaseline(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	if out, errs, st := runRT(t, ctx, "profile", "--variant", "fixed", "--seed", "7", "--profile-runs", "200", "--out", filepath.Join(dir, "base"), "--progress", "never"); st != 0 {
+		t.Fatalf("profile: %d\n%s%s", st, out, errs)
+	}
+	out, errs, st := runRT(t, ctx, "regress", "--baseline", filepath.Join(dir, "base"), "--variant", "buggy", "--seed", "8", "--out", filepath.Join(dir, "buggy"), "--progress", "never")
+	if st != cli.ExitFinding {
+		t.Fatalf("buggy against fixed: status %d, want 1\n%s%s", st, out, errs)
+	}
+	r := readRegress(t, filepath.Join(dir, "buggy"))
+	if !r.Regression || len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0], "executions above the baseline's threshold") || r.Outliers.Current < 5 ||
+		r.Outliers.Path != "regress-outlier.path.json" || len(r.Outliers.Executions) != r.Outliers.Current {
+		t.Errorf("buggy against fixed: %+v", r)
+	}
+	// The outlier's path file replays to an execution above the threshold.
+	if out, errs, st := runRT(t, ctx, "replay", "--path", filepath.Join(dir, "buggy", r.Outliers.Path), "--log", filepath.Join(dir, "outlier.log")); st == cli.ExitError || !strings.Contains(out, "exec time 10.") {
+		t.Errorf("replay of the outlier: status %d\n%s%s", st, out, errs)
+	}
+	out, errs, st = runRT(t, ctx, "regress", "--baseline", filepath.Join(dir, "base"), "--seed", "8", "--out", filepath.Join(dir, "fixed"), "--progress", "never")
+	if st != cli.ExitOK {
+		t.Errorf("fixed against fixed, another seed: status %d, want 0\n%s%s", st, out, errs)
 	}
 }
