@@ -63,7 +63,7 @@ func phases() []struct {
 		files []string
 	}{
 		{"train", []string{fileEDD, fileTrain}},
-		{"profile", []string{fileProfile, fileRegress, fileRegressSVG, fileRegressPNG, fileRegressOutlier}}, // regress writes its comparison next to the profile it made
+		{"profile", []string{fileProfile}},
 		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath}},
 		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff, fileEvents}},
 		{"correlate", []string{fileCorrelation}},
@@ -74,7 +74,7 @@ func phases() []struct {
 // them) and the summary, which is rewritten from what remains.
 func clearAfter(dir, phase string) error {
 	after := phase == ""
-	files := []string{fileSummary}
+	files := []string{fileSummary, fileRegress, fileRegressSVG, fileRegressPNG, fileRegressOutlier} // regress writes these last
 	for _, p := range phases() {
 		if after {
 			files = append(files, p.files...)

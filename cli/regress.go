@@ -24,8 +24,9 @@ import (
 )
 
 // The files `macepc regress` writes into --out besides profile.json and
-// summary.json; phases() lists them with the profile's, so that a new
-// profile in the directory removes them.
+// summary.json. Any phase that starts in the directory removes them
+// (clearAfter), as it does summary.json: they describe the directory as
+// regress left it.
 const (
 	fileRegress        = "regress.json"
 	fileRegressSVG     = "regress.svg"
