@@ -32,6 +32,7 @@ const (
 	TimerStart         = dht.TimerStart
 	TimerLeafSet       = dht.TimerLeafSet
 	TimerTable         = dht.TimerTable
+	TimerJoin          = dht.TimerJoin
 )
 
 // Start is the data of AppStart; Params are the leaf set size and the
@@ -155,8 +156,8 @@ func (n *Node) App(ctx timedsim.Context, name string, data any) {
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
-	case TimerStart:
-		ctx.Send(data.(NodeID), JoinRequest{Joiner: n.Me})
+	case TimerStart, TimerJoin:
+		n.Join(ctx, data, JoinRequest{Joiner: n.Me})
 	case TimerLeafSet:
 		// Bamboo's light maintenance: one random member per round.
 		if m := n.members(); n.LeafSetRound(ctx) && len(m) > 0 {
@@ -183,11 +184,9 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 		}
 		ctx.Send(m.Joiner.Node, JoinReply{Leaves: n.leavesWithSelf()})
 	case JoinReply:
-		if n.IsJoined {
+		if !n.BecomeJoined(ctx) {
 			return
 		}
-		n.IsJoined = true
-		n.Ver++
 		n.learn(ctx, m.Leaves, None)
 	case Inform:
 		n.learn(ctx, []Peer{n.Peer(from)}, from)

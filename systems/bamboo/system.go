@@ -75,5 +75,5 @@ func DefaultWorkload(n int) Workload {
 // configured by cfg; the stopping condition (and liveness property
 // "stable") is dht.Ring.Stable, the timeout 600 s.
 func NewScenario(w Workload, cfg Config) (*timedsim.Scenario, error) {
-	return dht.Scenario(w, dht.NewProtocol("bamboo", "1", cfg.LeafHalf, func(id NodeID, ids []ID) *Node { return NewNode(id, ids, cfg) }))
+	return dht.Scenario(w, dht.NewProtocol("bamboo", "2", cfg.LeafHalf, func(id NodeID, ids []ID) *Node { return NewNode(id, ids, cfg) }))
 }

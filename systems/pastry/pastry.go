@@ -32,6 +32,7 @@ const (
 	TimerStart         = dht.TimerStart
 	TimerLeafSet       = dht.TimerLeafSet
 	TimerTable         = dht.TimerTable
+	TimerJoin          = dht.TimerJoin
 )
 
 // Start is the data of AppStart; Params are the leaf set size and the
@@ -145,8 +146,8 @@ func (n *Node) App(ctx timedsim.Context, name string, data any) {
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
-	case TimerStart:
-		ctx.Send(data.(NodeID), JoinRequest{Joiner: n.Me})
+	case TimerStart, TimerJoin:
+		n.Join(ctx, data, JoinRequest{Joiner: n.Me})
 	case TimerLeafSet:
 		if !n.LeafSetRound(ctx) {
 			return
@@ -178,11 +179,9 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case JoinRequest:
 		n.deliverJoinRequest(ctx, m)
 	case JoinReply:
-		if n.IsJoined {
+		if !n.BecomeJoined(ctx) {
 			return
 		}
-		n.IsJoined = true
-		n.Ver++
 		n.learn(ctx, m.Leaves, None, false)
 		n.learn(ctx, m.Rows, None, false)
 		// Announce ourselves to every node we know, leaf set and table.

@@ -149,3 +149,14 @@ func BenchmarkBundled(b *testing.B) {
 		})
 	}
 }
+
+// TestLateBootstrap: join requests that reach the bootstrap before it has
+// started are retried (MaceMC's liveness search found the ring never
+// forming without the retry, with 3 nodes).
+func TestLateBootstrap(t *testing.T) {
+	sc, err := Build(VariantFixed, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dhttest.LateBootstrap(t, sc)
+}

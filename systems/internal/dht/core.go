@@ -26,6 +26,10 @@ const (
 	TimerLeafSet = "leafset"
 	// TimerTable is the periodic routing-table maintenance.
 	TimerTable = "table"
+	// TimerJoin resends the join request while no JoinReply has come.
+	TimerJoin = "join"
+	// JoinRetry is the period of TimerJoin.
+	JoinRetry = 5 * time.Second
 )
 
 // Params are the settings both protocols have.
@@ -165,6 +169,32 @@ func (c *Core) App(ctx timedsim.Context, pkg, name string, data any) {
 		return
 	}
 	ctx.SetTimer(TimerStart, time.Duration(ctx.Rand().Int64N(int64(st.Within)+1)), st.Bootstrap)
+}
+
+// Join sends the join request req to the bootstrap (the data of
+// TimerStart and TimerJoin) and arms TimerJoin, unless the node has joined
+// meanwhile: a request that reached a node not yet in the ring (the
+// liveness mode's scheduler may deliver it before the bootstrap starts) is
+// dropped there, and the joiner asks again JoinRetry later.
+func (c *Core) Join(ctx timedsim.Context, bootstrap any, req timedsim.Message) {
+	if c.IsJoined {
+		return
+	}
+	b := bootstrap.(timedsim.NodeID)
+	ctx.Send(b, req)
+	ctx.SetTimer(TimerJoin, JoinRetry, b)
+}
+
+// BecomeJoined marks the node joined and cancels TimerJoin; it reports
+// false if the node had joined already.
+func (c *Core) BecomeJoined(ctx timedsim.Context) bool {
+	if c.IsJoined {
+		return false
+	}
+	c.IsJoined = true
+	c.Ver++
+	ctx.CancelTimer(TimerJoin)
+	return true
 }
 
 // LeafSetRound re-arms the leaf-set maintenance timer and reports whether

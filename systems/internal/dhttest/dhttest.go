@@ -226,3 +226,22 @@ func BenchmarkExecutions(b *testing.B, sc *timedsim.Scenario) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "executions/s")
 }
+
+// LateBootstrap: every node but the bootstrap (node 0) starts at time 0
+// with no boot delay, the bootstrap a second later, so every join request
+// reaches a node not yet in the ring and is dropped; the joiners ask again
+// after dht.JoinRetry, and the ring still forms.
+func LateBootstrap(t *testing.T, sc *timedsim.Scenario) {
+	t.Helper()
+	sc.Driver = func(d *timedsim.Driver) {
+		d.App(time.Second, 0, dht.AppStart, dht.Start{Bootstrap: 0})
+		for id := timedsim.NodeID(1); int(id) < d.Nodes(); id++ {
+			d.App(0, id, dht.AppStart, dht.Start{Bootstrap: 0})
+		}
+	}
+	for i, r := range Explore(t, sc, 3, 4) {
+		if !r.Finished || r.ExecTime < dht.JoinRetry || r.Counts["timer join"] == 0 {
+			t.Fatalf("execution %d: %v at %v with %d join retries", i, r.Outcome, r.ExecTime, r.Counts["timer join"])
+		}
+	}
+}
