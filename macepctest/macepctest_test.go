@@ -83,6 +83,16 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if rec, _ := profile(t, cfg); rec.failed {
 		t.Errorf("20%% tolerated: %q", rec.msgs)
 	}
+	// Thirty times as slow: executions above the baseline's threshold,
+	// each an anomaly with a path file, even with a 100% tolerance.
+	cfg.Scale, cfg.MaxSlowdown, cfg.Out = []string{"deliver Join=30"}, 1, t.TempDir()
+	rec, r = profile(t, cfg)
+	if !rec.failed || r == nil || len(r.Anomalies) == 0 || !strings.Contains(strings.Join(rec.msgs, "\n"), "are anomalous (above") {
+		t.Errorf("deliver Join=30: %q %+v", rec.msgs, r)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, "regress-outlier.path.json")); err != nil {
+		t.Errorf("no path file of the anomaly: %v", err)
+	}
 }
 
 // A baseline of another configuration, or none, stops the test with a
