@@ -2,6 +2,7 @@ package bamboo
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -114,9 +115,12 @@ func TestBuildErrors(t *testing.T) {
 // scenario with the event durations of testdata/edd.json (trained by
 // `macepc run --system bamboo --seed 1`; a fixed file keeps the test
 // deterministic): the buggy variant has an anomaly with a divergence step
-// strictly inside it; the fixed variant none in 150 executions.
+// strictly inside it, the same with 1 and 3 workers; the fixed variant none in 150 executions.
 func TestPipeline(t *testing.T) {
-	st, s := dhttest.Pipeline(t, System(), "--variant", VariantBuggy, "--seed", "1", "--edd", "testdata/edd.json")
+	st, s := dhttest.Pipeline(t, System(), "--variant", VariantBuggy, "--seed", "1", "--edd", "testdata/edd.json", "--jobs", "1")
+	if st2, s2 := dhttest.Pipeline(t, System(), "--variant", VariantBuggy, "--seed", "1", "--edd", "testdata/edd.json", "--jobs", "3"); st2 != st || !reflect.DeepEqual(s2, s) {
+		t.Fatalf("--jobs 1 and --jobs 3 differ: %+v vs %+v", s, s2)
+	}
 	if st != 1 || !s.Anomaly.Found || s.Divergence == nil || s.Divergence.Step <= 0 || s.Divergence.Step >= s.Divergence.TotalSteps {
 		t.Fatalf("buggy: status %d, summary %+v", st, s)
 	}
