@@ -2,6 +2,7 @@ package macepctest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,15 +84,34 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if rec, _ := profile(t, cfg); rec.failed {
 		t.Errorf("20%% tolerated: %q", rec.msgs)
 	}
-	// Thirty times as slow: executions above the baseline's threshold,
+	// Three times as slow: executions above the baseline's threshold,
 	// each an anomaly with a path file, even with a 100% tolerance.
-	cfg.Scale, cfg.MaxSlowdown, cfg.Out = []string{"deliver Join=30"}, 1, t.TempDir()
+	cfg.Scale, cfg.MaxSlowdown, cfg.Out = []string{"deliver Join=3"}, 1, t.TempDir()
 	rec, r = profile(t, cfg)
 	if !rec.failed || r == nil || len(r.Anomalies) == 0 || !strings.Contains(strings.Join(rec.msgs, "\n"), "are anomalous (above") {
-		t.Errorf("deliver Join=30: %q %+v", rec.msgs, r)
+		t.Errorf("deliver Join=3: %q %+v", rec.msgs, r)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Out, "regress-outlier.path.json")); err != nil {
 		t.Errorf("no path file of the anomaly: %v", err)
+	}
+	// Every current execution above the threshold, by the profile's file.
+	var pf struct {
+		Executions []struct {
+			ExecTimeNS int64 `json:"exec_time_ns"`
+		} `json:"executions"`
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Out, "profile.json"))
+	if err != nil || json.Unmarshal(b, &pf) != nil {
+		t.Fatalf("current profile.json: %v", err)
+	}
+	above := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > r.ThresholdNS {
+			above++
+		}
+	}
+	if above != len(r.Anomalies) || above == len(pf.Executions) {
+		t.Errorf("%d anomalies reported, %d of %d executions above %d ns", len(r.Anomalies), above, len(pf.Executions), r.ThresholdNS)
 	}
 }
 
