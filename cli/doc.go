@@ -18,7 +18,8 @@
 //
 // Commands: run (the MacePC pipeline; with --liveness, MaceMC's liveness
 // search of package liveness), its phases train, profile, search,
-// diverge and correlate, and systems, simulate, merge, replay, version. Every
+// diverge and correlate, regress (the CI gate), and systems, simulate,
+// merge, replay, version. Every
 // command parses its own
 // pflag set, writes results atomically (a temporary file renamed into
 // place), and returns an exit status: 0 ran and found nothing, 1 found
@@ -52,6 +53,14 @@
 //     execution time over the executions of phases 2 and 3a, and of its
 //     count within the normal execution time, which exposes labels that
 //     only scale with length; writes correlation.json.
+//
+// regress --baseline DIR|profile.json profiles the current code with the
+// baseline's configuration (its template path file: system, variant, nodes,
+// options, EDD; and its seed and runs) and compares both distributions with
+// anomaly.Compare; writes the current profile.json, regress.json,
+// regress.svg and regress.png (both ECDFs, report.RegressPlot), and exits
+// 1 on a regression. The baseline's seed is the default, so unchanged code
+// gives identical executions; --seed measures against other executions.
 //
 // Each phase removes the files of the phases after it, and every command
 // rewrites summary.json (versioned; paths relative to DIR) from the files
