@@ -181,9 +181,10 @@ func (a *app) regress(args []string) (int, error) {
 	}
 	baseOpts, _ := base.Template.Options() // unscaled, for the record
 	// The hash the current code gives to the baseline's own configuration.
-	changed := false
+	changed, nowHash := false, ""
 	if scBase, err := sys.Scenario(base.Variant, base.Nodes); err == nil {
-		changed = timedsim.ConfigHash(sys.Name, base.Variant, scBase, opts) != base.ConfigHash
+		nowHash = timedsim.ConfigHash(sys.Name, base.Variant, scBase, opts)
+		changed = nowHash != base.ConfigHash
 	} else if variant == base.Variant {
 		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
 	}
@@ -216,7 +217,7 @@ func (a *app) regress(args []string) (int, error) {
 	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d%s (bootstrap seed %d)\n", variant, seed, runs, scaleNote(scale), cfg.Seed)
 	if changed {
 		fmt.Fprintf(a.stderr, "macepc: warning: the configuration of %s %s changed since the baseline (config hash %s, now %s): its scenario's revision, timeout or network differs, and the comparison includes that change\n",
-			base.System, base.Variant, base.ConfigHash, timedsim.ConfigHash(sys.Name, base.Variant, sc, opts))
+			base.System, base.Variant, base.ConfigHash, nowHash)
 	}
 
 	eddSource := "baseline: " + base.EDDSource

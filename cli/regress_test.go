@@ -290,3 +290,34 @@ func TestRegressBuggyAgainstFixedBaseline(t *testing.T) {
 		t.Errorf("fixed against fixed, another seed: status %d, want 0\n%s%s", st, out, errs)
 	}
 }
+
+// A baseline whose configuration hash the current code no longer gives
+// (a bumped scenario revision, say) is compared anyway — the change is
+// what is under test — with a warning and config_changed in regress.json.
+func TestRegressChangedScenarioWarns(t *testing.T) {
+	dir := t.TempDir()
+	pingpongBaseline(t, dir, 7)
+	b, err := os.ReadFile(filepath.Join(dir, "base", "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := regexp.MustCompile(`"config_hash": "([0-9a-f]+)"`).FindSubmatch(b)
+	if old == nil {
+		t.Fatal("no config_hash in profile.json")
+	}
+	b = bytes.ReplaceAll(b, old[1], []byte("123abc"))
+	if err := os.WriteFile(filepath.Join(dir, "old.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, st := run(t, dir, "regress", "--baseline", "$DIR/old.json", "--out", "$DIR/cur", "--progress", "never")
+	if st != cli.ExitOK || !strings.Contains(errs, "warning: the configuration of pingpong default changed since the baseline (config hash 123abc, now "+string(old[1])+")") {
+		t.Errorf("status %d\n%s%s", st, out, errs)
+	}
+	var rf struct {
+		ConfigChanged bool `json:"config_changed"`
+	}
+	c, _ := os.ReadFile(filepath.Join(dir, "cur", "regress.json"))
+	if json.Unmarshal(c, &rf) != nil || !rf.ConfigChanged {
+		t.Errorf("regress.json: config_changed not set")
+	}
+}
