@@ -128,8 +128,8 @@
 //
 // There is no package state and no clock; the only randomness is
 // Compare's bootstrap, drawn from a PCG seeded with CompareConfig.Seed.
-// NewProfile and Compare sort copies of their inputs; Correlate visits labels in sorted order, sums in sample
-// order and breaks ties by label, so its result depends only on the samples
-// and their order. Search's answer, and the sequence of executions it hands
+// NewProfile and Compare sort copies of their inputs; Correlate visits
+// labels in sorted order, sums in sample order and breaks ties by label,
+// so its result depends only on the samples and their order. Search's answer, and the sequence of executions it hands
 // to its callback, are the same for any number of workers.
 package anomaly
