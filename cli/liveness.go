@@ -210,6 +210,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	printLiveness(a.stdout, *out, rep)
+	a.writeReport(*out)
 	if runErr != nil {
 		return ExitError, fmt.Errorf("%w; the partial report is in %s", runErr, filepath.Join(*out, fileLiveness))
 	}

@@ -45,6 +45,12 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, e := range ents {
+		if e.IsDir() { // plots/ of the report
+			for n, b := range readDir(t, filepath.Join(dir, e.Name())) {
+				out[e.Name()+"/"+n] = b
+			}
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)

@@ -100,7 +100,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("chromium: %v", err)
 	}
 
-	ids := report.Sections(figs)
+	ids := report.Sections(r, figs)
 	idsJS := `["` + strings.Join(ids, `","`) + `"]`
 	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("chromium: %v", err)

@@ -24,6 +24,8 @@ const (
 	FileEvents      = "divergence-events.json"
 	FileCorrelation = "correlation.json"
 	FileDiff        = "divergence.diff"
+	FileLiveness    = "liveness.json"
+	FileStateDiff   = "state.diff"
 
 	// Outputs.
 	FileHTML     = "report.html"
@@ -244,6 +246,69 @@ type Correlation struct {
 	} `json:"labels"`
 }
 
+// Liveness is liveness.json (macepc run --liveness).
+type Liveness struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	System  string `json:"system"`
+	Variant string `json:"variant"`
+	Nodes   int    `json:"nodes"`
+	Seed    uint64 `json:"seed"`
+	Report  struct {
+		Settings struct {
+			Nodes     int            `json:"nodes"`
+			Depth     int            `json:"depth"`
+			DepthStep int            `json:"depth_step"`
+			MaxDepth  int            `json:"max_depth"`
+			DMax      int            `json:"dmax"`
+			Walks     int            `json:"walks"`
+			Seed      uint64         `json:"seed"`
+			Weights   map[string]int `json:"weights"`
+			Unbiased  bool           `json:"unbiased"`
+			Faults    int            `json:"faults"`
+			Hashing   bool           `json:"hashing"`
+			Safety    []string       `json:"safety"`
+			Liveness  []string       `json:"liveness"`
+		} `json:"settings"`
+		Stats struct {
+			Depth      int `json:"depth"`
+			Paths      int `json:"paths"`
+			States     int `json:"states"`
+			Duplicates int `json:"duplicates"`
+			Walks      int `json:"walks"`
+			Steps      int `json:"steps"`
+		} `json:"stats"`
+		End       string `json:"end"`
+		Violation *struct {
+			Kind     string   `json:"kind"`
+			Property string   `json:"property"`
+			Failed   []string `json:"failed"`
+			Step     int      `json:"step"`
+			Depth    int      `json:"depth"`
+		} `json:"violation"`
+		Critical *struct {
+			Class  string `json:"class"`
+			Reason string `json:"reason"`
+			Step   int    `json:"step"`
+			Dead   struct {
+				Steps int `json:"steps"`
+			} `json:"dead"`
+			Live *struct {
+				Steps int `json:"steps"`
+			} `json:"live"`
+			DeadEvent string `json:"dead_event"`
+			LiveEvent string `json:"live_event"`
+			Probes    []struct {
+				Prefix    int  `json:"prefix"`
+				Recovered bool `json:"recovered"`
+				Walks     int  `json:"walks"`
+			} `json:"probes"`
+			Walks int `json:"walks"`
+		} `json:"critical"`
+	} `json:"report"`
+	Files []string `json:"files"`
+}
+
 // Results is what a results directory holds, decoded. A phase that did not
 // run leaves its fields nil.
 type Results struct {
@@ -257,11 +322,16 @@ type Results struct {
 	Correlation *Correlation
 	// Diff is divergence.diff's text ("" when absent).
 	Diff string
+	// Liveness is liveness.json and StateDiff state.diff's text, of a
+	// liveness run (nil, "" when absent).
+	Liveness  *Liveness
+	StateDiff string
 }
 
 // Load reads a results directory. summary.json and profile.json must be
-// there (a directory without them is not a results directory); the files
-// of later phases are optional, but one that is there must be well-formed.
+// there (a directory without them is not a results directory), unless it
+// holds a liveness run's liveness.json; the files of later phases are
+// optional, but one that is there must be well-formed.
 func Load(dir string) (*Results, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -277,6 +347,21 @@ func Load(dir string) (*Results, error) {
 			err = fmt.Errorf("report: %s has no %s: not a results directory of 'macepc run' (or of a phase command)", dir, name)
 		}
 		return ok, err
+	}
+	var lf Liveness
+	if ok, err := read(FileLiveness, "macepc-liveness", &lf, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Liveness = &lf
+		if b, err := os.ReadFile(filepath.Join(dir, FileStateDiff)); err == nil {
+			r.StateDiff = string(b)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		// A liveness run alone has no timed pipeline's files.
+		if _, err := os.Stat(filepath.Join(dir, FileSummary)); errors.Is(err, fs.ErrNotExist) {
+			return r, nil
+		}
 	}
 	var sum Summary
 	if _, err := read(FileSummary, "macepc-summary", &sum, true); err != nil {

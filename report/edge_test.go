@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +172,70 @@ func TestReportCommand(t *testing.T) {
 		if st != cli.ExitError || !strings.Contains(e, c.want) {
 			t.Errorf("macepc %v: exit %d, stderr %q; want exit 2 and %q", c.args, st, e, c.want)
 		}
+	}
+}
+
+// TestLivenessReport: a liveness run's directory (liveness.json, no
+// summary.json) gets its own report: the critical-transition search as
+// Figure 3, the state diff and the replay commands of both paths.
+func TestLivenessReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lv")
+	var o, e bytes.Buffer
+	st := cli.Run(context.Background(), []string{"run", "--liveness", "--system", "randtree", "--variant", "liveness-bug", "--seed", "1", "--out", dir}, &o, &e, randtree.System())
+	if st != cli.ExitFinding {
+		t.Fatalf("liveness run: exit %d\n%s%s", st, o.String(), e.String())
+	}
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := r.Liveness
+	if lv == nil || r.Summary != nil || lv.System != "randtree" || lv.Report.Violation == nil || lv.Report.Critical == nil {
+		t.Fatalf("liveness.json not decoded: %+v", lv)
+	}
+	c := lv.Report.Critical
+	if c.Class != "C1" || c.Step < 0 || c.Step >= c.Dead.Steps || len(c.Probes) == 0 || c.Live == nil || c.DeadEvent == "" || lv.Report.Settings.Walks <= 0 {
+		t.Fatalf("critical transition not decoded: %+v", c)
+	}
+	if !strings.Contains(o.String(), fmt.Sprintf("step %d: %s", c.Step, c.DeadEvent)) {
+		t.Fatalf("decoded critical step %d (%s) is not the one the run printed:\n%s", c.Step, c.DeadEvent, o.String())
+	}
+	if !strings.HasPrefix(r.StateDiff, "# macepc state diff") {
+		t.Fatalf("state.diff not read: %q", r.StateDiff)
+	}
+	figs := renderAll(t, dir)
+	if len(figs) != 1 || figs[0].ID != "critical" || figs[0].Missing != "" {
+		t.Fatalf("figures of a liveness run: %+v", figs)
+	}
+	d, _ := report.NewCriticalData(r)
+	if d.Step != c.Step || d.TotalSteps != c.Dead.Steps || len(d.Probes) != len(c.Probes) {
+		t.Fatalf("critical plot data %+v does not match liveness.json", d)
+	}
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "critical.json", append(b, '\n'))
+	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "liveness-summary.md", md)
+	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range report.Sections(r, figs) {
+		if !bytes.Contains(html, []byte(`id="`+id+`"`)) {
+			t.Errorf("report.html has no section %s", id)
+		}
+	}
+	for _, want := range []string{"macepc replay --path dead.path.json", "macepc replay --path live.path.json", `<span class="dl">-`, "critical transition: step"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if bytes.Contains(html, []byte(`id="diff"`)) {
+		t.Error("a liveness report has the timed pipeline's diff section")
 	}
 }

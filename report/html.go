@@ -15,12 +15,18 @@ const diffLines = 60
 const diffMarkColumn = 63
 
 // Sections are the ids of report.html's sections, in order.
-func Sections(figs []Rendered) []string {
+func Sections(r *Results, figs []Rendered) []string {
 	ids := []string{"verdict", "config", "summary"}
 	for _, f := range figs {
 		ids = append(ids, f.ID)
 	}
-	return append(ids, "diff", "replay")
+	if r.Summary != nil {
+		ids = append(ids, "diff")
+	}
+	if r.Liveness != nil {
+		ids = append(ids, "statediff")
+	}
+	return append(ids, "replay")
 }
 
 type htmlDiffLine struct {
@@ -36,6 +42,8 @@ type htmlData struct {
 	Title        string
 	Verdict      string
 	Finding      bool
+	HasTimed     bool
+	HasLiveness  bool
 	Config       []row
 	Summary      []row
 	Correlations [][3]string
@@ -44,35 +52,80 @@ type htmlData struct {
 	Diff         []htmlDiffLine
 	DiffMore     int
 	DiffMissing  string
+	StateDiff    []htmlDiffLine
+	StateMissing string
 	Replay       []string
+	ReplayNote   string
 	Nav          []row
 }
 
 // WriteHTML writes report.html: one self-contained file (inline SVG and
 // CSS, no scripts, no external resources).
 func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
-	s := r.Summary
-	d := htmlData{Title: fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed),
-		Config: configRows(r), Summary: summaryRows(r), Correlations: corrRows(s.Correlations), LengthOnly: corrRows(s.LengthOnly), Replay: s.Replay}
-	d.Verdict, d.Finding = verdict(r)
+	d := htmlData{HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
 	d.Nav = []row{{"config", "Configuration"}, {"summary", "Summary"}}
+	if s := r.Summary; s != nil {
+		d.Title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
+		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
+		d.Verdict, d.Finding = verdict(r)
+		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
+		if r.Diff == "" {
+			d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
+		} else {
+			lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
+			if len(lines) > diffLines {
+				d.DiffMore = len(lines) - diffLines
+				lines = lines[:diffLines]
+			}
+			for _, l := range lines {
+				d.Diff = append(d.Diff, htmlDiffLine{Class: diffClass(l), Text: l})
+			}
+		}
+	}
+	if lv := r.Liveness; lv != nil {
+		v, f := livenessVerdict(lv)
+		if r.Summary == nil {
+			d.Title = fmt.Sprintf("macepc liveness report: %s/%s, seed %d", lv.System, lv.Variant, lv.Seed)
+			d.Config, d.Verdict, d.Finding = livenessConfigRows(lv), v, f
+			d.ReplayNote = "From the results directory, each command re-runs one path exactly (add --log FILE for its event log): the dead path, then the live one."
+		} else {
+			d.Config = append(d.Config, livenessConfigRows(lv)[2:]...)
+			d.Verdict, d.Finding = d.Verdict+" "+v, d.Finding || f
+		}
+		d.Summary = append(d.Summary, livenessSummaryRows(lv)...)
+		d.Replay = append(d.Replay, livenessReplay(lv)...)
+		if r.StateDiff == "" {
+			d.StateMissing = "No " + FileStateDiff + " in this results directory: there is no critical transition with a live path to compare with."
+		}
+		for _, l := range strings.Split(strings.TrimRight(r.StateDiff, "\n"), "\n") {
+			if r.StateDiff == "" {
+				break
+			}
+			cl := ""
+			switch {
+			case strings.HasPrefix(l, "#"):
+				cl = "dh"
+			case strings.HasPrefix(l, "@@"):
+				cl = "dp"
+			case strings.HasPrefix(l, "-"):
+				cl = "dl"
+			case strings.HasPrefix(l, "+"):
+				cl = "dr"
+			}
+			d.StateDiff = append(d.StateDiff, htmlDiffLine{Class: cl, Text: l})
+		}
+	}
 	for _, f := range figs {
 		d.Figures = append(d.Figures, htmlFig{ID: f.ID, Title: f.Title, Guide: f.Guide, Missing: f.Missing, SVG: template.HTML(f.SVG)})
 		d.Nav = append(d.Nav, row{f.ID, shortTitle(f.Title)})
 	}
-	d.Nav = append(d.Nav, row{"diff", "Diff"}, row{"replay", "Replay"})
-	if r.Diff == "" {
-		d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
-	} else {
-		lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
-		if len(lines) > diffLines {
-			d.DiffMore = len(lines) - diffLines
-			lines = lines[:diffLines]
-		}
-		for _, l := range lines {
-			d.Diff = append(d.Diff, htmlDiffLine{Class: diffClass(l), Text: l})
-		}
+	if d.HasTimed {
+		d.Nav = append(d.Nav, row{"diff", "Diff"})
 	}
+	if d.HasLiveness {
+		d.Nav = append(d.Nav, row{"statediff", "State diff"})
+	}
+	d.Nav = append(d.Nav, row{"replay", "Replay"})
 	return htmlTemplate.Execute(w, d)
 }
 
@@ -182,17 +235,22 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 </figure>
 </section>
 {{end}}
-<section id="diff">
+{{if .HasTimed}}<section id="diff">
 <h2>Event logs side by side from the divergence point</h2>
 {{if .DiffMissing}}<p class="missing">{{.DiffMissing}}</p>{{else}}<pre>{{range .Diff}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>
 {{end}}{{if .DiffMore}}… {{.DiffMore}} more lines in divergence.diff{{end}}</pre>{{end}}
 </section>
-
+{{end}}{{if .HasLiveness}}<section id="statediff">
+<h2>State diff after the critical transition (dead − / live +)</h2>
+{{if .StateMissing}}<p class="missing">{{.StateMissing}}</p>{{else}}<pre>{{range .StateDiff}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>
+{{end}}</pre>{{end}}
+</section>
+{{end}}
 <section id="replay">
 <h2>Replay</h2>
-{{if .Replay}}<p>From the results directory, each command re-runs one execution exactly (add <code>--log FILE</code> for its event log): the anomalous execution, then the similar fast one.</p>
+{{if .Replay}}<p>{{.ReplayNote}}</p>
 <pre>{{range .Replay}}{{.}}
-{{end}}</pre>{{else}}<p class="missing">Nothing to replay: no anomaly was found.</p>{{end}}
+{{end}}</pre>{{else}}<p class="missing">Nothing to replay: no anomaly or violation was found.</p>{{end}}
 </section>
 </main>
 </body>

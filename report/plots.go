@@ -29,16 +29,18 @@ type Figure struct {
 }
 
 // Figures builds the report's plots from a results directory, in report
-// order. A phase whose files are missing gives a placeholder figure.
+// order: the timed pipeline's six, then the liveness run's critical
+// transition if the directory holds one. A phase whose files are missing
+// gives a placeholder figure.
 func Figures(r *Results) []Figure {
-	return []Figure{
-		profileFigure(r),
-		searchFigure(r),
-		divergenceFigure(r),
-		correlationFigure(r),
-		completionFigure(r),
-		eventGraphFigure(r),
+	var figs []Figure
+	if r.Summary != nil {
+		figs = append(figs, profileFigure(r), searchFigure(r), divergenceFigure(r), correlationFigure(r), completionFigure(r), eventGraphFigure(r))
 	}
+	if r.Liveness != nil {
+		figs = append(figs, criticalFigure(r))
+	}
+	return figs
 }
 
 func finish(f Figure, build func() func(draw.Canvas)) Figure {
@@ -363,6 +365,11 @@ type DivergenceData struct {
 	Walks  int        `json:"walks"`
 	Probes []DivProbe `json:"probes"`
 	Event  string     `json:"event"`
+	// Criterion says when a probe recovers; Execution names the searched
+	// execution.
+	Criterion string `json:"criterion"`
+	Execution string `json:"execution"`
+	Point     string `json:"point"` // the name of Step: divergence point, critical transition
 }
 
 // DivProbe is one probed prefix.
@@ -386,7 +393,8 @@ func NewDivergenceData(r *Results) (*DivergenceData, string) {
 	if len(df.Probes) == 0 {
 		return nil, "the divergence search ran no probe"
 	}
-	d := &DivergenceData{TotalSteps: df.TotalSteps, Step: df.Step, Lower: -1, Upper: -1, Walks: df.Walks}
+	d := &DivergenceData{TotalSteps: df.TotalSteps, Step: df.Step, Lower: -1, Upper: -1, Walks: df.Walks,
+		Criterion: "a walk within Q3", Execution: "anomalous execution", Point: "divergence point"}
 	if df.Event != nil {
 		d.Event = fmt.Sprintf("step %d: %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)
 		if df.Event.From != "" {
@@ -449,7 +457,7 @@ func boundsText(d *DivergenceData) string {
 }
 
 func divergencePlot(d *DivergenceData) func(draw.Canvas) {
-	p := newPlot("", "prefix length (steps of the anomalous execution replayed)", "probe (call order)")
+	p := newPlot("", "prefix length (steps of the "+d.Execution+" replayed)", "probe (call order)")
 	nexp := 0
 	for _, pr := range d.Probes {
 		if pr.Phase == "exponential" {
@@ -463,6 +471,17 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 		return -float64(pr.Order - nexp)
 	}
 	xmax := float64(max(d.TotalSteps, 1))
+	// Zoom on the probes when they all lie in the first part of a long
+	// execution; the bar then runs off the right edge.
+	maxPrefix := 0
+	for _, pr := range d.Probes {
+		maxPrefix = max(maxPrefix, pr.Prefix)
+	}
+	barEnd, barText := float64(d.TotalSteps), fmt.Sprintf("%s, %d steps", d.Execution, d.TotalSteps)
+	if z := float64(max(maxPrefix, d.Step, 1)) * 1.3; z < xmax/2 {
+		xmax = z
+		barEnd, barText = z*1.08, fmt.Sprintf("%s, %d steps (continues off the scale) →", d.Execution, d.TotalSteps)
+	}
 	p.X.Min, p.X.Max = -0.02*xmax, xmax*1.08
 	ymin, ymax := -float64(len(d.Probes)-nexp)-0.7, float64(nexp)+0.7
 	p.Y.Min, p.Y.Max = ymin, ymax
@@ -479,13 +498,13 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 	if d.Upper >= 0 {
 		p.Add(vline(float64(d.Upper), ymin, ymax, colQuartile, 1, vg.Points(4), vg.Points(2)))
 	}
-	bar := hline(0, 0, float64(d.TotalSteps), colorBlack, 4)
+	bar := hline(0, 0, barEnd, colorBlack, 4)
 	p.Add(bar)
-	p.Add(labels(plotter.XYs{{X: float64(d.TotalSteps), Y: 0}}, []string{fmt.Sprintf("anomalous execution, %d steps", d.TotalSteps)}, 9, colorBlack, draw.XRight, draw.YBottom, vg.Point{Y: 4}))
+	p.Add(labels(plotter.XYs{{X: barEnd, Y: 0}}, []string{barText}, 9, colorBlack, draw.XRight, draw.YBottom, vg.Point{Y: 4}))
 	if d.Step >= 0 {
 		dl := vline(float64(d.Step), ymin, ymax, colAnomaly, 1.5)
 		p.Add(dl)
-		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("divergence point: step %d", d.Step)}, 9, colAnomaly, draw.XLeft, draw.YTop, vg.Point{X: 4, Y: -3}))
+		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("%s: step %d", d.Point, d.Step)}, 9, colAnomaly, draw.XLeft, draw.YTop, vg.Point{X: 4, Y: -3}))
 	}
 	var rec, non plotter.XYs
 	var txt []string
@@ -504,7 +523,7 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 		s, _ := plotter.NewScatter(rec)
 		s.GlyphStyle = draw.GlyphStyle{Color: colSimilar, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		p.Add(s)
-		p.Legend.Add("recovered (a walk within Q3)", s)
+		p.Legend.Add("recovered ("+d.Criterion+")", s)
 	}
 	if len(non) > 0 {
 		s, _ := plotter.NewScatter(non)

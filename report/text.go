@@ -100,19 +100,39 @@ func corrRows(cs []SummaryCorr) [][3]string {
 
 // WriteMarkdown writes summary.md: the summary for terminals and CI logs.
 func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
-	s := r.Summary
-	fmt.Fprintf(w, "# macepc report: %s/%s, seed %d\n\n", s.System, s.Variant, s.Seed)
-	v, _ := verdict(r)
-	fmt.Fprintf(w, "**%s**\n\n", v)
+	var conf, sum []row
+	var replay []string
+	var verdicts []string
+	if s := r.Summary; s != nil {
+		fmt.Fprintf(w, "# macepc report: %s/%s, seed %d\n\n", s.System, s.Variant, s.Seed)
+		v, _ := verdict(r)
+		verdicts = append(verdicts, v)
+		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
+	}
+	if lv := r.Liveness; lv != nil {
+		if r.Summary == nil {
+			fmt.Fprintf(w, "# macepc liveness report: %s/%s, seed %d\n\n", lv.System, lv.Variant, lv.Seed)
+			conf = livenessConfigRows(lv)
+		} else {
+			conf = append(conf, livenessConfigRows(lv)[2:]...)
+		}
+		v, _ := livenessVerdict(lv)
+		verdicts = append(verdicts, v)
+		sum = append(sum, livenessSummaryRows(lv)...)
+		replay = append(replay, livenessReplay(lv)...)
+	}
+	for _, v := range verdicts {
+		fmt.Fprintf(w, "**%s**\n\n", v)
+	}
 	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
-	for _, x := range configRows(r) {
+	for _, x := range conf {
 		fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
 	}
 	fmt.Fprintf(w, "\n## Summary\n\n| | |\n|---|---|\n")
-	for _, x := range summaryRows(r) {
+	for _, x := range sum {
 		fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
 	}
-	if len(s.Correlations) > 0 || len(s.LengthOnly) > 0 {
+	if s := r.Summary; s != nil && (len(s.Correlations) > 0 || len(s.LengthOnly) > 0) {
 		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q3 |\n|---|---:|---:|\n")
 		for _, c := range corrRows(s.Correlations) {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(c[0]), c[1], c[2])
@@ -121,9 +141,9 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 			fmt.Fprintf(w, "| %s (length-only) | %s | %s |\n", mdCell(c[0]), c[1], c[2])
 		}
 	}
-	if len(s.Replay) > 0 {
+	if len(replay) > 0 {
 		fmt.Fprintf(w, "\n## Replay (from the results directory)\n\n```sh\n")
-		for _, c := range s.Replay {
+		for _, c := range replay {
 			fmt.Fprintf(w, "%s\n", c)
 		}
 		fmt.Fprintf(w, "```\n")
