@@ -65,7 +65,8 @@
 // for the round at 20 s: the paper's fix repairs what evictions break, not
 // every gap that concurrent joins can leave (we have not analysed that
 // execution further; `macepc simulate --system pastry --variant fixed
-// --runs 2000 --edd testdata/edd.json` finds it as execution 334).
+// --runs 2000 --edd systems/pastry/testdata/edd.json` finds it as
+// execution 334).
 //
 // The stopping condition is the paper's (dht.Ring.Stable): every node knows
 // its immediate neighbours, and every pair of nodes routes to each other
