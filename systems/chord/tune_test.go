@@ -20,6 +20,12 @@ var (
 	tuneJit = flag.Duration("tune-jitter", DefaultJitter, "jitter for TestTune")
 )
 
+// TestTune measures, for 8, 16 and 32 nodes and both variants, the
+// fraction of executions slower than 10 s and the execution-time
+// quartiles. It documents how DefaultWorkload was chosen (pass the edd.json
+// of a "macepc train --system chord" run for realistic durations):
+//
+//	go test ./systems/chord -run TestTune -v -args -tune -tune-edd edd.json -tune-n 500
 func TestTune(t *testing.T) {
 	if !*tune {
 		t.Skip("-tune not set")

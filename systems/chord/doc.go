@@ -1,0 +1,142 @@
+// Package chord is Mace's Chord ring as a timedsim service, with a latent
+// join race as its "buggy" variant — the kind of bug the MacePC paper
+// reports for Chord (§5.4: "similar in flavor to the Pastry bugs, with
+// similar solutions", masked by a slow recovery protocol) — and the
+// repair as its "fixed" variant.
+//
+// # The protocol
+//
+// Nodes sit on a ring of 2^32 keys; node id's key is a fixed bijective mix
+// of its address (Key), as Mace hashes the address. A node keeps its
+// predecessor, a successor list of the DefaultSuccessors (4) nearest nodes
+// after it, and 32 fingers (finger i is the first node it knows at or
+// after key+2^i). Whatever it hears of a node enters the successor list
+// and every finger the node is a better match for (Mace's
+// register_knowledge; the revised Chord protocol's "all routing state is
+// updated on learning of a new node"). Routing is Chord's: a message for
+// key k stops at the node n with k in (n, successor(n)], and is otherwise
+// sent to the known node closest before k.
+//
+//   - joinOverlay (application event "join", data: the contact). The
+//     bootstrap (its own contact) is a one-node ring: its own predecessor
+//     and successor (MaceMC's invariant). Any other node sends Join{Who}
+//     to its contact and sets its join timer (500 ms), which sends it
+//     again while the node is joining. The Join is routed to the joiner's
+//     predecessor P, which answers JoinReply{P's successor list}. The
+//     joiner takes P as predecessor, the list as its successors, sends
+//     Notify to its successor and is joined: it arms stabilize (100 ms),
+//     fix-fingers (200 ms) and recovery (60 s), Mace's timer periods.
+//   - Stabilize: a joined node asks its successor for its predecessor
+//     (GetPred); a predecessor between them becomes its successor (from
+//     GetPredReply), and unless the successor already names it, it sends
+//     Notify.
+//   - Notify at S from n: n becomes S's predecessor if S has none, is a
+//     one-node ring, or n lies between its predecessor and itself (and n
+//     enters its routing state, so a one-node ring gains a successor:
+//     MaceMC's Chord bug was a one-node ring that did not). S tells the
+//     old predecessor its new successor at once (an unasked GetPredReply,
+//     as Mace's update_pred does: the Pastry fix of MacePC §5.2 in
+//     Chord's clothes), and answers a notifier that is not its
+//     predecessor with the predecessor it has, so a node that joined with
+//     a stale successor walks to its place in round trips rather than one
+//     stabilize period (100 ms) per node passed.
+//   - Fix-fingers: a Lookup for key+2^i, i at random, routed as above; the
+//     LookupReply's sender and successor list are learned.
+//   - Recovery: every 60 s a joined node other than the bootstrap looks its
+//     own key up through its contact; the node that answers learns it and
+//     it learns the answer. Like RandTree's recovery it is meant for
+//     partitions: two rings exchange nodes and stabilize merges them.
+//   - A node not on a ring holds the Joins it receives and routes them
+//     once joined (Mace's findQueue).
+//
+// Fault handling (failed successors, the successor list's purpose) is not
+// modelled: the scenario has no faults.
+//
+// # The bug
+//
+// In the buggy variant a node that is joining (its Join sent, no JoinReply
+// yet) and receives a Join — a later node chose it as contact — treats the
+// Join as the bootstrap would: having no successor, it takes itself for a
+// one-node ring, becomes joined and answers. The joiner J2 takes it (J) as
+// predecessor and successor and notifies it; J, a one-node ring, takes J2
+// as predecessor and successor. J's own JoinReply then finds J joined and
+// is dropped, as a duplicate answer to a retried Join is. Now there are two
+// rings, each consistent: stabilize, notify and fix-fingers only ever
+// talk along a ring, so nothing repairs it — MaceMC's self-loop symptom
+// (a node whose successor is itself, which its predecessor's stabilize
+// finds nothing wrong with) grown into a second ring. Every later node
+// that picks J or J2 as contact joins the small ring. J's recovery timer,
+// 60 s later, looks J's key up in the main ring: the answering node learns
+// J, J learns its true neighbours, and stabilize merges the rings within
+// a few hundred milliseconds. The execution takes 60 s instead of 0.5 s.
+//
+// The race needs a Join to reach a node in the few milliseconds between
+// its Join and its JoinReply. If J had joined before J2 started, or J2
+// chose an older contact, nothing happens.
+//
+// The fixed variant holds a Join received while joining and routes it once
+// joined, as Mace's findQueue does: a node that is not on a ring has no
+// routing state to answer from. The joiner waits a few milliseconds more,
+// and one ring forms.
+//
+// # Scenario and stopping condition
+//
+// The bootstrap, node 0, forms a ring at time 0. Node i ≥ 1 starts after
+// i·Gap plus a jitter in [0, Jitter] (DefaultGap = DefaultJitter = 15 ms:
+// 32 nodes start within 0.5 s, in index order, the stagger-start of MacePC
+// §5.2) and joins through a contact drawn from the nodes 0 … i−1, which has
+// therefore started (DefaultWorkload). A contact that started less than a
+// join's few milliseconds earlier is still joining: that is the window.
+// All joins through node 0 would never open it; contacts drawn among
+// all nodes would often be in init and hold Joins for long. With this
+// choice and event durations trained from the handlers' real times (phase
+// 1a), about one 32-node buggy execution in ten opens the window (51 of
+// 500 with seeds 1…500) and takes 60.1–60.6 s; all others, and every fixed
+// execution (500 of 500), take 0.47–0.55 s, so the anomaly threshold
+// max(Q3+1.5·IQR, 1.5·median) ≈ 0.73 s flags the race and nothing else.
+// With the untrained seed durations (uniform 1–10 ms per event) joins take
+// tens of milliseconds and most buggy executions hit the race.
+//
+// The stopping condition (RingOrder.Ring) is the correct ring: every node
+// joined, its successor the next node in key order and its predecessor the
+// previous one — a single ring through successor pointers with correct
+// predecessors. It is O(n); RingOrder.NewRing re-checks the node that
+// failed last first, so it costs O(1) per event while that node is wrong.
+//
+// # Liveness mode
+//
+// The scenario carries Mace's Chord properties (Chord.mac): the liveness
+// properties AllJoined ("all-joined", nodesJoined), AllNodes
+// ("all-nodes", allNodes: MaceMC Table 1), PredNonNull
+// ("pred-non-null"), SuccReflexive ("succ-reflexive") and Ring ("ring"),
+// and the safety property SelfPred ("self-pred", successorAndPredecessor:
+// a node that is its own predecessor is its own successor). The buggy
+// variant's split rings violate all-nodes until recovery merges them; the
+// liveness mode's scheduler fires the recovery timer eventually, so it is
+// a performance bug, not a liveness bug.
+//
+// # Usage
+//
+//	sc, err := chord.System().Scenario("buggy", 32)
+//	if err != nil { … }
+//	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+//	if err != nil { … }
+//	res := sim.Run(timedsim.SeedPath(1))
+//	fmt.Println(res.Outcome, res.ExecTime)
+//
+// Stopping conditions, properties and tests read node state through
+// World.Node(id).(*chord.Node) and its accessors (State, Pred, Succ, Succs,
+// Finger), or with the helpers AllNodes, Rings and RingOrder.
+//
+// # Determinism
+//
+// A Node is a plain value driven only by its handlers: it starts no
+// goroutines, reads no clock and draws randomness only from Context.Rand
+// (its boot jitter and contact, the finger it refreshes). The driver
+// starts every node at time 0 and each draws its own boot delay and
+// contact, so a replayed prefix fixes only the draws already made (see
+// Workload). An execution is therefore a function of its timedsim.Path.
+// The protocol tests drive nodes without the simulator through a fake
+// Context and a FIFO message queue whose delivery order the test chooses
+// (harness_test.go).
+package chord

@@ -1,0 +1,230 @@
+package chord
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// harness runs Chord nodes without the simulator: handlers record their
+// effects in a fake Context, and the test decides which message to deliver
+// or which timer to fire next. Every connection (from, to) is FIFO, as
+// timedsim's reliable transport is. Time does not pass: timers fire only
+// when the test fires them.
+type harness struct {
+	t      *testing.T
+	nodes  []*Node
+	queue  []envelope // messages in flight, in send order
+	timers []map[string]any
+	sent   []envelope // every message ever sent
+	seed   uint64
+	steps  int
+	quiet  bool // no per-event log lines
+}
+
+type envelope struct {
+	from, to NodeID
+	msg      timedsim.Message
+}
+
+func (e envelope) String() string {
+	return fmt.Sprintf("%v→%v %s%+v", e.from, e.to, reflect.TypeOf(e.msg).Name(), e.msg)
+}
+
+func newHarness(t *testing.T, n int, cfg Config) *harness {
+	h := &harness{t: t, seed: 1}
+	for id := range NodeID(n) {
+		h.nodes = append(h.nodes, NewNode(id, cfg))
+		h.timers = append(h.timers, map[string]any{})
+	}
+	for id := range NodeID(n) {
+		h.nodes[id].Init(h.ctx(id))
+	}
+	return h
+}
+
+func (h *harness) logf(format string, args ...any) {
+	if !h.quiet {
+		h.t.Logf(format, args...)
+	}
+}
+
+func (h *harness) ctx(id NodeID) *fakeCtx {
+	h.steps++
+	return &fakeCtx{h: h, self: id, step: uint64(h.steps)}
+}
+
+// join runs joinOverlay at node id with the given contact.
+func (h *harness) join(id, contact NodeID) {
+	h.t.Helper()
+	h.logf("app %v join via %v", id, contact)
+	h.nodes[id].App(h.ctx(id), AppJoin, contact)
+}
+
+// deliverAt delivers queue[i], which must be the oldest message of its
+// connection.
+func (h *harness) deliverAt(i int) envelope {
+	h.t.Helper()
+	e := h.queue[i]
+	for _, o := range h.queue[:i] {
+		if o.from == e.from && o.to == e.to {
+			h.t.Fatalf("delivering %v would overtake %v on the same connection", e, o)
+		}
+	}
+	h.queue = slices.Delete(h.queue, i, i+1)
+	h.logf("deliver %v", e)
+	h.nodes[e.to].Deliver(h.ctx(e.to), e.from, e.msg)
+	return e
+}
+
+// deliver delivers the oldest message from → to, which must be of type T.
+func deliver[T timedsim.Message](h *harness, from, to NodeID) T {
+	h.t.Helper()
+	for i, e := range h.queue {
+		if e.from == from && e.to == to {
+			m, ok := e.msg.(T)
+			if !ok {
+				var want T
+				h.t.Fatalf("next message %v→%v is %T, want %T", from, to, e.msg, want)
+			}
+			h.deliverAt(i)
+			return m
+		}
+	}
+	var want T
+	h.t.Fatalf("no %T in flight %v→%v; in flight: %v", want, from, to, h.queue)
+	return want
+}
+
+// run delivers messages in FIFO order until none is in flight.
+func (h *harness) run() {
+	h.t.Helper()
+	for i := 0; len(h.queue) > 0; i++ {
+		if i > 100000 {
+			h.t.Fatalf("no quiescence after %d deliveries", i)
+		}
+		h.deliverAt(0)
+	}
+}
+
+// fire fires timer name at node id, which must be pending.
+func (h *harness) fire(id NodeID, name string) {
+	h.t.Helper()
+	data, ok := h.timers[id][name]
+	if !ok {
+		h.t.Fatalf("timer %q of %v is not pending", name, id)
+	}
+	delete(h.timers[id], name)
+	h.logf("timer %v %s", id, name)
+	h.nodes[id].Timer(h.ctx(id), name, data)
+}
+
+// stabilize fires every pending stabilize timer once, in node order, and
+// runs the messages to quiescence; it repeats rounds times.
+func (h *harness) stabilize(rounds int) {
+	h.t.Helper()
+	for range rounds {
+		for id := range h.nodes {
+			if _, ok := h.timers[id][TimerStabilize]; ok {
+				h.fire(NodeID(id), TimerStabilize)
+				h.run()
+			}
+		}
+	}
+}
+
+// sentOf lists the messages of type T sent so far.
+func sentOf[T timedsim.Message](h *harness) []envelope {
+	var out []envelope
+	for _, e := range h.sent {
+		if _, ok := e.msg.(T); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (h *harness) describe() string {
+	var b strings.Builder
+	for _, n := range h.nodes {
+		fmt.Fprintf(&b, "\n  %v", n)
+	}
+	return b.String()
+}
+
+// World view for the predicates of system.go.
+
+func (h *harness) Nodes() int                      { return len(h.nodes) }
+func (h *harness) Node(id NodeID) timedsim.Service { return h.nodes[id] }
+func (h *harness) Now() time.Duration              { return 0 }
+func (h *harness) Steps() int                      { return h.steps }
+func (h *harness) TimerPending(id NodeID, n string) bool {
+	_, ok := h.timers[id][n]
+	return ok
+}
+
+var _ timedsim.World = (*harness)(nil)
+
+type fakeCtx struct {
+	h    *harness
+	self NodeID
+	step uint64
+	rng  *rand.Rand
+}
+
+var _ timedsim.Context = (*fakeCtx)(nil)
+
+func (c *fakeCtx) Self() NodeID       { return c.self }
+func (c *fakeCtx) Nodes() int         { return len(c.h.nodes) }
+func (c *fakeCtx) Now() time.Duration { return 0 }
+
+func (c *fakeCtx) Send(to NodeID, msg timedsim.Message) error {
+	if to == c.self {
+		c.h.t.Fatalf("%v sends %T to itself", c.self, msg)
+	}
+	if to < 0 || int(to) >= len(c.h.nodes) {
+		c.h.t.Fatalf("%v sends %T to %v, not a node", c.self, msg, to)
+	}
+	if msg.Size() <= 0 {
+		c.h.t.Fatalf("%T has size %d", msg, msg.Size())
+	}
+	e := envelope{from: c.self, to: to, msg: msg}
+	c.h.queue = append(c.h.queue, e)
+	c.h.sent = append(c.h.sent, e)
+	return nil
+}
+
+func (c *fakeCtx) SendOn(transport string, to NodeID, msg timedsim.Message) error {
+	c.h.t.Fatalf("unexpected SendOn(%q)", transport)
+	return nil
+}
+
+func (c *fakeCtx) SetTimer(name string, after time.Duration, data any) {
+	if after < 0 {
+		c.h.t.Fatalf("timer %q set with delay %v", name, after)
+	}
+	c.h.timers[c.self][name] = data
+}
+
+func (c *fakeCtx) CancelTimer(name string) { delete(c.h.timers[c.self], name) }
+func (c *fakeCtx) TimerPending(name string) bool {
+	_, ok := c.h.timers[c.self][name]
+	return ok
+}
+
+func (c *fakeCtx) Rand() *rand.Rand {
+	if c.rng == nil {
+		c.rng = rand.New(rand.NewPCG(c.h.seed, c.step))
+	}
+	return c.rng
+}
+
+func (c *fakeCtx) Logf(format string, args ...any) {
+	c.h.logf("  %v: %s", c.self, fmt.Sprintf(format, args...))
+}
