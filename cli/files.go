@@ -15,6 +15,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -81,10 +82,14 @@ func clearAfter(dir, phase string) error {
 		}
 		after = after || p.name == phase
 	}
+	files = append(files, report.FileHTML, report.FileMarkdown) // rendered again at the end
 	for _, f := range files {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("--out: %w", err)
 		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, report.DirPlots)); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	return nil
 }

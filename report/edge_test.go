@@ -239,3 +239,35 @@ func TestLivenessReport(t *testing.T) {
 		t.Error("a liveness report has the timed pipeline's diff section")
 	}
 }
+
+// TestFailedPhaseLeavesNoStaleReport: a phase that starts removes the old
+// report with the files it replaces, so an interrupted phase does not
+// leave a report of results that are gone.
+func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
+	dir := runPipeline(t)
+	if _, err := os.Stat(filepath.Join(dir, report.FileHTML)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C before the search explores anything
+	var o, e bytes.Buffer
+	if st := cli.Run(ctx, []string{"search", "--out", dir, "--progress", "never"}, &o, &e, randtree.System()); st != cli.ExitError {
+		t.Fatalf("interrupted search: exit %d\n%s%s", st, o.String(), e.String())
+	}
+	for _, n := range []string{report.FileHTML, report.FileMarkdown, report.DirPlots} {
+		if _, err := os.Stat(filepath.Join(dir, n)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after an interrupted search: %v", n, err)
+		}
+	}
+	// macepc report renders what is left: the profile and the interrupted search.
+	if err := report.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(md, []byte("interrupted")) {
+		t.Errorf("summary.md of an interrupted search does not say so:\n%s", md)
+	}
+}
