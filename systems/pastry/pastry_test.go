@@ -141,18 +141,8 @@ func ExampleSystem() {
 var _ dht.State = (*Node)(nil)
 
 // BenchmarkBundled runs executions of the bundled scenario (both
-// variants) with the seed event durations.
-func BenchmarkBundled(b *testing.B) {
-	for _, v := range []string{VariantBuggy, VariantFixed} {
-		b.Run(v, func(b *testing.B) {
-			sc, err := Build(v, DefaultNodes)
-			if err != nil {
-				b.Fatal(err)
-			}
-			dhttest.BenchmarkExecutions(b, sc)
-		})
-	}
-}
+// variants) with the seed event durations: events/s and executions/s.
+func BenchmarkBundled(b *testing.B) { dhttest.BenchmarkSystem(b, System()) }
 
 // TestLateBootstrap: join requests that reach the bootstrap before it has
 // started are retried (MaceMC's liveness search found the ring never

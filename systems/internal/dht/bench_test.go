@@ -11,18 +11,7 @@ import (
 func BenchmarkStable(b *testing.B) {
 	ids := NodeIDs(40, 3)
 	ring := NewRing(ids, 1)
-	states := make([]State, len(ids))
-	for i := range ids {
-		s := &fullState{Core: NewCore(timedsim.NodeID(i), ids, Params{}), leaf: NewLeafSet(Peer{Node: timedsim.NodeID(i), ID: ids[i]}, 8)}
-		s.IsJoined = true
-		for j := range ids {
-			if j != i {
-				s.Table.Add(ring.Peer(timedsim.NodeID(j)))
-				s.leaf.Add(ring.Peer(timedsim.NodeID(j)))
-			}
-		}
-		states[i] = s
-	}
+	states := completeStates(ids, ring, 8)
 	get := func(id timedsim.NodeID) State { return states[id] }
 	for b.Loop() {
 		if !ring.Stable(get) {

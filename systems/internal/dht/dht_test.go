@@ -98,6 +98,24 @@ func (s *fullState) Leaves() ([]Peer, []Peer, bool) {
 	return s.leaf.Left(), s.leaf.Right(), len(s.leaf.Left()) == s.leaf.h && len(s.leaf.Right()) == s.leaf.h
 }
 
+// completeStates returns, for every node, a joined state that knows every
+// node (leaf sets of h per side).
+func completeStates(ids []ID, ring *Ring, h int) []*fullState {
+	states := make([]*fullState, len(ids))
+	for i := range states {
+		s := &fullState{Core: NewCore(timedsim.NodeID(i), ids, Params{}), leaf: NewLeafSet(ring.Peer(timedsim.NodeID(i)), h)}
+		s.IsJoined = true
+		for j := range ids {
+			if j != i {
+				s.Table.Add(ring.Peer(timedsim.NodeID(j)))
+				s.leaf.Add(ring.Peer(timedsim.NodeID(j)))
+			}
+		}
+		states[i] = s
+	}
+	return states
+}
+
 // TestRouting: with complete state, a route from any node to any key ends
 // at the key's numerically closest node within ⌈log16 n⌉+1 hops, and the
 // stopping condition holds; a node that forgets its successor breaks it.
@@ -106,18 +124,7 @@ func TestRouting(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			ids := NodeIDs(n, 3)
 			ring := NewRing(ids, 1)
-			states := make([]*fullState, n)
-			for i := range states {
-				s := &fullState{Core: NewCore(timedsim.NodeID(i), ids, Params{}), leaf: NewLeafSet(Peer{Node: timedsim.NodeID(i), ID: ids[i]}, 4)}
-				s.IsJoined = true
-				for j := range n {
-					if j != i {
-						s.Table.Add(ring.Peer(timedsim.NodeID(j)))
-						s.leaf.Add(ring.Peer(timedsim.NodeID(j)))
-					}
-				}
-				states[i] = s
-			}
+			states := completeStates(ids, ring, 4)
 			get := func(id timedsim.NodeID) State { return states[id] }
 			if !ring.Stable(get) {
 				t.Fatal("complete state is not stable")

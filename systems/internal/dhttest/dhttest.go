@@ -207,6 +207,20 @@ func BuildErrors(t *testing.T, sys timedsim.System, newScenario func(w dht.Workl
 	check("bootstrap outside the nodes", err)
 }
 
+// BenchmarkSystem runs BenchmarkExecutions on the bundled scenario of each
+// variant of sys, with the seed event durations.
+func BenchmarkSystem(b *testing.B, sys timedsim.System) {
+	for _, v := range sys.VariantNames() {
+		b.Run(v, func(b *testing.B) {
+			sc, err := sys.Scenario(v, sys.DefaultNodes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			BenchmarkExecutions(b, sc)
+		})
+	}
+}
+
 // BenchmarkExecutions runs executions of sc and reports events/s and
 // executions/s.
 func BenchmarkExecutions(b *testing.B, sc *timedsim.Scenario) {
