@@ -17,8 +17,8 @@ import (
 // The event graph shows the steps [divergence-graphBefore,
 // divergence+graphAfter) of both executions.
 const (
-	graphBefore = 6
-	graphAfter  = 18
+	graphBefore = 4
+	graphAfter  = 12
 )
 
 // EventGraphData feeds the event graph (message sequence chart) around the
