@@ -91,7 +91,7 @@ var regressMethod = []string{
 	"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
 	"test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections",
 	"outliers: executions above the baseline's anomaly threshold, one-sided Fisher exact test",
-	"regression: (Mann-Whitney p < alpha and the median's or Q3's interval lies above 1+max-slowdown) or Fisher p < alpha",
+	"regression: either the Mann-Whitney p-value is below alpha and the median's or Q3's interval lies above 1+max-slowdown, or the Fisher p-value is below alpha",
 }
 
 type regressFlags struct {
