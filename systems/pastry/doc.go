@@ -64,13 +64,14 @@
 // within the join spread in all but 1 of 2,000 executions, which waited
 // for the round at 20 s (and a search with a freshly trained EDD found one
 // in 477). The paper's fix repairs what evictions break, not every gap
-// that concurrent joins leave: in the one we analysed, two adjacent nodes
+// that concurrent joins leave: in the search's (the one we analysed,
+// replayed to 19 s), two adjacent nodes
 // (n28 and n29) joined concurrently, got the same leaf set from the same
 // closest node, announced themselves to the same nodes, evicted no one
 // that mattered and never learned of each other until the maintenance
 // round. (`macepc simulate --system pastry --variant fixed --runs 2000
-// --edd systems/pastry/testdata/edd.json` finds its case as execution
-// 334.) Bamboo's adjacency fix is what closes this gap there.
+// --edd systems/pastry/testdata/edd.json` finds the other as execution
+// 334.) Bamboo's adjacency fix is what closes this kind of gap there.
 //
 // The stopping condition is the paper's (dht.Ring.Stable): every node knows
 // its immediate neighbours, and every pair of nodes routes to each other
