@@ -48,6 +48,9 @@ type CorrPoint struct {
 func NewCorrelationData(r *Results) (*CorrelationData, string) {
 	cf := r.Correlation
 	if cf == nil {
+		if r.Search != nil && r.Search.Anomaly == nil {
+			return nil, "no anomaly was found, so the frequency correlation (phase 3b) did not run"
+		}
 		return nil, "no frequency correlation (phase 3b did not run)"
 	}
 	execs := append(append([]CountsLine(nil), r.SearchExecs...), r.Walks...)

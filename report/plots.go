@@ -317,10 +317,10 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	if lo > 0 && hi/lo > 5 {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logSecTicks{}
-		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+		p.Y.Min, p.Y.Max = lo/1.3, hi*2.5 // headroom for the legend
 	} else {
 		span := math.Max(hi-lo, math.Max(hi*0.02, 1e-9))
-		p.Y.Min, p.Y.Max = math.Max(0, lo-0.1*span), hi+0.1*span
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.1*span), hi+0.4*span
 		p.Y.Tick.Marker = secTicks{}
 	}
 	if len(norm) > 0 {
