@@ -42,13 +42,17 @@ const (
 	TimerFixFingers = "fix-fingers"
 	TimerJoin       = "join"
 	TimerRecovery   = "recovery"
-	// TimerStart ends the boot delay of AppStart; its data is the contact.
+	// TimerBoot fires i·Gap after AppStart at node i, which then draws its
+	// jitter.
+	TimerBoot = "boot"
+	// TimerStart ends the jitter: the node draws its contact and joins.
 	TimerStart = "start"
 	// AppJoin is Mace's joinOverlay downcall; its data is the contact, a
 	// NodeID: the node itself for the bootstrap.
 	AppJoin = "join"
-	// AppStart starts a node: its data is a Start. The node draws its boot
-	// delay and its contact (Start's doc) and then calls joinOverlay.
+	// AppStart starts a node: its data is a Start. The node boots after
+	// its stagger, draws its jitter, then draws its contact and calls
+	// joinOverlay (Start's doc).
 	AppStart = "start"
 )
 
@@ -379,15 +383,11 @@ func (n *Node) App(ctx timedsim.Context, name string, data any) {
 		if !ok || st.Gap < 0 || st.Jitter < 0 {
 			panic(fmt.Sprintf("chord: %s event data is %T %v, want a chord.Start with Gap, Jitter >= 0", AppStart, data, data))
 		}
-		// The node draws its own boot delay and contact, in its own step,
-		// so that a replayed prefix fixes only the draws of the nodes it
-		// started (see Workload).
-		delay := time.Duration(n.self)*st.Gap + time.Duration(ctx.Rand().Int64N(int64(st.Jitter)+1))
-		contact := n.self
-		if n.self > 0 {
-			contact = NodeID(ctx.Rand().IntN(int(n.self)))
-		}
-		ctx.SetTimer(TimerStart, delay, contact)
+		// The node draws its jitter when it boots and its contact when it
+		// joins, each in its own step at that time, so that a replayed
+		// prefix fixes only the draws of the nodes that got that far (see
+		// Workload).
+		ctx.SetTimer(TimerBoot, time.Duration(n.self)*st.Gap, st.Jitter)
 	default:
 		panic(fmt.Sprintf("chord: unknown application event %q", name))
 	}
@@ -657,8 +657,14 @@ func (n *Node) deliverNotify(ctx timedsim.Context, from NodeID) {
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
+	case TimerBoot:
+		ctx.SetTimer(TimerStart, time.Duration(ctx.Rand().Int64N(int64(data.(time.Duration))+1)), nil)
 	case TimerStart:
-		n.joinOverlay(ctx, data.(NodeID))
+		contact := n.self
+		if n.self > 0 {
+			contact = NodeID(ctx.Rand().IntN(int(n.self)))
+		}
+		n.joinOverlay(ctx, contact)
 	case TimerJoin:
 		if n.state == Joining {
 			ctx.Send(n.contact, Join{Who: n.self})

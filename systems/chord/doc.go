@@ -133,9 +133,9 @@
 // A Node is a plain value driven only by its handlers: it starts no
 // goroutines, reads no clock and draws randomness only from Context.Rand
 // (its boot jitter and contact, the finger it refreshes). The driver
-// starts every node at time 0 and each draws its own boot delay and
-// contact, so a replayed prefix fixes only the draws already made (see
-// Workload). An execution is therefore a function of its timedsim.Path.
+// starts every node at time 0 and each draws its own jitter when it boots
+// and its contact when it joins, so a replayed prefix fixes only the draws
+// already made (see Workload). An execution is therefore a function of its timedsim.Path.
 // The protocol tests drive nodes without the simulator through a fake
 // Context and a FIFO message queue whose delivery order the test chooses
 // (harness_test.go).

@@ -79,16 +79,19 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 }
 
 // Workload describes the scenario: node 0, the bootstrap, forms a ring at
-// time 0; every other node i is started at time 0 (AppStart) and joins
-// after a boot delay of i·Gap plus a jitter it draws from [0, Jitter],
-// through a contact it draws uniformly from the nodes 0 … i−1.
+// time 0; every other node i is started at time 0 (AppStart), boots at
+// i·Gap, draws a jitter from [0, Jitter], and when it has passed draws a
+// contact uniformly from the nodes 0 … i−1 and joins through it.
 //
-// The nodes draw their boot delays and contacts in their own steps rather
-// than the driver drawing them up front: a driver's draws belong to the
-// whole path, so any replayed prefix would fix every join time, and the
-// divergence search (which replays prefixes and re-draws the rest) could
-// only ever answer "step 0". A prefix fixes the draws of the nodes it
-// started and no others.
+// The nodes draw their jitters and contacts in their own steps, at the
+// time they boot and join, rather than the driver drawing them up front: a
+// driver's draws belong to the whole path, so any replayed prefix would fix
+// every join time, and the divergence search (which replays prefixes and
+// re-draws the rest) could only ever answer "step 0". Drawn at time 0 by
+// each node they would all be fixed by step 63 of 32 nodes, and the
+// divergence point would be that step whichever pair of nodes raced. A
+// prefix fixes the draws of the nodes that have booted or joined in it
+// and no others.
 type Workload struct {
 	Nodes       int
 	Config      Config // of every node
@@ -145,7 +148,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		},
 		Timeout:  300 * time.Second,
 		Network:  netmodel.DefaultConfig(),
-		Revision: "1",
+		Revision: "2",
 	}, nil
 }
 
