@@ -92,12 +92,36 @@ func TestRenderSingleExecution(t *testing.T) {
 			"probes":[{"prefix":1,"walks":1,"recovered":false,"recovered_walk":-1,"exec_times_ns":[2000000000]}]}`,
 		report.FileEvents: `{"format":"macepc-divergence-events","version":1,"nodes":2,"step":0,"from_step":0,"to_step":3,
 			"executions":[{"name":"anomalous","exec_time_ns":2000000000,"steps":3,"node_last_ns":[100,-1],"node_events":[1,0],
-			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"}]}]}]}`,
+			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"},
+				{"to":1,"type":"Ping","transport":"udp","size":10,"status":"dropped"}]},
+				{"step":1,"node":1,"from":-1,"label":"reset","start_ns":200,"duration_ns":0},
+				{"step":2,"node":0,"from":1,"label":"error broken","start_ns":300,"duration_ns":50,"timers":[{"name":"retry","at_ns":1000000}]}]}]}`,
 		report.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
 	})
 	for _, f := range renderAll(t, dir) {
 		if f.Missing != "" {
 			t.Errorf("%s: placeholder with one execution: %s", f.ID, f.Missing)
+		}
+		if f.ID != "eventgraph" {
+			continue
+		}
+		// The event graph shows failed sends, drops, resets, error upcalls
+		// and timers.
+		d := f.Data.(*report.EventGraphData)
+		var kinds, statuses []string
+		for _, e := range d.Panels[0].Events {
+			kinds = append(kinds, e.Kind)
+		}
+		for _, m := range d.Panels[0].Messages {
+			statuses = append(statuses, m.Status)
+		}
+		if strings.Join(kinds, ",") != "other,reset,error" || strings.Join(statuses, ",") != "queue-full,dropped" {
+			t.Errorf("event graph data: kinds %v, message statuses %v", kinds, statuses)
+		}
+		for _, want := range []string{"Ping to n1: queue-full", "1 RESET", "2 error broken +retry@0.001s"} {
+			if !bytes.Contains(f.SVG, []byte(want)) {
+				t.Errorf("the event graph does not show %q", want)
+			}
 		}
 	}
 }

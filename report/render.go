@@ -165,30 +165,43 @@ func labels(xys plotter.XYs, texts []string, size float64, c color.Color, xa dra
 	return l
 }
 
-// secTicks labels a time axis in seconds with a precision that fits its
-// range.
+// secTicks labels a time axis in seconds with the precision its tick
+// spacing needs.
 type secTicks struct{}
 
 func (secTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	prec := 0
+	var major []float64
 	for _, t := range ts {
-		if t.Label == "" {
-			continue
+		if t.Label != "" {
+			major = append(major, t.Value)
 		}
-		for p := 0; p < 6; p++ {
-			if math.Abs(t.Value*math.Pow(10, float64(p))-math.Round(t.Value*math.Pow(10, float64(p)))) < 1e-6 {
-				prec = max(prec, p)
-				break
-			}
+	}
+	prec := -1
+	if len(major) >= 2 {
+		step := major[1] - major[0]
+		prec = max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+		for prec < 9 && !exact(step, prec) {
+			prec++
 		}
 	}
 	for i := range ts {
-		if ts[i].Label != "" {
+		if ts[i].Label == "" {
+			continue
+		}
+		if prec < 0 {
+			ts[i].Label = fmtSecs(ts[i].Value)
+		} else {
 			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', prec, 64)
 		}
 	}
 	return ts
+}
+
+// exact reports whether v printed with p decimals loses nothing.
+func exact(v float64, p int) bool {
+	x := v * math.Pow(10, float64(p))
+	return math.Abs(x-math.Round(x)) <= 1e-6*math.Max(1, math.Abs(x))
 }
 
 // logSecTicks labels a logarithmic time axis at 1-2-5 steps.
@@ -215,10 +228,14 @@ func (logSecTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// fmtSecs prints seconds with the precision a tick needs.
+// fmtSecs prints seconds with the precision a tick needs (at most 9
+// decimals).
 func fmtSecs(v float64) string {
+	if v == 0 {
+		return "0"
+	}
 	for p := 0; p < 9; p++ {
-		if math.Abs(v*math.Pow(10, float64(p))-math.Round(v*math.Pow(10, float64(p)))) < 1e-6 {
+		if x := v * math.Pow(10, float64(p)); math.Round(x) != 0 && exact(v, p) {
 			return strconv.FormatFloat(v, 'f', p, 64)
 		}
 	}
