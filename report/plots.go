@@ -292,7 +292,7 @@ func searchFigure(r *Results) Figure {
 			}
 		}
 		f.Guide = fmt.Sprintf("Each dot is one execution the search explored, in index order, at its execution time; the orange line is the anomaly threshold %s and the dashed grey line the profile's Q3 %s. %s. "+
-			"Executions just under the threshold hint at a family of slow executions; a lone dot far above it is a rare ordering that a recovery mechanism eventually repairs. "+
+			"Executions just under the threshold hint at a family of slow executions; a lone dot far above it is typically a rare ordering that a recovery mechanism eventually repairs. "+
 			"The y axis is logarithmic when the times span more than a factor of 5.", fmtSec(d.Threshold), fmtSec(d.Q3), upper(what))
 	}
 	return finish(f, func() func(draw.Canvas) { return searchPlot(d) })
