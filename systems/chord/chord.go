@@ -133,6 +133,10 @@ type Config struct {
 	// Successors is the successor list's length (0 means
 	// DefaultSuccessors).
 	Successors int
+	// NoRecovery never arms the recovery timer: the buggy variant's
+	// second ring then never meets the first, a liveness violation (the
+	// "no-recovery" variant, for the liveness mode).
+	NoRecovery bool
 }
 
 func (c Config) withDefaults() Config {
@@ -426,7 +430,7 @@ func (n *Node) becomeJoined(ctx timedsim.Context) {
 	ctx.CancelTimer(TimerJoin)
 	ctx.SetTimer(TimerStabilize, n.cfg.Stabilize, nil)
 	ctx.SetTimer(TimerFixFingers, n.cfg.FixFingers, nil)
-	if n.contact != n.self {
+	if n.contact != n.self && !n.cfg.NoRecovery {
 		ctx.SetTimer(TimerRecovery, n.cfg.Recovery, nil)
 	}
 	held := n.held

@@ -90,10 +90,12 @@
 // All joins through node 0 would never open it; contacts drawn among
 // all nodes would often be in init and hold Joins for long. With this
 // choice and event durations trained from the handlers' real times (phase
-// 1a), about one 32-node buggy execution in ten opens the window (51 of
-// 500 with seeds 1…500) and takes 60.1–60.6 s; all others, and every fixed
-// execution (500 of 500), take 0.47–0.55 s, so the anomaly threshold
-// max(Q3+1.5·IQR, 1.5·median) ≈ 0.73 s flags the race and nothing else.
+// 1a), about one 32-node buggy execution in eleven opens the window (45 of
+// 500 in TestTune) and takes 60.1–60.6 s; all others take 0.47–0.50 s, and
+// so does every fixed execution (500 of 500; the slowest of 5,000 took
+// 0.53 s), so the anomaly threshold max(Q3+1.5·IQR, 1.5·median) ≈ 0.73 s
+// flags the race and nothing else. Fewer nodes open the window less
+// often: 7% of 16-node and 4% of 8-node executions.
 // With the untrained seed durations (uniform 1–10 ms per event) joins take
 // tens of milliseconds and most buggy executions hit the race.
 //
@@ -113,7 +115,17 @@
 // a node that is its own predecessor is its own successor). The buggy
 // variant's split rings violate all-nodes until recovery merges them; the
 // liveness mode's scheduler fires the recovery timer eventually, so it is
-// a performance bug, not a liveness bug.
+// a performance bug, not a liveness bug, and the liveness mode finds no
+// violation in the buggy or the fixed variant (3 nodes, depth 10).
+//
+// The variant "no-recovery" is the buggy protocol without the recovery
+// timer (Config.NoRecovery), what the bug would be without Mace's fail
+// safe: two rings for good. The liveness mode finds it on 3 nodes in a few
+// milliseconds, with the critical transition at the bug itself — the
+// joining node n1 delivering n2's Join — and, as the live path with the
+// longest common prefix, n1 delivering its own JoinReply first:
+//
+//	macepc run --liveness --system chord --variant no-recovery --seed 1 --out lv
 //
 // # Usage
 //

@@ -18,6 +18,11 @@ const (
 	// VariantFixed: a joining node holds the Joins it receives and routes
 	// them once it has joined.
 	VariantFixed = "fixed"
+	// VariantNoRecovery is the buggy protocol without the recovery timer
+	// (Config.NoRecovery): the race leaves two rings for good, a liveness
+	// violation of all-nodes whose critical transition the liveness mode
+	// finds (the joining node's delivery of a Join).
+	VariantNoRecovery = "no-recovery"
 )
 
 // Property names of the bundled scenario.
@@ -57,6 +62,7 @@ func System() timedsim.System {
 		Variants: []timedsim.Variant{
 			{Name: VariantBuggy, Doc: "a joining node answers a Join as a one-node ring: a second ring that only the 60 s recovery merges"},
 			{Name: VariantFixed, Doc: "a joining node holds the Joins it receives until it has joined"},
+			{Name: VariantNoRecovery, Doc: "buggy without the recovery timer: the second ring never merges (a liveness bug)"},
 		},
 		DefaultVariant: VariantBuggy,
 		DefaultNodes:   32,
@@ -72,8 +78,10 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	case VariantBuggy:
 	case VariantFixed:
 		w.Config.Fixed = true
+	case VariantNoRecovery:
+		w.Config.NoRecovery = true
 	default:
-		return nil, fmt.Errorf("chord: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+		return nil, fmt.Errorf("chord: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantNoRecovery)
 	}
 	return NewScenario(w)
 }

@@ -111,7 +111,7 @@ func TestSystem(t *testing.T) {
 	if s.Name != "chord" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed}) {
+	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantNoRecovery}) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -300,4 +300,27 @@ func ExampleSystem() {
 	res := sim.Run(timedsim.SeedPath(1))
 	fmt.Println(res.Outcome, res.ExecTime < time.Second)
 	// Output: finished true
+}
+
+// TestLiveness runs the liveness mode (MaceMC's search with the scenario's
+// liveness and safety properties) on three nodes of each variant: the
+// buggy variant's split rings are repaired by the recovery timer, which
+// the search's scheduler fires too, so neither it nor the fixed variant
+// has a violation; without recovery the race is a dead state, and the
+// critical transition is the joining node's delivery of a Join.
+func TestLiveness(t *testing.T) {
+	for _, v := range []string{VariantBuggy, VariantFixed, VariantNoRecovery} {
+		var o, e bytes.Buffer
+		args := []string{"run", "--liveness", "--system", "chord", "--variant", v, "--nodes", "3", "--seed", "1", "--out", t.TempDir()}
+		st := cli.Run(context.Background(), args, &o, &e, System())
+		if v != VariantNoRecovery {
+			if st != 0 || !strings.Contains(o.String(), "no violation") {
+				t.Fatalf("%s: exit %d:\n%s%s", v, st, o.String(), e.String())
+			}
+			continue
+		}
+		if st != 1 || !strings.Contains(o.String(), "VIOLATION (liveness): all-nodes") || !strings.Contains(o.String(), "critical transition (C1)") || !strings.Contains(o.String(), "n1 deliver Join from n2") {
+			t.Fatalf("%s: exit %d, want the race as the critical transition:\n%s%s", v, st, o.String(), e.String())
+		}
+	}
 }
