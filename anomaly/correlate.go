@@ -70,6 +70,11 @@ type Correlation struct {
 	// |R| >= MinR and (WindowR is nil or |WindowR| < |R|/2). It is false
 	// for every label when no sample has windowed counts.
 	LengthOnly bool `json:"length_only"`
+	// SameAs is, for a composite label whose count and windowed count
+	// equal its event label's in every sample, that event label: the
+	// composite says nothing the event label does not ("deliver Remove →
+	// (nothing)" when no Remove handler ever sends). Such labels rank last.
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // Correlate computes, for every label that occurs in any sample, the
@@ -78,7 +83,9 @@ type Correlation struct {
 //
 // The result is ranked: first the labels that are not LengthOnly, by
 // |WindowR| descending (nil last), then |R| descending (nil last), then
-// label; then the LengthOnly labels by |R| descending, then label. r values
+// label; then the LengthOnly labels by |R| descending, then label; then,
+// ranked the same way among themselves, the composite labels that are
+// SameAs their event label. r values
 // are rounded to 6 decimals before they are compared, so the ranking and
 // the JSON rendering do not depend on the last bits of floating-point
 // arithmetic. Correlate returns nil for no samples; samples are not
@@ -118,6 +125,9 @@ func Correlate(samples []Sample) []Correlation {
 			x[i] = float64(n)
 		}
 		c.MeanCount = round6(float64(sum) / float64(len(samples)))
+		if event, _, ok := strings.Cut(l, timedsim.CompositeArrow); ok && sameCounts(samples, l, event) {
+			c.SameAs = event
+		}
 		c.R = pearson(x, times)
 		if window {
 			for i, s := range samples {
@@ -133,8 +143,25 @@ func Correlate(samples []Sample) []Correlation {
 	return out
 }
 
+// sameCounts says whether labels a and b have the same count and the same
+// windowed count in every sample.
+func sameCounts(samples []Sample, a, b string) bool {
+	for _, s := range samples {
+		if s.Counts[a] != s.Counts[b] || s.Window[a] != s.Window[b] {
+			return false
+		}
+	}
+	return true
+}
+
 // compareCorrelations is the ranking of Correlate.
 func compareCorrelations(a, b Correlation) int {
+	if (a.SameAs == "") != (b.SameAs == "") {
+		if a.SameAs == "" {
+			return -1
+		}
+		return 1
+	}
 	if a.LengthOnly != b.LengthOnly {
 		if b.LengthOnly {
 			return -1

@@ -256,3 +256,47 @@ func table(cs []Correlation) string {
 	}
 	return b.String()
 }
+
+// TestCorrelateSameAs checks that a composite label whose counts, plain
+// and windowed, equal its event label's in every sample is marked SameAs
+// that label and ranked after every other label, LengthOnly ones included;
+// a composite that differs from its event label in one sample's count, or
+// only in one sample's windowed count, is not.
+func TestCorrelateSameAs(t *testing.T) {
+	var (
+		remove  = "deliver Remove"
+		quiet   = timedsim.CompositeLabel(remove, timedsim.SentNothing) // always equal
+		reply   = "deliver JoinReply"
+		dropped = timedsim.CompositeLabel(reply, timedsim.SentNothing) // one fewer in sample 3
+		join    = "deliver Join"
+		fwd     = timedsim.CompositeLabel(join, "Join") // differs only in a window
+		timer   = "timer recovery"                      // length-only
+	)
+	samples := []Sample{
+		{ExecTime: 1 * time.Second, Counts: map[string]int{remove: 0, quiet: 0, reply: 2, dropped: 2, join: 3, fwd: 3, timer: 1},
+			Window: map[string]int{reply: 2, dropped: 2, join: 3, fwd: 3, timer: 1}},
+		{ExecTime: 2 * time.Second, Counts: map[string]int{remove: 1, quiet: 1, reply: 2, dropped: 2, join: 3, fwd: 3, timer: 2},
+			Window: map[string]int{remove: 1, quiet: 1, reply: 2, dropped: 2, join: 3, fwd: 3, timer: 1}},
+		{ExecTime: 9 * time.Second, Counts: map[string]int{remove: 2, quiet: 2, reply: 3, dropped: 2, join: 3, fwd: 3, timer: 9},
+			Window: map[string]int{remove: 2, quiet: 2, reply: 3, dropped: 2, join: 3, fwd: 2, timer: 1}},
+	}
+	got := Correlate(samples)
+	sameAs := map[string]string{}
+	for _, c := range got {
+		sameAs[c.Label] = c.SameAs
+	}
+	if sameAs[quiet] != remove {
+		t.Errorf("%s: SameAs %q, want %q", quiet, sameAs[quiet], remove)
+	}
+	for _, l := range []string{remove, reply, dropped, join, fwd, timer} {
+		if sameAs[l] != "" {
+			t.Errorf("%s: SameAs %q, want none", l, sameAs[l])
+		}
+	}
+	if last := got[len(got)-1]; last.Label != quiet {
+		t.Errorf("ranking ends with %s, want %s:\n%s", last.Label, quiet, table(got))
+	}
+	if c := got[len(got)-2]; c.Label != timer || !c.LengthOnly {
+		t.Errorf("the length-only %s should rank just before the SameAs label:\n%s", timer, table(got))
+	}
+}

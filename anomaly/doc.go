@@ -83,6 +83,14 @@
 // race). It ranks high too: the paper looks for "events whose presence or
 // absence is related to the performance bug".
 //
+// A composite label counts the events whose handler sent a message of a
+// type, or sent nothing at all ("deliver JoinReply → (nothing)",
+// timedsim.SentNothing): an ignored stale message is the usual trace of a
+// race, and in Chord's join race the dropped JoinReply is the label that
+// ranks first. A composite whose counts equal its event label's in every
+// sample (a handler that always sends the same, or never sends) is marked
+// SameAs that label and ranks last, so it does not crowd the top.
+//
 // Pearson's r is undefined (0/0) when the count or the time is constant:
 // R and WindowR are then nil (JSON null), never NaN or 0. Every r and mean
 // is rounded to 6 decimals, and the ranking compares the rounded values.

@@ -245,7 +245,7 @@ type correlationFile struct {
 	Labels           []anomaly.Correlation `json:"labels"`
 }
 
-const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the profile's Q3 (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long"
+const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the profile's Q3 (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → (nothing)' those that sent nothing, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
 
 func (p *pipeline) correlate(pf *profileFile) (*correlationFile, error) {
 	search, err := readCountsLines(p.path(fileSearchExecs), false)

@@ -140,6 +140,7 @@ func buildSummary(p *pipeline, pf *profileFile) (*summaryFile, error) {
 	for _, c := range cf.Labels {
 		sc := summaryCorr{Label: c.Label, R: c.R, WindowR: c.WindowR}
 		switch {
+		case c.SameAs != "": // its event label says the same
 		case c.LengthOnly && len(s.LengthOnly) < summaryTop:
 			s.LengthOnly = append(s.LengthOnly, sc)
 		case !c.LengthOnly && len(s.Correlations) < summaryTop && c.R != nil:

@@ -61,6 +61,8 @@ func NewCorrelationData(r *Results) (*CorrelationData, string) {
 	nTop, nLen := 0, 0
 	for _, l := range cf.Labels {
 		switch {
+		case l.SameAs != "": // its event label is plotted instead
+			continue
 		case l.LengthOnly && nLen < correlationLengthOnly:
 			nLen++
 		case !l.LengthOnly && l.R != nil && nTop < correlationTop:

@@ -243,6 +243,7 @@ type Correlation struct {
 		R          *float64 `json:"r"`
 		WindowR    *float64 `json:"window_r"`
 		LengthOnly bool     `json:"length_only"`
+		SameAs     string   `json:"same_as"`
 	} `json:"labels"`
 }
 

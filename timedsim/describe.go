@@ -24,6 +24,14 @@ const CompositeArrow = " → "
 // "deliver JoinReply → Remove" (MacePC Figure 4).
 func CompositeLabel(label, sentType string) string { return label + CompositeArrow + sentType }
 
+// SentNothing stands for the message type in the composite label of a
+// handler that sent nothing: "deliver JoinReply → (nothing)" counts the
+// JoinReplies that were ignored. A stale message dropped by a node that
+// has moved on is the typical trace of a race (Chord's second ring, a
+// duplicate answer), and it has no sent message of its own to count.
+// The parentheses keep it apart from every Go type name.
+const SentNothing = "(nothing)"
+
 // Describe renders a service's state canonically: its Describe method if
 // it is a Describer, else its String method if it is a fmt.Stringer, else
 // a reflection walk of its fields — struct fields in declaration order,

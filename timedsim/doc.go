@@ -60,7 +60,9 @@
 // "break", "partition", "heal". A message's label is its Go type's name
 // without the package (two packages' Join types share a label and an
 // EDD). Composite labels count what a handler sent: "deliver JoinReply →
-// Remove" (paper Figure 4, CompositeLabel). Labels are interned to small
+// Remove" (paper Figure 4, CompositeLabel), once per message type, or
+// "deliver JoinReply → (nothing)" when it sent nothing (SentNothing; failed
+// sends count as sent). Labels are interned to small
 // integers per simulator, so the hot loop never formats a string.
 //
 // # Determinism

@@ -143,7 +143,9 @@ type Simulator struct {
 	errLabel  map[string]int32
 	fixedLbl  map[string]int32
 	compIdx   map[uint64]int32
-	compName  []string
+	// nothingIdx[label] is the composite id of "label → (nothing)", or -1.
+	nothingIdx []int32
+	compName   []string
 
 	// per-execution state
 	counts     []int32
@@ -302,13 +304,35 @@ func (s *Simulator) composite(label, sent int32) {
 	key := uint64(uint32(label))<<32 | uint64(uint32(sent))
 	id, ok := s.compIdx[key]
 	if !ok {
-		id = int32(len(s.compName))
+		id = s.newComposite(CompositeLabel(s.labels[label].name, s.labels[sent].name[len("deliver "):]))
 		s.compIdx[key] = id
-		sentName := s.labels[sent].name[len("deliver "):]
-		s.compName = append(s.compName, CompositeLabel(s.labels[label].name, sentName))
-		s.compCounts = append(s.compCounts, 0)
-		s.winComp = append(s.winComp, 0)
 	}
+	s.countComposite(id)
+}
+
+// sentNothing counts "label → (nothing)" for a handler that sent no
+// message; its composite id is found by label, without the map.
+func (s *Simulator) sentNothing(label int32) {
+	for int(label) >= len(s.nothingIdx) {
+		s.nothingIdx = append(s.nothingIdx, -1)
+	}
+	id := s.nothingIdx[label]
+	if id < 0 {
+		id = s.newComposite(CompositeLabel(s.labels[label].name, SentNothing))
+		s.nothingIdx[label] = id
+	}
+	s.countComposite(id)
+}
+
+func (s *Simulator) newComposite(name string) int32 {
+	id := int32(len(s.compName))
+	s.compName = append(s.compName, name)
+	s.compCounts = append(s.compCounts, 0)
+	s.winComp = append(s.winComp, 0)
+	return id
+}
+
+func (s *Simulator) countComposite(id int32) {
 	s.compCounts[id]++
 	if s.ctx.start < s.opts.CountWindow {
 		s.winComp[id]++
@@ -666,6 +690,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	}
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
+	}
+	if timed && len(s.sentLbls) == 0 {
+		s.sentNothing(r.label)
 	}
 	if timed && end > n.clock {
 		n.clock = end

@@ -225,7 +225,8 @@ func TestProperties(t *testing.T) {
 
 // TestPipeline runs the whole MacePC pipeline on 16 nodes: the buggy
 // variant yields an anomaly whose divergence step lies strictly inside the
-// execution, the fixed one none in 200 executions; a second buggy run with
+// execution and whose top correlation is the bug's ignored JoinReply, the
+// fixed one none in 200 executions; a second buggy run with
 // the first run's trained durations repeats the first exactly.
 func TestPipeline(t *testing.T) {
 	dir := t.TempDir()
@@ -244,6 +245,10 @@ func TestPipeline(t *testing.T) {
 			Step       int `json:"step"`
 			TotalSteps int `json:"total_steps"`
 		} `json:"divergence"`
+		Correlations []struct {
+			Label string   `json:"label"`
+			R     *float64 `json:"r"`
+		} `json:"correlations"`
 	}
 	read := func(out string) summary {
 		var s summary
@@ -266,6 +271,11 @@ func TestPipeline(t *testing.T) {
 		t.Fatalf("buggy: summary %+v\n%s", s, out)
 	}
 	t.Logf("buggy: anomaly %.3fs, divergence step %d of %d", s.Anomaly.ExecutionTime, s.Divergence.Step, s.Divergence.TotalSteps)
+	// The bug's trace: the joining node's own JoinReply, ignored because
+	// it made itself a ring, ranks first among the correlations.
+	if c := s.Correlations; len(c) == 0 || c[0].Label != "deliver JoinReply → (nothing)" || c[0].R == nil || *c[0].R < 0.8 {
+		t.Errorf("buggy: top correlation is not the ignored JoinReply (r ≥ 0.8): %+v", c)
+	}
 
 	again := filepath.Join(dir, "again")
 	if st, out := run(again, "--variant", "buggy", "--edd", filepath.Join(buggy, "edd.json")); st != 1 {
