@@ -1,0 +1,108 @@
+// Command paper measures what bench/PAPER.md sets beside the MacePC
+// paper's reported results, and prints the tables as Markdown. Run it from
+// the repository's root:
+//
+//	go run ./bench/cmd/paper [--runs 2000] [--seeds 10] [--max-runs 500] [--work DIR]
+//
+// It drives macepc's own commands in process (the same code as the
+// binary), with each system's committed event durations, so every table
+// but the last (wall-clock times) comes out the same on every run. It
+// takes about three minutes on two cores.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macepc/macepc/bench"
+	"github.com/macepc/macepc/systems/bamboo"
+	"github.com/macepc/macepc/systems/chord"
+	"github.com/macepc/macepc/systems/pastry"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// Systems are the bundled systems with the paper's bugs, as PAPER.md runs
+// them.
+func Systems() []bench.PaperSystem {
+	return []bench.PaperSystem{
+		{System: randtree.System(), EDD: "bench/testdata/randtree-edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
+			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
+		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset",
+			BugLabels: []string{"deliver Announce*"}},
+		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset",
+			BugLabels: []string{"deliver Inform*"}},
+		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
+			BugLabels: []string{"deliver JoinReply → (nothing)"}},
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("paper", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := bench.PaperConfig{Systems: Systems()}
+	fs.IntVar(&cfg.Runs, "runs", 2000, "executions per distribution")
+	fs.IntVar(&cfg.Seeds, "seeds", 10, "seeds 1 … N of the pipeline runs")
+	fs.IntVar(&cfg.MaxRuns, "max-runs", 500, "search budget of the fixed variants")
+	fs.IntVar(&cfg.Jobs, "jobs", 0, "workers (0: all cores; changes no figure)")
+	only := fs.StringSlice("system", nil, "only these systems (default: all)")
+	work := fs.String("work", "", "keep the commands' results in this directory (default: a temporary one, removed)")
+	quiet := fs.Bool("quiet", false, "do not print the commands as they run")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("paper: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("paper: unexpected argument %q", fs.Arg(0))
+	}
+	if len(*only) > 0 {
+		var keep []bench.PaperSystem
+		for _, name := range *only {
+			found := false
+			for _, s := range cfg.Systems {
+				if s.System.Name == name {
+					keep, found = append(keep, s), true
+				}
+			}
+			if !found {
+				return fmt.Errorf("paper: no system %q (randtree, pastry, bamboo, chord)", name)
+			}
+		}
+		cfg.Systems = keep
+	}
+	if *work == "" {
+		dir, err := os.MkdirTemp("", "macepc-paper-")
+		if err != nil {
+			return fmt.Errorf("paper: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.Work = dir
+	} else {
+		if err := os.MkdirAll(*work, 0o755); err != nil {
+			return fmt.Errorf("paper: %w", err)
+		}
+		cfg.Work = *work
+	}
+	progress := stderr
+	if *quiet {
+		progress = nil
+	}
+	res, err := bench.RunPaper(ctx, cfg, progress)
+	if err != nil {
+		return err
+	}
+	bench.WritePaperTables(stdout, cfg, res)
+	return nil
+}

@@ -1,0 +1,470 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// PaperSystem is one bundled system as the paper comparison runs it.
+type PaperSystem struct {
+	System timedsim.System
+	// EDD is the committed event-duration file the runs use (trained from
+	// the handlers' real times once), so that the figures repeat exactly.
+	EDD string
+	// Period is the recovery or maintenance timer that repairs the bug;
+	// slow executions are expected near its multiples.
+	Period time.Duration
+	// Timer names that timer, for the text.
+	Timer string
+	// BugLabels are the correlation labels that name the bug's events; a
+	// label matches if it equals one or, ending in "*", has it as prefix.
+	BugLabels []string
+}
+
+// PaperConfig is the paper-comparison workload: for each system, the
+// execution-time distribution of the buggy and fixed variants over Runs
+// executions, the whole pipeline (macepc run) on the buggy variant for
+// seeds 1 … Seeds, and a MaxRuns-execution search on the fixed variant for
+// the same seeds.
+type PaperConfig struct {
+	Systems []PaperSystem
+	Runs    int
+	Seeds   int
+	MaxRuns int
+	// Jobs is passed to every command (0: all cores); it changes no figure.
+	Jobs int
+	// Work is the directory the commands write their results into (one
+	// subdirectory per command); it must exist.
+	Work string
+}
+
+// PaperResult holds what RunPaper measured.
+type PaperResult struct {
+	Dists []PaperDist
+	Runs  []PaperRun
+	Fixed []PaperRun
+}
+
+// PaperDist is the execution-time distribution of one variant.
+type PaperDist struct {
+	System, Variant string
+	Command         string
+	Times           []time.Duration // sorted
+	Q1, Median, Q3  time.Duration
+	Threshold       time.Duration
+	Unfinished      int
+	Period          time.Duration
+}
+
+// PaperRun is one macepc run (the pipeline) and what its summary says.
+type PaperRun struct {
+	System, Variant string
+	Seed            int
+	Command         string
+	Wall            time.Duration
+	Found           bool
+	Explored        int // executions the search ran (index of the anomaly + 1)
+	ExecTime        float64
+	Steps           int
+	DivStep         int
+	IgnorableFrac   float64
+	DivExecutions   int
+	DivEvent        string
+	SimilarTime     float64
+	Q3              float64
+	Top             []PaperCorr
+	BugRank         int // 1-based rank of the first bug label among Top; 0: not there
+}
+
+// PaperCorr is one ranked correlation of a summary.
+type PaperCorr struct {
+	Label      string
+	R, WindowR *float64
+}
+
+// RunPaper runs the workload. progress, if not nil, gets one line per
+// command.
+func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperResult, error) {
+	if cfg.Runs < 1 || cfg.Seeds < 1 || cfg.MaxRuns < 1 {
+		return nil, fmt.Errorf("bench: paper: runs, seeds and max-runs must be positive (%d, %d, %d)", cfg.Runs, cfg.Seeds, cfg.MaxRuns)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	systems := make([]timedsim.System, len(cfg.Systems))
+	for i, s := range cfg.Systems {
+		systems[i] = s.System
+		if _, err := os.Stat(s.EDD); err != nil {
+			return nil, fmt.Errorf("bench: paper: %s's event durations: %w (run from the repository's root)", s.System.Name, err)
+		}
+	}
+	res := &PaperResult{}
+	jobs := strconv.Itoa(cfg.Jobs)
+	macepc := func(dir string, args ...string) (string, time.Duration, int, error) {
+		args = append(args, "--jobs", jobs, "--progress", "never", "--out", filepath.Join(cfg.Work, dir))
+		cmd := "macepc " + strings.Join(args[:len(args)-6], " ") // without --jobs, --progress, --out
+		fmt.Fprintln(progress, cmd)
+		var stderr strings.Builder
+		start := time.Now()
+		st := cli.Run(ctx, args, io.Discard, &stderr, systems...)
+		wall := time.Since(start)
+		if err := ctx.Err(); err != nil {
+			return cmd, wall, st, err
+		}
+		if st == cli.ExitError {
+			return cmd, wall, st, fmt.Errorf("bench: paper: %s: %s", cmd, strings.TrimSpace(stderr.String()))
+		}
+		return cmd, wall, st, nil
+	}
+	for _, s := range cfg.Systems {
+		name := s.System.Name
+		for _, v := range []string{"buggy", "fixed"} {
+			dir := fmt.Sprintf("dist-%s-%s", name, v)
+			cmd, _, _, err := macepc(dir, "profile", "--system", name, "--variant", v, "--seed", "1",
+				"--profile-runs", strconv.Itoa(cfg.Runs), "--edd", s.EDD)
+			if err != nil {
+				return nil, err
+			}
+			d, err := readDist(filepath.Join(cfg.Work, dir, "profile.json"))
+			if err != nil {
+				return nil, err
+			}
+			d.System, d.Variant, d.Command, d.Period = name, v, cmd, s.Period
+			res.Dists = append(res.Dists, *d)
+		}
+	}
+	for _, s := range cfg.Systems {
+		name := s.System.Name
+		for seed := 1; seed <= cfg.Seeds; seed++ {
+			for _, v := range []string{"buggy", "fixed"} {
+				dir := fmt.Sprintf("run-%s-%s-%d", name, v, seed)
+				args := []string{"run", "--system", name, "--variant", v, "--seed", strconv.Itoa(seed), "--edd", s.EDD}
+				if v == "fixed" {
+					args = append(args, "--max-runs", strconv.Itoa(cfg.MaxRuns))
+				}
+				cmd, wall, _, err := macepc(dir, args...)
+				if err != nil {
+					return nil, err
+				}
+				r, err := readRun(filepath.Join(cfg.Work, dir))
+				if err != nil {
+					return nil, err
+				}
+				r.System, r.Variant, r.Seed, r.Command, r.Wall = name, v, seed, cmd, wall
+				r.BugRank = bugRank(r.Top, s.BugLabels)
+				if v == "buggy" {
+					res.Runs = append(res.Runs, *r)
+				} else {
+					res.Fixed = append(res.Fixed, *r)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func bugRank(top []PaperCorr, bug []string) int {
+	for i, c := range top {
+		for _, b := range bug {
+			if c.Label == b || strings.HasSuffix(b, "*") && strings.HasPrefix(c.Label, b[:len(b)-1]) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("bench: paper: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("bench: paper: %s: %w", path, err)
+	}
+	return nil
+}
+
+func readDist(path string) (*PaperDist, error) {
+	var pf struct {
+		Q1         int64 `json:"q1_ns"`
+		Median     int64 `json:"median_ns"`
+		Q3         int64 `json:"q3_ns"`
+		Threshold  int64 `json:"threshold_ns"`
+		Unfinished int   `json:"unfinished"`
+		Executions []struct {
+			ExecTime int64 `json:"exec_time_ns"`
+		} `json:"executions"`
+	}
+	if err := readJSON(path, &pf); err != nil {
+		return nil, err
+	}
+	d := &PaperDist{Q1: time.Duration(pf.Q1), Median: time.Duration(pf.Median), Q3: time.Duration(pf.Q3),
+		Threshold: time.Duration(pf.Threshold), Unfinished: pf.Unfinished}
+	for _, e := range pf.Executions {
+		d.Times = append(d.Times, time.Duration(e.ExecTime))
+	}
+	slices.Sort(d.Times)
+	if len(d.Times) == 0 {
+		return nil, fmt.Errorf("bench: paper: %s has no executions", path)
+	}
+	return d, nil
+}
+
+// readRun reads a run directory's summary.json and, for the full ranking,
+// correlation.json.
+func readRun(dir string) (*PaperRun, error) {
+	var s struct {
+		Profile struct {
+			Q3 float64 `json:"q3"`
+		} `json:"profile"`
+		Anomaly struct {
+			Found    bool    `json:"found"`
+			Explored int     `json:"explored"`
+			Index    int     `json:"index"`
+			ExecTime float64 `json:"execution_time"`
+			Steps    int     `json:"steps"`
+		} `json:"anomaly"`
+		Divergence *struct {
+			Step       int     `json:"step"`
+			Ignorable  float64 `json:"ignorable_fraction"`
+			Event      string  `json:"event"`
+			Similar    float64 `json:"similar_execution_time"`
+			Executions int     `json:"executions"`
+		} `json:"divergence"`
+	}
+	if err := readJSON(filepath.Join(dir, "summary.json"), &s); err != nil {
+		return nil, err
+	}
+	r := &PaperRun{Found: s.Anomaly.Found, Explored: s.Anomaly.Explored, ExecTime: s.Anomaly.ExecTime,
+		Steps: s.Anomaly.Steps, Q3: s.Profile.Q3}
+	if r.Found {
+		r.Explored = s.Anomaly.Index + 1
+	}
+	if d := s.Divergence; d != nil {
+		r.DivStep, r.IgnorableFrac, r.DivEvent, r.SimilarTime, r.DivExecutions = d.Step, d.Ignorable, d.Event, d.Similar, d.Executions
+	}
+	if !r.Found {
+		return r, nil
+	}
+	var cf struct {
+		Labels []struct {
+			Label      string   `json:"label"`
+			R          *float64 `json:"r"`
+			WindowR    *float64 `json:"window_r"`
+			LengthOnly bool     `json:"length_only"`
+			SameAs     string   `json:"same_as"`
+		} `json:"labels"`
+	}
+	if err := readJSON(filepath.Join(dir, "correlation.json"), &cf); err != nil {
+		return nil, err
+	}
+	for _, l := range cf.Labels { // the summary's choice: ranked, not length-only, r defined
+		if !l.LengthOnly && l.SameAs == "" && l.R != nil {
+			r.Top = append(r.Top, PaperCorr{Label: l.Label, R: l.R, WindowR: l.WindowR})
+		}
+	}
+	return r, nil
+}
+
+// Slow returns the executions above the distribution's threshold.
+func (d *PaperDist) Slow() []time.Duration {
+	i, _ := slices.BinarySearch(d.Times, d.Threshold+1)
+	return d.Times[i:]
+}
+
+// Quantile is gonum's stat.Quantile with LinInterp (the profile's
+// estimator) of the execution times.
+func (d *PaperDist) Quantile(p float64) time.Duration {
+	x := make([]float64, len(d.Times))
+	for i, t := range d.Times {
+		x[i] = float64(t)
+	}
+	return time.Duration(math.Round(stat.Quantile(p, stat.LinInterp, x, nil)))
+}
+
+// Multiples groups the slow executions by the nearest multiple k of the
+// period (k ≥ 1), and returns the counts by k and the largest distance of
+// a slow execution from its multiple.
+func (d *PaperDist) Multiples() (map[int]int, time.Duration) {
+	by := map[int]int{}
+	var far time.Duration
+	for _, t := range d.Slow() {
+		k := max(1, int(math.Round(float64(t)/float64(d.Period))))
+		by[k]++
+		far = max(far, (t - time.Duration(k)*d.Period).Abs())
+	}
+	return by, far
+}
+
+// WritePaperTables renders the measured tables as Markdown. Everything but
+// the last table (wall-clock times) is a function of the configuration.
+func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	secs := func(t time.Duration) string { return strconv.FormatFloat(t.Seconds(), 'f', 3, 64) }
+	pct := func(n, of int) string { return strconv.FormatFloat(100*float64(n)/float64(of), 'f', 1, 64) + "%" }
+
+	p("### Execution-time distributions (%d executions each)\n\n", cfg.Runs)
+	p("Times in simulated seconds, from time 0 (the join spread included). *Slow* is above the variant's own anomaly threshold max(Q3 + 1.5·IQR, 1.5·median).\n\n")
+	p("| system | variant | min | Q1 | median | Q3 | p99 | max | threshold | slow |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, d := range res.Dists {
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d (%s) |\n", d.System, d.Variant, secs(d.Times[0]), secs(d.Q1), secs(d.Median),
+			secs(d.Q3), secs(d.Quantile(0.99)), secs(d.Times[len(d.Times)-1]), secs(d.Threshold), len(d.Slow()), pct(len(d.Slow()), len(d.Times)))
+	}
+	p("\nCommands (`--out DIR` omitted):\n\n```sh\n")
+	for _, d := range res.Dists {
+		p("%s\n", d.Command)
+	}
+	p("```\n\n")
+
+	p("### Slow executions by multiple of the repairing timer's period\n\n")
+	p("Each slow execution is counted at the nearest multiple k·P (k ≥ 1) of the period P of the timer that repairs the bug; *farthest* is the largest distance of a slow execution from its multiple.\n\n")
+	p("| system | variant | timer P | slow | by multiple | farthest |\n|---|---|---|---:|---|---:|\n")
+	for _, d := range res.Dists {
+		by, far := d.Multiples()
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(by)) {
+			parts = append(parts, fmt.Sprintf("%d×%s: %d", k, fmtPeriod(d.Period), by[k]))
+		}
+		timer := ""
+		for _, s := range cfg.Systems {
+			if s.System.Name == d.System {
+				timer = fmt.Sprintf("%s, %s", s.Timer, fmtPeriod(s.Period))
+			}
+		}
+		if len(parts) == 0 {
+			p("| %s | %s | %s | 0 | – | – |\n", d.System, d.Variant, timer)
+			continue
+		}
+		p("| %s | %s | %s | %d | %s | %s s |\n", d.System, d.Variant, timer, len(d.Slow()), strings.Join(parts, ", "), secs(far))
+	}
+	p("\n")
+
+	for _, s := range cfg.Systems {
+		name := s.System.Name
+		p("### %s buggy: the pipeline (`macepc run`), seeds 1–%d\n\n", name, cfg.Seeds)
+		p("*Search* is the number of executions phase 2 ran up to and including the anomaly (after the 50 of the profile); *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran; *similar* is the similar fast execution's time (≤ Q3). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
+			"`"+strings.Join(s.BugLabels, "`, `")+"`")
+		p("| seed | search | anomaly | steps | divergence point | ignorable | walks | similar (Q3) | top correlation: r (within Q3) | bug label |\n|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
+		var found int
+		var explored, ignorable []float64
+		var ranks []int
+		for _, r := range res.Runs {
+			if r.System != name {
+				continue
+			}
+			if !r.Found {
+				p("| %d | none in %d | | | | | | | | |\n", r.Seed, r.Explored)
+				continue
+			}
+			found++
+			explored = append(explored, float64(r.Explored))
+			ignorable = append(ignorable, r.IgnorableFrac)
+			ranks = append(ranks, r.BugRank)
+			top := "–"
+			if len(r.Top) > 0 {
+				top = fmt.Sprintf("`%s`: %s (%s)", r.Top[0].Label, fmtR(r.Top[0].R), fmtR(r.Top[0].WindowR))
+			}
+			rank := "–"
+			if r.BugRank > 0 {
+				rank = strconv.Itoa(r.BugRank)
+			}
+			p("| %d | %d | %.3f s | %d | %s | %.1f%% | %d | %.3f s (%.3f) | %s | %s |\n", r.Seed, r.Explored, r.ExecTime, r.Steps,
+				shortEvent(r.DivEvent), 100*r.IgnorableFrac, r.DivExecutions, r.SimilarTime, r.Q3, top, rank)
+		}
+		p("\nFound in %d of %d seeds", found, cfg.Seeds)
+		if found > 0 {
+			top1 := 0
+			top3 := 0
+			for _, k := range ranks {
+				if k == 1 {
+					top1++
+				}
+				if k >= 1 && k <= 3 {
+					top3++
+				}
+			}
+			p("; search executions median %s (%s–%s); ignorable median %.1f%% (%.1f–%.1f%%); a bug label ranks first in %d and in the top 3 in %d of %d",
+				fmtG(median(explored)), fmtG(slices.Min(explored)), fmtG(slices.Max(explored)),
+				100*median(ignorable), 100*slices.Min(ignorable), 100*slices.Max(ignorable), top1, top3, found)
+		}
+		p(".\n\nCommand: `macepc run --system %s --variant buggy --seed S --edd %s`\n\n", name, s.EDD)
+	}
+
+	p("### Fixed variants: %d-execution searches, seeds 1–%d\n\n", cfg.MaxRuns, cfg.Seeds)
+	p("| system | seeds with an anomaly | anomalies (seed: search execution, time) |\n|---|---:|---|\n")
+	for _, s := range cfg.Systems {
+		var hits []string
+		for _, r := range res.Fixed {
+			if r.System == s.System.Name && r.Found {
+				hits = append(hits, fmt.Sprintf("%d: %d, %.3f s", r.Seed, r.Explored, r.ExecTime))
+			}
+		}
+		list := "–"
+		if len(hits) > 0 {
+			list = strings.Join(hits, "; ")
+		}
+		p("| %s | %d of %d | %s |\n", s.System.Name, len(hits), cfg.Seeds, list)
+	}
+	p("\nCommand: `macepc run --system S --variant fixed --seed S --edd EDD --max-runs %d`\n\n", cfg.MaxRuns)
+
+	p("### Wall-clock time of the whole pipeline (buggy, this machine)\n\n")
+	p("| system | median | min | max |\n|---|---:|---:|---:|\n")
+	for _, s := range cfg.Systems {
+		var w []float64
+		for _, r := range res.Runs {
+			if r.System == s.System.Name {
+				w = append(w, r.Wall.Seconds())
+			}
+		}
+		if len(w) > 0 {
+			p("| %s | %.2f s | %.2f s | %.2f s |\n", s.System.Name, median(w), slices.Min(w), slices.Max(w))
+		}
+	}
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// shortEvent renders "step 68: deliver Join on n1 from n0 at 0.037488712s"
+// as "68: deliver Join on n1 from n0".
+func shortEvent(e string) string {
+	e = strings.TrimPrefix(e, "step ")
+	if i := strings.LastIndex(e, " at "); i > 0 {
+		e = e[:i]
+	}
+	return e
+}
+
+func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func fmtR(r *float64) string {
+	if r == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*r, 'f', 3, 64)
+}
+
+func fmtPeriod(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) + " s" }

@@ -1,0 +1,93 @@
+package bench_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/bench"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+// TestPaperMultiples checks the clustering figures on hand-made times with
+// a 20 s period and a 3 s threshold: 2.5 s is not slow; 19.2 s and 20.4 s
+// count at 1×20 s, 41 s at 2×, 7 s at 1× (k is at least 1); the farthest
+// is 7 s from 20 s, 13 s.
+func TestPaperMultiples(t *testing.T) {
+	s := time.Second
+	d := bench.PaperDist{Times: []time.Duration{2 * s, 2500 * time.Millisecond, 7 * s, 19200 * time.Millisecond, 20400 * time.Millisecond, 41 * s},
+		Threshold: 3 * s, Period: 20 * s}
+	if got := len(d.Slow()); got != 4 {
+		t.Errorf("Slow: %d executions, want 4", got)
+	}
+	by, far := d.Multiples()
+	if want := map[int]int{1: 3, 2: 1}; !reflect.DeepEqual(by, want) || far != 13*s {
+		t.Errorf("Multiples: %v, farthest %v; want %v, 13s", by, far, want)
+	}
+	d.Threshold = 41 * s // strictly above: none
+	if got := len(d.Slow()); got != 0 {
+		t.Errorf("Slow above the maximum: %d", got)
+	}
+}
+
+// TestRunPaper runs the paper workload on RandTree, small: its figures are
+// the pipeline's (the anomaly of seed 1 is found, diverges strictly inside
+// the execution, has a similar execution within Q3 and the race's label
+// on top; the fixed variant has none), and the tables name them.
+func TestRunPaper(t *testing.T) {
+	cfg := bench.PaperConfig{
+		Systems: []bench.PaperSystem{{System: randtree.System(), EDD: "testdata/randtree-edd.json", Period: randtree.DefaultRecoveryPeriod,
+			Timer: "recovery", BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → *"}}},
+		Runs: 60, Seeds: 1, MaxRuns: 100, Work: t.TempDir(),
+	}
+	res, err := bench.RunPaper(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dists) != 2 || len(res.Runs) != 1 || len(res.Fixed) != 1 {
+		t.Fatalf("%d distributions, %d runs, %d fixed runs; want 2, 1, 1", len(res.Dists), len(res.Runs), len(res.Fixed))
+	}
+	for _, d := range res.Dists {
+		if len(d.Times) != cfg.Runs || !(d.Times[0] <= d.Q1 && d.Q1 <= d.Median && d.Median <= d.Q3 && d.Q3 < d.Threshold) {
+			t.Errorf("%s %s: %d times, min %v Q1 %v median %v Q3 %v threshold %v", d.System, d.Variant, len(d.Times), d.Times[0], d.Q1, d.Median, d.Q3, d.Threshold)
+		}
+	}
+	r := res.Runs[0]
+	if !r.Found || r.DivStep <= 0 || r.DivStep >= r.Steps || r.SimilarTime > r.Q3 || r.ExecTime < 5 || r.BugRank != 1 {
+		t.Errorf("buggy run: %+v", r)
+	}
+	if res.Fixed[0].Found {
+		t.Errorf("fixed run found an anomaly: %+v", res.Fixed[0])
+	}
+	var b strings.Builder
+	bench.WritePaperTables(&b, cfg, res)
+	for _, want := range []string{
+		"| randtree | buggy | ", "| randtree | fixed | ",
+		"macepc profile --system randtree --variant buggy --seed 1 --profile-runs 60 --edd testdata/randtree-edd.json\n",
+		"Found in 1 of 1 seeds", "a bug label ranks first in 1",
+		"| randtree | 0 of 1 | – |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, b.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Work, "run-randtree-buggy-1", "report.html")); err != nil {
+		t.Errorf("the run's results are not in the work directory: %v", err)
+	}
+}
+
+func TestRunPaperErrors(t *testing.T) {
+	sys := bench.PaperSystem{System: randtree.System(), EDD: "testdata/no-such-edd.json", Period: time.Second}
+	_, err := bench.RunPaper(context.Background(), bench.PaperConfig{Systems: []bench.PaperSystem{sys}, Runs: 1, Seeds: 1, MaxRuns: 1, Work: t.TempDir()}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "bench: paper: randtree's event durations") {
+		t.Errorf("missing EDD: %v", err)
+	}
+	_, err = bench.RunPaper(context.Background(), bench.PaperConfig{Systems: []bench.PaperSystem{sys}, Seeds: 1, MaxRuns: 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "must be positive") {
+		t.Errorf("zero runs: %v", err)
+	}
+}
