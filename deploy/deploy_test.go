@@ -3,14 +3,18 @@ package deploy_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/systems/pingpong"
@@ -45,15 +49,83 @@ func match(t *testing.T, file, text, re string) []string {
 	return m
 }
 
-// manifestArgs reads the container args of a manifest (a JSON array, which
-// is YAML too) with /data moved to root.
-func manifestArgs(t *testing.T, file, root string) []string {
+// manifests decodes a manifest file's documents strictly into Kubernetes'
+// API types (an unknown or misspelt field is an error): Jobs and
+// PersistentVolumeClaims by name.
+func manifests(t *testing.T, file string) (map[string]*batchv1.Job, map[string]*corev1.PersistentVolumeClaim) {
 	t.Helper()
-	m := match(t, file, read(t, file), `(?m)^\s*args: (\[.*\])$`)
-	var args []string
-	if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
-		t.Fatalf("%s: args: %v", file, err)
+	jobs, pvcs := map[string]*batchv1.Job{}, map[string]*corev1.PersistentVolumeClaim{}
+	for i, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(read(t, file), -1) {
+		var meta struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			t.Fatalf("%s: document %d: %v", file, i, err)
+		}
+		switch {
+		case meta.APIVersion == "batch/v1" && meta.Kind == "Job":
+			var j batchv1.Job
+			if err := yaml.UnmarshalStrict([]byte(doc), &j); err != nil {
+				t.Fatalf("%s: document %d: %v", file, i, err)
+			}
+			jobs[j.Name] = &j
+		case meta.APIVersion == "v1" && meta.Kind == "PersistentVolumeClaim":
+			var c corev1.PersistentVolumeClaim
+			if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+				t.Fatalf("%s: document %d: %v", file, i, err)
+			}
+			pvcs[c.Name] = &c
+		default:
+			t.Fatalf("%s: document %d: unexpected %s %s", file, i, meta.APIVersion, meta.Kind)
+		}
 	}
+	return jobs, pvcs
+}
+
+// job returns the one Job of a manifest file, after checking what every
+// macepc pod needs: one container running the image's binary as its
+// non-root user, with fsGroup so that it can write the volume, and the
+// shared results volume mounted at /data.
+func job(t *testing.T, file, claim string) *batchv1.Job {
+	t.Helper()
+	jobs, _ := manifests(t, file)
+	if len(jobs) != 1 {
+		t.Fatalf("%s: %d Jobs, want 1", file, len(jobs))
+	}
+	for _, j := range jobs {
+		pod := j.Spec.Template.Spec
+		if len(pod.Containers) != 1 || pod.RestartPolicy != corev1.RestartPolicyNever {
+			t.Fatalf("%s: %d containers, restartPolicy %q", file, len(pod.Containers), pod.RestartPolicy)
+		}
+		sc := pod.SecurityContext
+		if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != nonroot ||
+			sc.FSGroup == nil || *sc.FSGroup != nonroot {
+			t.Fatalf("%s: the pod must run as uid %d with fsGroup %d: %+v", file, nonroot, nonroot, sc)
+		}
+		mounts := pod.Containers[0].VolumeMounts
+		if len(mounts) != 1 || mounts[0].MountPath != "/data" || len(pod.Volumes) != 1 || pod.Volumes[0].Name != mounts[0].Name ||
+			pod.Volumes[0].PersistentVolumeClaim == nil || pod.Volumes[0].PersistentVolumeClaim.ClaimName != claim {
+			t.Fatalf("%s: the results volume (claim %s) is not mounted at /data: %+v %+v", file, claim, mounts, pod.Volumes)
+		}
+		return j
+	}
+	return nil
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return "unset"
+	}
+	return *p
+}
+
+// nonroot is the uid and gid of the Dockerfile's distroless nonroot image.
+const nonroot = 65532
+
+// manifestArgs returns a Job's container args with /data moved to root.
+func manifestArgs(j *batchv1.Job, root string) []string {
+	args := append([]string{}, j.Spec.Template.Spec.Containers[0].Args...)
 	for i, a := range args {
 		if strings.HasPrefix(a, "/data/") {
 			args[i] = filepath.Join(root, strings.TrimPrefix(a, "/data/"))
@@ -91,24 +163,41 @@ func slicesIndex(xs []string, x string) int {
 // manifest), then the merge Job.
 func TestKubernetesIndexedJob(t *testing.T) {
 	root := t.TempDir()
-	job := read(t, "kubernetes/profile-job.yaml")
-	if !strings.Contains(job, "completionMode: Indexed") {
-		t.Fatal("profile-job.yaml is not an Indexed Job")
+	if !strings.Contains(read(t, "Dockerfile"), "distroless/static-debian12:nonroot") {
+		t.Fatalf("the Dockerfile's image is not distroless nonroot (uid %d), which the manifests assume", nonroot)
 	}
-	completions, _ := strconv.Atoi(match(t, "profile-job.yaml", job, `(?m)^\s*completions: (\d+)$`)[1])
-	count := match(t, "profile-job.yaml", job, `(?m)name: MACEPC_SHARD_COUNT\n\s*value: "(\d+)"`)[1]
-	if count != strconv.Itoa(completions) || completions < 2 {
-		t.Fatalf("MACEPC_SHARD_COUNT %s must equal completions %d", count, completions)
+	_, pvcs := manifests(t, "kubernetes/train-job.yaml")
+	pvc := pvcs["macepc-results"]
+	if len(pvcs) != 1 || pvc == nil || !slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteMany) {
+		t.Fatalf("train-job.yaml must define the ReadWriteMany claim macepc-results: %v", pvcs)
 	}
-	macepc(t, nil, append(manifestArgs(t, "kubernetes/train-job.yaml", root), "--train-runs", "3")...)
-	profile := append(manifestArgs(t, "kubernetes/profile-job.yaml", root), "--profile-runs", "30")
+	train := job(t, "kubernetes/train-job.yaml", pvc.Name)
+	prof := job(t, "kubernetes/profile-job.yaml", pvc.Name)
+	merge := job(t, "kubernetes/merge-job.yaml", pvc.Name)
+	spec := prof.Spec
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion || spec.Completions == nil || spec.Parallelism == nil {
+		t.Fatalf("profile-job.yaml must be an Indexed Job with completions and parallelism (completionMode %v, completions %v, parallelism %v)",
+			deref(spec.CompletionMode), deref(spec.Completions), deref(spec.Parallelism))
+	}
+	completions := int(*spec.Completions)
+	count := ""
+	for _, e := range spec.Template.Spec.Containers[0].Env {
+		if e.Name == "MACEPC_SHARD_COUNT" {
+			count = e.Value
+		}
+	}
+	if count != strconv.Itoa(completions) || completions < 2 || *spec.Parallelism < 1 || int(*spec.Parallelism) > completions {
+		t.Fatalf("MACEPC_SHARD_COUNT %q must equal completions %d (≥ 2), parallelism %d within 1..completions", count, completions, *spec.Parallelism)
+	}
+	macepc(t, nil, append(manifestArgs(train, root), "--train-runs", "3")...)
+	profile := append(manifestArgs(prof, root), "--profile-runs", "30")
 	for i := 0; i < completions; i++ {
 		out := macepc(t, map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i), "MACEPC_SHARD_COUNT": count}, profile...)
 		if !strings.Contains(out, fmt.Sprintf("shard %d/%d from kubernetes indexed job", i, completions)) {
 			t.Fatalf("pod %d: %s", i, out)
 		}
 	}
-	macepc(t, nil, manifestArgs(t, "kubernetes/merge-job.yaml", root)...)
+	macepc(t, nil, manifestArgs(merge, root)...)
 	if got, want := read(t, filepath.Join(root, "run", "profile.json")), unsharded(t, filepath.Join(root, "run"), profile); got != want {
 		t.Fatal("the merged profile.json differs from the unsharded one")
 	}
@@ -145,9 +234,9 @@ func srunArgs(t *testing.T, file string, vars map[string]string) []string {
 }
 
 // The Slurm scripts: every task of the array with Slurm's variables, then
-// the merge.
+// the merge; once with the script's array range and once as submitted with
+// a range that does not start at 0 (sbatch --array=5-12 overrides it).
 func TestSlurmArray(t *testing.T) {
-	root := t.TempDir()
 	script := read(t, "slurm/profile.sbatch")
 	m := match(t, "profile.sbatch", script, `(?m)^#SBATCH --array=(\d+)-(\d+)$`)
 	lo, _ := strconv.Atoi(m[1])
@@ -155,20 +244,23 @@ func TestSlurmArray(t *testing.T) {
 	if !strings.Contains(read(t, "slurm/submit.sh"), "--dependency=afterok:\"$profile\" merge.sbatch") {
 		t.Fatal("submit.sh does not run the merge after the whole array")
 	}
-	results := filepath.Join(root, "run")
-	profile := srunArgs(t, "slurm/profile.sbatch", map[string]string{"RESULTS": results, "RUNS": "30"})
-	sys := profile[slicesIndex(profile, "--system")+1]
-	macepc(t, nil, "train", "--system", sys, "--train-runs", "3", "--progress", "never", "--out", results)
-	n := hi - lo + 1
-	for id := lo; id <= hi; id++ {
-		env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(lo), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}
-		out := macepc(t, env, profile...)
-		if !strings.Contains(out, fmt.Sprintf("shard %d/%d from slurm array", id-lo, n)) {
-			t.Fatalf("task %d: %s", id, out)
+	for _, shift := range []int{0, 5} {
+		results := filepath.Join(t.TempDir(), "run")
+		profile := srunArgs(t, "slurm/profile.sbatch", map[string]string{"RESULTS": results, "RUNS": "30"})
+		sys := profile[slicesIndex(profile, "--system")+1]
+		macepc(t, nil, "train", "--system", sys, "--train-runs", "3", "--progress", "never", "--out", results)
+		first, last := lo+shift, hi+shift
+		n := last - first + 1
+		for id := first; id <= last; id++ {
+			env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(first), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}
+			out := macepc(t, env, profile...)
+			if !strings.Contains(out, fmt.Sprintf("shard %d/%d from slurm array", id-first, n)) {
+				t.Fatalf("array %d-%d, task %d: %s", first, last, id, out)
+			}
 		}
-	}
-	macepc(t, nil, srunArgs(t, "slurm/merge.sbatch", map[string]string{"RESULTS": results})...)
-	if got, want := read(t, filepath.Join(results, "profile.json")), unsharded(t, results, profile); got != want {
-		t.Fatal("the merged profile.json differs from the unsharded one")
+		macepc(t, nil, srunArgs(t, "slurm/merge.sbatch", map[string]string{"RESULTS": results})...)
+		if got, want := read(t, filepath.Join(results, "profile.json")), unsharded(t, results, profile); got != want {
+			t.Fatalf("array %d-%d: the merged profile.json differs from the unsharded one", first, last)
+		}
 	}
 }

@@ -3,5 +3,7 @@
 // Job; slurm/: a job array with a merge step after it), described in
 // deploy/README.md. Its test runs the macepc commands those files contain,
 // with each engine's environment, and checks that the merged profile is
-// the unsharded one, so the files cannot drift from the command line.
+// the unsharded one, so the files cannot drift from the command line. The
+// Kubernetes manifests are decoded strictly into the k8s.io/api types, so
+// a misspelt or misplaced field fails the test too.
 package deploy
