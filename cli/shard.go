@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -385,6 +387,9 @@ func (a *app) merge(args []string) (int, error) {
 	}
 	dirs := fs.Args()
 	if len(dirs) == 0 {
+		if _, err := os.Stat(*out); errors.Is(err, os.ErrNotExist) {
+			return ExitError, fmt.Errorf("no shard directories given, and --out %s, where merge then looks for them, does not exist", *out)
+		}
 		dirs = []string{*out}
 	}
 	paths, err := shard.Find(*phase, dirs)

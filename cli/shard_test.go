@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -118,9 +119,15 @@ func afterFirstLine(s, dir string) string {
 }
 
 // Sharded profile and search, merged, give the unsharded run's files byte
-// for byte and its output, for 1, 3 and 8 shards and each engine.
+// for byte and its output, for 1, 3 and 8 shards and each engine. With the
+// committed durations and seed 3 the first anomaly is execution 35, which
+// is in neither shard 0 of 3 nor shard 0 of 8, and at least two other
+// shards explore past it before their own anomaly: the merge must take
+// the lowest index, not the first shard's answer, and drop what the
+// others explored beyond it.
 func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
-	eddFile := trainedEDD(t)
+	const eddFile = "../bench/testdata/randtree-edd.json"
+	const firstAnomaly = 35
 	root := t.TempDir()
 	common := []string{"--edd", eddFile, "--profile-runs", "40", "--seed", "3", "--progress", "never"}
 	profile := append([]string{"profile"}, common...)
@@ -139,6 +146,9 @@ func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
 		t.Fatalf("search: status %d, want 1 (an anomaly)\n%s%s", st, searchOut, errs)
 	}
 	wantSearch := snapshot(t, unsharded)
+	if !strings.Contains(searchOut, fmt.Sprintf("anomaly at execution %d ", firstAnomaly)) {
+		t.Fatalf("the unsharded search's anomaly is not execution %d (the durations or the protocol changed: pick a seed whose first anomaly is in no shard 0):\n%s", firstAnomaly, searchOut)
+	}
 	for _, f := range []string{"search.json", "search-executions.jsonl", "anomaly.path.json"} {
 		if _, ok := wantSearch[f]; !ok {
 			t.Fatalf("search wrote no %s", f)
@@ -160,6 +170,21 @@ func TestShardedProfileAndSearchMergeToTheUnshardedFiles(t *testing.T) {
 
 				// Search shards in one shared directory holding the profile.
 				runShards(t, engine, n, func(int) string { return merged }, searchArgs...)
+				if n > 1 {
+					past := 0
+					for i := 0; i < n; i++ {
+						f, err := shard.ReadFile(filepath.Join(merged, shard.FileName("search", shard.Spec{Index: i, Count: n})))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if last := f.Records[len(f.Records)-1].Index; last > firstAnomaly {
+							past++
+						}
+					}
+					if firstAnomaly%n == 0 || past < 2 {
+						t.Fatalf("%d shards: the anomaly %d is in shard %d and %d shards explored past it; the test needs it outside shard 0 and at least 2", n, firstAnomaly, firstAnomaly%n, past)
+					}
+				}
 				out = mergeDirs(t, 1, merged, merged)
 				sameFiles(t, "merged search", wantSearch, snapshot(t, merged))
 				if got, want := afterFirstLine(out, merged), afterFirstLine("x\n"+searchOut, unsharded); got != want {
@@ -198,6 +223,9 @@ func TestShardedSearchWithoutAnomaly(t *testing.T) {
 	}
 }
 
+// Sharded simulate, merged, gives the unsharded executions.jsonl,
+// simulate.json and slowest.path.json byte for byte, for 1, 3 and 8
+// shards and each engine.
 func TestShardedSimulate(t *testing.T) {
 	root := t.TempDir()
 	args := []string{"simulate", "--nodes", "6", "--runs", "25", "--seed", "5"}
@@ -205,13 +233,26 @@ func TestShardedSimulate(t *testing.T) {
 	if st != 0 {
 		t.Fatal(errs)
 	}
-	dirs := shardDirs(filepath.Join(root, "shards"), 3)
-	runShards(t, 2, 3, func(i int) string { return dirs[i] }, args...)
-	merged := filepath.Join(root, "m")
-	got := mergeDirs(t, 0, merged, dirs...)
-	sameFiles(t, "merged simulate", snapshot(t, filepath.Join(root, "u")), snapshot(t, merged))
-	if g, w := afterFirstLine(got, merged), afterFirstLine(want, filepath.Join(root, "u")); g != w {
-		t.Errorf("merge output differs from simulate's:\n%s\n--- want\n%s", g, w)
+	wantFiles := snapshot(t, filepath.Join(root, "u"))
+	for _, f := range []string{"executions.jsonl", "simulate.json", "slowest.path.json"} {
+		if _, ok := wantFiles[f]; !ok {
+			t.Fatalf("simulate wrote no %s", f)
+		}
+	}
+	for engine := range engines {
+		for _, n := range []int{1, 3, 8} {
+			t.Run(fmt.Sprintf("%s/%d", engines[engine].name, n), func(t *testing.T) {
+				base := filepath.Join(root, fmt.Sprintf("%s-%d", engines[engine].name, n))
+				dirs := shardDirs(filepath.Join(base, "shards"), n)
+				runShards(t, engine, n, func(i int) string { return dirs[i] }, args...)
+				merged := filepath.Join(base, "m")
+				got := mergeDirs(t, 0, merged, dirs...)
+				sameFiles(t, "merged simulate", wantFiles, snapshot(t, merged))
+				if g, w := afterFirstLine(got, merged), afterFirstLine(want, filepath.Join(root, "u")); g != w {
+					t.Errorf("merge output differs from simulate's:\n%s\n--- want\n%s", g, w)
+				}
+			})
+		}
 	}
 }
 
@@ -262,6 +303,8 @@ func TestShardRefusalsGolden(t *testing.T) {
 	prof("copy", "--shard", "1/3")
 	prof("nodes", "--shard", "2/3", "--nodes", "9")
 	prof("runs", "--shard", "2/3", "--profile-runs", "11")
+	prof("variant", "--shard", "2/3", "--variant", "fixed")
+	prof("edd", "--shard", "2/3", "--edd", "../bench/testdata/randtree-edd.json")
 	prof("four", "--shard", "2/4")
 	prof("unsharded")
 	prof("other-profile", "--profile-runs", "12")
@@ -297,6 +340,9 @@ func TestShardRefusalsGolden(t *testing.T) {
 		{"shard-merge-cut-line", nil, []string{"merge", okFile(0), okFile(1), cutLine}},
 		{"shard-merge-duplicated", nil, []string{"merge", "$DIR/ok", "$DIR/copy"}},
 		{"shard-merge-other-config", nil, []string{"merge", okFile(0), okFile(1), "$DIR/nodes"}},
+		{"shard-merge-other-variant", nil, []string{"merge", okFile(0), okFile(1), "$DIR/variant"}},
+		{"shard-merge-other-edd", nil, []string{"merge", okFile(0), okFile(1), "$DIR/edd"}},
+		{"shard-merge-no-out", nil, []string{"merge", "--out", "$DIR/no-such-dir"}},
 		{"shard-merge-other-runs", nil, []string{"merge", okFile(0), okFile(1), "$DIR/runs"}},
 		{"shard-merge-mixed-count", nil, []string{"merge", okFile(0), okFile(1), "$DIR/four"}},
 		{"shard-merge-no-shards", nil, []string{"merge", "$DIR/empty"}},

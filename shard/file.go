@@ -261,22 +261,34 @@ func Merge(files []*File) (*Set, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("shard: no shard files")
 	}
-	ref := files[0]
-	rh := &ref.Header
-	for _, f := range files[1:] {
-		h := &f.Header
-		switch {
-		case h.Phase != rh.Phase:
-			return nil, fmt.Errorf("shard: %s is a %s shard, %s a %s shard: merge the shards of one phase", f.Name, h.Phase, ref.Name, rh.Phase)
-		case h.ConfigHash != rh.ConfigHash || h.System != rh.System || h.Variant != rh.Variant || h.Nodes != rh.Nodes:
-			return nil, fmt.Errorf("shard: %s belongs to another configuration (%s/%s, %d nodes, config hash %s) than %s (%s/%s, %d nodes, config hash %s)",
-				f.Name, h.System, h.Variant, h.Nodes, h.ConfigHash, ref.Name, rh.System, rh.Variant, rh.Nodes, rh.ConfigHash)
-		case h.Seed != rh.Seed || h.Runs != rh.Runs || !bytes.Equal(h.Params, rh.Params):
-			return nil, fmt.Errorf("shard: %s was run with other parameters than %s (%s)", f.Name, ref.Name, paramDiff(h, rh))
-		case h.Shards != rh.Shards:
-			return nil, fmt.Errorf("shard: %s is shard %d of %d, %s of %d: the shards of one run have one count (remove the shard files of an earlier run)", f.Name, h.Shard, h.Shards, ref.Name, rh.Shards)
+	// Each check names the odd one out: a file whose value differs from
+	// the one most files share, against a file with that value.
+	checks := []struct {
+		key  func(h *Header) string
+		fail func(odd, ref *File, agree int) error
+	}{
+		{func(h *Header) string { return h.Phase }, func(odd, ref *File, agree int) error {
+			return fmt.Errorf("shard: %s is a %s shard, %s (and %d more) a %s shard: merge the shards of one phase", odd.Name, odd.Header.Phase, ref.Name, agree-1, ref.Header.Phase)
+		}},
+		{func(h *Header) string { return fmt.Sprint(h.ConfigHash, h.System, h.Variant, h.Nodes) }, func(odd, ref *File, agree int) error {
+			h, rh := &odd.Header, &ref.Header
+			return fmt.Errorf("shard: %s belongs to another configuration (%s/%s, %d nodes, config hash %s) than %s and %d more (%s/%s, %d nodes, config hash %s)",
+				odd.Name, h.System, h.Variant, h.Nodes, h.ConfigHash, ref.Name, agree-1, rh.System, rh.Variant, rh.Nodes, rh.ConfigHash)
+		}},
+		{func(h *Header) string { return fmt.Sprint(h.Seed, " ", h.Runs, " ", string(h.Params)) }, func(odd, ref *File, agree int) error {
+			return fmt.Errorf("shard: %s was run with other parameters than %s and %d more (%s)", odd.Name, ref.Name, agree-1, paramDiff(&odd.Header, &ref.Header))
+		}},
+		{func(h *Header) string { return fmt.Sprint(h.Shards) }, func(odd, ref *File, agree int) error {
+			return fmt.Errorf("shard: %s is shard %d of %d, %s (and %d more) of %d: the shards of one run have one count (remove the shard files of an earlier run)",
+				odd.Name, odd.Header.Shard, odd.Header.Shards, ref.Name, agree-1, ref.Header.Shards)
+		}},
+	}
+	for _, c := range checks {
+		if odd, ref, agree := oddOneOut(files, c.key); odd != nil {
+			return nil, c.fail(odd, ref, agree)
 		}
 	}
+	rh := &files[0].Header
 	n := rh.Shards
 	byIndex := make([]*File, n)
 	for _, f := range files {
@@ -295,6 +307,30 @@ func Merge(files []*File) (*Set, error) {
 		return nil, fmt.Errorf("shard: missing shard %s of %d (have %d of %d files)", strings.Join(missing, ", "), n, len(files), n)
 	}
 	return &Set{Files: byIndex}, nil
+}
+
+// oddOneOut returns, when files do not all have the same key, the first
+// file whose key is not the most common one, the first file with the most
+// common key (the earliest such file on a tie), and how many files have it.
+func oddOneOut(files []*File, key func(*Header) string) (odd, ref *File, agree int) {
+	count := map[string]int{}
+	for _, f := range files {
+		count[key(&f.Header)]++
+	}
+	if len(count) == 1 {
+		return nil, nil, 0
+	}
+	for _, f := range files {
+		if k := key(&f.Header); count[k] > agree {
+			ref, agree = f, count[k]
+		}
+	}
+	for _, f := range files {
+		if key(&f.Header) != key(&ref.Header) {
+			return f, ref, agree
+		}
+	}
+	return nil, nil, 0
 }
 
 // paramDiff names the first header field where a and b differ.

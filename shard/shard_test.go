@@ -201,6 +201,20 @@ func TestMergeChecksTheSet(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", name, err, c.err)
 		}
 	}
+
+	// The error names the odd one out, wherever it is in the list: here
+	// the first file, against the two that agree.
+	name := func(fs []*shard.File) []*shard.File {
+		for _, f := range fs {
+			f.Name = fmt.Sprintf("shard%d.jsonl", f.Header.Shard)
+		}
+		return fs
+	}
+	oddFirst := name(append([]*shard.File{other}, all(3)[1:]...))
+	_, err := shard.Merge(oddFirst)
+	if err == nil || !strings.HasPrefix(err.Error(), "shard: shard2.jsonl belongs to another configuration") || !strings.Contains(err.Error(), "and 1 more") {
+		t.Errorf("odd one first: %v", err)
+	}
 }
 
 // A search shard stops at its own first anomaly; the merged run stops at
