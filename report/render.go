@@ -165,8 +165,10 @@ func labels(xys plotter.XYs, texts []string, size float64, c color.Color, xa dra
 	return l
 }
 
-// secTicks labels a time axis in seconds with the precision its tick
-// spacing needs.
+// secTicks labels a time axis in seconds: every major tick with the
+// fewest decimals at which all of them print their value exactly and
+// differ from each other (gonum's ticks can sit at half steps, so the
+// spacing alone does not say how many decimals the values need).
 type secTicks struct{}
 
 func (secTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -177,25 +179,57 @@ func (secTicks) Ticks(lo, hi float64) []plot.Tick {
 			major = append(major, t.Value)
 		}
 	}
-	prec := -1
-	if len(major) >= 2 {
-		step := major[1] - major[0]
-		prec = max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
-		for prec < 9 && !exact(step, prec) {
-			prec++
-		}
-	}
+	prec := tickPrecision(major, hi-lo)
 	for i := range ts {
-		if ts[i].Label == "" {
-			continue
-		}
-		if prec < 0 {
-			ts[i].Label = fmtSecs(ts[i].Value)
-		} else {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', prec, 64)
+		if ts[i].Label != "" {
+			ts[i].Label = fmtTick(ts[i].Value, prec)
 		}
 	}
 	return ts
+}
+
+// maxTickDecimals bounds tickPrecision: picoseconds, below the
+// simulator's nanoseconds (ticks can sit at half a step).
+const maxTickDecimals = 12
+
+// tickPrecision is the fewest decimals (at most maxTickDecimals) at which
+// every value prints within a tiny fraction of span of itself and no two
+// values print alike; -1 when none does (fmtTick then prints the shortest
+// exact representation).
+func tickPrecision(vs []float64, span float64) int {
+	tol := 1e-7 * math.Abs(span)
+	for p := 0; p <= maxTickDecimals; p++ {
+		seen := make(map[string]bool, len(vs))
+		ok := true
+		for _, v := range vs {
+			l := fmtTick(v, p)
+			x, err := strconv.ParseFloat(l, 64)
+			if err != nil || math.Abs(x-v) > tol || seen[l] {
+				ok = false
+				break
+			}
+			seen[l] = true
+		}
+		if ok {
+			return p
+		}
+	}
+	return -1
+}
+
+// fmtTick prints v with p decimals (-1: shortest exact), without a minus
+// sign on zero.
+func fmtTick(v float64, p int) string {
+	var l string
+	if p < 0 {
+		l = strconv.FormatFloat(v, 'g', -1, 64)
+	} else {
+		l = strconv.FormatFloat(v, 'f', p, 64)
+	}
+	if strings.Trim(l, "-0.") == "" {
+		l = strings.TrimPrefix(l, "-")
+	}
+	return l
 }
 
 // exact reports whether v printed with p decimals loses nothing.
