@@ -373,7 +373,9 @@ func readEDDFile(path string) (*edd.Set, error) {
 	return set, nil
 }
 
-// parseFraction reads "5%" as 0.05 and "0.05" as 0.05.
+// parseFraction reads "5%" as 0.05 and "0.05" as 0.05. A bare number of
+// 1 or more is refused: "5" is far more likely to mean 5% than 500%, and
+// a gate that silently tolerates 500% passes everything; "500%" says it.
 func parseFraction(s string) (float64, error) {
 	t, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(t, 64)
@@ -381,7 +383,10 @@ func parseFraction(s string) (float64, error) {
 		return 0, fmt.Errorf("want a percentage such as 5%% or a fraction such as 0.05, got %q", s)
 	}
 	if pct {
-		v /= 100
+		return v / 100, nil
+	}
+	if v >= 1 {
+		return 0, fmt.Errorf("%q is ambiguous: write %s%% for a percentage, or a fraction below 1 (%s%% is %s)", s, t, t, strconv.FormatFloat(v/100, 'g', -1, 64))
 	}
 	return v, nil
 }

@@ -234,6 +234,7 @@ func TestRegressRefusalsGolden(t *testing.T) {
 		{"regress-other-nodes", []string{"regress", "--baseline", "$DIR/base", "--nodes", "2", "--out", "$DIR/out"}},
 		{"regress-other-edd", []string{"regress", "--baseline", "$DIR/base", "--edd", "$DIR/trained/edd.json", "--out", "$DIR/out"}},
 		{"regress-bad-max-slowdown", []string{"regress", "--baseline", "$DIR/base", "--max-slowdown", "five", "--out", "$DIR/out"}},
+		{"regress-bare-max-slowdown", []string{"regress", "--baseline", "$DIR/base", "--max-slowdown", "5", "--out", "$DIR/out"}},
 		{"regress-bad-alpha", []string{"regress", "--baseline", "$DIR/base", "--alpha", "1", "--out", "$DIR/out"}},
 		{"regress-out-is-baseline", []string{"regress", "--baseline", "$DIR/base"}},
 	}
