@@ -156,6 +156,18 @@ type Summary struct {
 		Step       int `json:"step"`
 		TotalSteps int `json:"total_steps"`
 	} `json:"divergence"`
+	Correlations []struct {
+		Label string   `json:"label"`
+		R     *float64 `json:"r"`
+	} `json:"correlations"`
+}
+
+// TopCorrelation is the label of the summary's first correlation, or "".
+func (s *Summary) TopCorrelation() string {
+	if len(s.Correlations) == 0 {
+		return ""
+	}
+	return s.Correlations[0].Label
 }
 
 // Pipeline runs `macepc run` on sys with args after "--system NAME" and
