@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -263,13 +264,7 @@ func readRun(dir string) (*PaperRun, error) {
 		return r, nil
 	}
 	var cf struct {
-		Labels []struct {
-			Label      string   `json:"label"`
-			R          *float64 `json:"r"`
-			WindowR    *float64 `json:"window_r"`
-			LengthOnly bool     `json:"length_only"`
-			SameAs     string   `json:"same_as"`
-		} `json:"labels"`
+		Labels []anomaly.Correlation `json:"labels"`
 	}
 	if err := readJSON(filepath.Join(dir, "correlation.json"), &cf); err != nil {
 		return nil, err
