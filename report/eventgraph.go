@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -15,10 +17,14 @@ import (
 )
 
 // The event graph shows the steps [divergence-graphBefore,
-// divergence+graphAfter) of both executions.
+// divergence+graphAfter) of both executions, extended to graphPastDiff
+// steps past the first step at which they differ, at most graphMaxSteps
+// steps in all.
 const (
-	graphBefore = 4
-	graphAfter  = 12
+	graphBefore   = 4
+	graphAfter    = 12
+	graphPastDiff = 4
+	graphMaxSteps = 24
 )
 
 // EventGraphData feeds the event graph (message sequence chart) around the
@@ -27,6 +33,10 @@ type EventGraphData struct {
 	Step     int `json:"step"`
 	FromStep int `json:"from_step"`
 	ToStep   int `json:"to_step"`
+	// FirstDiff is the first step from the divergence point on at which
+	// the two executions run different events (node, label or sender),
+	// -1 when they do not differ in divergence-events.json's window.
+	FirstDiff int `json:"first_diff"`
 	// Nodes are the columns: every node with an event, a sender or a
 	// destination in the window of either execution.
 	Nodes   []int     `json:"nodes"`
@@ -52,6 +62,12 @@ type EGEvent struct {
 	Text  string  `json:"text"`
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
+	// From is the sender of a delivered message (-1 for other events);
+	// SentBefore says that no message of the window matches the delivery
+	// (same sender, type, arrival no later than the delivery): it was sent
+	// before the window.
+	From       int  `json:"from"`
+	SentBefore bool `json:"sent_before"`
 }
 
 // EGMessage is a message sent by an event of the window: Arrive is nil
@@ -66,6 +82,51 @@ type EGMessage struct {
 	Arrive *float64 `json:"arrive"`
 }
 
+// firstDiff is the first step in [step, to) at which two executions'
+// events differ in node, label or sender (an execution that has ended
+// differs from one that goes on), -1 if none.
+func firstDiff(a, b EventsExec, step, to int) int {
+	type what struct {
+		node, from int
+		label      string
+	}
+	index := func(ex EventsExec) map[int]what {
+		m := map[int]what{}
+		for _, e := range ex.Events {
+			m[e.Step] = what{e.Node, e.From, e.Label}
+		}
+		return m
+	}
+	ma, mb := index(a), index(b)
+	for s := step; s < to; s++ {
+		wa, oka := ma[s]
+		wb, okb := mb[s]
+		if !oka && !okb {
+			return -1
+		}
+		if oka != okb || wa != wb {
+			return s
+		}
+	}
+	return -1
+}
+
+// graphWindow is the steps [from, to) the event graph shows: graphBefore
+// steps before the divergence point to graphAfter steps after it, or
+// further to show graphPastDiff steps from the first difference, at most
+// graphMaxSteps steps (then the steps before the divergence point go
+// first, and the divergence point itself when the difference is far).
+func graphWindow(step, diff, fileFrom, fileTo int) (from, to int) {
+	from, to = step-graphBefore, step+graphAfter
+	if diff >= 0 {
+		to = max(to, diff+graphPastDiff)
+	}
+	if to-from > graphMaxSteps {
+		from = to - graphMaxSteps
+	}
+	return max(from, fileFrom), min(to, fileTo)
+}
+
 // NewEventGraphData extracts the event graph's data from
 // divergence-events.json.
 func NewEventGraphData(r *Results) (*EventGraphData, string) {
@@ -76,8 +137,12 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 	if ev.Step < 0 {
 		return nil, "no walk recovers even from the start: there is no divergence point to draw around"
 	}
-	d := &EventGraphData{Step: ev.Step, FromStep: max(ev.FromStep, ev.Step-graphBefore), ToStep: min(ev.ToStep, ev.Step+graphAfter),
-		TimeMin: math.Inf(1), TimeMax: math.Inf(-1)}
+	diff := -1
+	if len(ev.Executions) == 2 {
+		diff = firstDiff(ev.Executions[0], ev.Executions[1], ev.Step, ev.ToStep)
+	}
+	from, to := graphWindow(ev.Step, diff, ev.FromStep, ev.ToStep)
+	d := &EventGraphData{Step: ev.Step, FromStep: from, ToStep: to, FirstDiff: diff, TimeMin: math.Inf(1), TimeMax: math.Inf(-1)}
 	// Steps before the divergence point are shown only when they are
 	// closer to it in time than half of what follows it (the start-up
 	// events at time 0 would squeeze the race into a thin band).
@@ -99,6 +164,7 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 	nodes := map[int]bool{}
 	for _, ex := range ev.Executions {
 		pn := EGPanel{Name: ex.Name, ExecTime: secsNS(ex.ExecTimeNS), Events: []EGEvent{}, Messages: []EGMessage{}}
+		var types []string // of pn.Events: the delivered message's type
 		for _, e := range ex.Events {
 			if e.Step < d.FromStep || e.Step >= d.ToStep || (e.Step < ev.Step && secsNS(e.StartNS) < earliest) {
 				continue
@@ -108,8 +174,10 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 			nodes[e.Node] = true
 			kind, short := eventKind(e.Label)
 			txt := fmt.Sprintf("%d %s", e.Step, short)
+			from := -1
 			if kind == "deliver" && e.From >= 0 {
 				nodes[e.From] = true
+				from = e.From
 			}
 			for _, t := range e.Timers {
 				if t.Cancel {
@@ -118,7 +186,8 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 					txt += fmt.Sprintf(" +%s@%s", t.Name, trimSec(secsNS(t.AtNS)))
 				}
 			}
-			pn.Events = append(pn.Events, EGEvent{Step: e.Step, Node: e.Node, Kind: kind, Text: txt, Start: start, End: end})
+			pn.Events = append(pn.Events, EGEvent{Step: e.Step, Node: e.Node, Kind: kind, Text: txt, Start: start, End: end, From: from})
+			types = append(types, short)
 			for _, s := range e.Sends {
 				nodes[s.To] = true
 				m := EGMessage{Step: e.Step, From: e.Node, To: s.To, Type: s.Type, Status: s.Status, Depart: end}
@@ -129,6 +198,7 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 				pn.Messages = append(pn.Messages, m)
 			}
 		}
+		markSentBefore(&pn, types)
 		d.Panels = append(d.Panels, pn)
 	}
 	if len(nodes) == 0 {
@@ -145,6 +215,35 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 	}
 	slices.Sort(d.Nodes)
 	return d, ""
+}
+
+// markSentBefore flags the deliveries no message of the window accounts
+// for: each delivery (types: the message type of each event) takes the
+// earliest unclaimed message of its sender, destination and type that
+// arrived by its start.
+func markSentBefore(pn *EGPanel, types []string) {
+	claimed := make([]bool, len(pn.Messages))
+	for i := range pn.Events {
+		e := &pn.Events[i]
+		if e.Kind != "deliver" || e.From < 0 {
+			continue
+		}
+		typ := types[i]
+		best := -1
+		for j, m := range pn.Messages {
+			if claimed[j] || m.Arrive == nil || m.From != e.From || m.To != e.Node || m.Type != typ || *m.Arrive > e.Start+1e-12 {
+				continue
+			}
+			if best < 0 || *m.Arrive < *pn.Messages[best].Arrive {
+				best = j
+			}
+		}
+		if best >= 0 {
+			claimed[best] = true
+		} else {
+			e.SentBefore = true
+		}
+	}
 }
 
 // eventKind classifies an event label and shortens it for the graph.
@@ -173,30 +272,60 @@ func eventGraphFigure(r *Results) Figure {
 	if d != nil {
 		f.Data = d
 		f.H = vg.Points(float64(40 + 400*len(d.Panels)))
+		differ := "Compare the two charts from the red ring down: the first event that differs is the race."
+		switch {
+		case len(d.Panels) < 2:
+		case d.FirstDiff < 0:
+			differ = fmt.Sprintf("The two executions run the same events (nodes, labels and senders) up to step %d: they differ only in timing.", d.ToStep-1)
+		case d.FirstDiff < d.ToStep:
+			differ = fmt.Sprintf("The orange ring marks step %d, the first at which the two executions run different events: from there on they part.", d.FirstDiff)
+			if d.FromStep > d.Step {
+				differ += fmt.Sprintf(" The divergence step %d lies above the window (steps %d to %d): the chart shows the first difference instead.", d.Step, d.Step, d.FromStep-1)
+			}
+		}
 		f.Guide = fmt.Sprintf("A message sequence chart of steps %d to %d of both executions (they share every step before %d): one column per node (only the %d nodes involved), simulated time running downwards. "+
-			"A dot is an event with its step and label (+name@time: a timer set, −name: a timer cancelled); the red ring marks the divergence step %d. "+
-			"An arrow is a message from the end of the handler that sent it to its arrival; a dashed arrow ending at the bottom edge arrives later than the window (the time is written there). "+
-			"A red ✕ stub is a failed send (a full transport queue, an unreachable peer), a grey dashed arrow ending in ✕ a dropped datagram, a black ✕ a node reset, an orange diamond a transport error upcall, a square a timer firing. "+
-			"Compare the two charts from the red ring down: the first event that differs is the race.",
-			d.FromStep, d.ToStep-1, d.Step, len(d.Nodes), d.Step)
+			"A dot is an event with its step and label (+name@time: a timer set, −name: a timer cancelled; a label that would run into its neighbour ends in …, the full log is in the diff below); the red ring marks the divergence step %d. "+
+			"An arrow is a message from the end of the handler that sent it to its arrival; a short dotted arrow with a node name is a delivery of a message that node sent before the window. "+
+			"A dashed arrow ending at the line at the bottom arrives after the window: its type and arrival time are written below that line. "+
+			"A red ✕ stub is a failed send (a full transport queue, an unreachable peer), a grey dashed arrow ending in ✕ a dropped datagram, a black ✕ a node reset, an orange diamond a transport error upcall, a square a timer firing. %s",
+			d.FromStep, d.ToStep-1, d.Step, len(d.Nodes), d.Step, differ)
 	}
 	return finish(f, func() func(draw.Canvas) { return eventGraphPlot(d) })
 }
 
+// The event graph's text: egFont points, late arrivals in rows of egRowH
+// points.
+const (
+	egFont  = 6.5
+	egRowH  = 8.0
+	egSpace = 3.0 // points between texts
+)
+
 func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
-	tmin, tmax := d.TimeMin, d.TimeMax
-	span := tmax - tmin
+	span := d.TimeMax - d.TimeMin
 	if span <= 0 {
-		span = math.Max(math.Abs(tmax)*0.01, 1e-6)
+		span = math.Max(math.Abs(d.TimeMax)*0.01, 1e-3)
 	}
-	tmin, tmax = tmin-0.04*span, tmax+0.08*span
+	lo, end := d.TimeMin-0.04*span, d.TimeMax+0.04*span
+	tickMin := math.Inf(-1) // no negative times on the axis
+	if d.TimeMin >= 0 {
+		tickMin = 0
+	}
 	col := map[int]int{}
 	var ticks []plot.Tick
 	for i, n := range d.Nodes {
 		col[n] = i
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprintf("n%d", n)})
 	}
+	var axis []float64
+	for _, t := range (secTicks{}).Ticks(lo, end) {
+		if t.Label != "" {
+			axis = append(axis, t.Value)
+		}
+	}
+	axisPrec := max(tickPrecision(axis, end-lo), 0)
 	var rows [][]*plot.Plot
+	var gs []*egPlotter
 	for _, pn := range d.Panels {
 		title := fmt.Sprintf("%s execution (%s)", pn.Name, fmtSec(pn.ExecTime))
 		if pn.Name == "similar" {
@@ -211,46 +340,184 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		}
 		p.X.Min, p.X.Max = -0.5, float64(len(d.Nodes))+1.1
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.Y.Min, p.Y.Max = tmin, tmax
+		p.Y.Min, p.Y.Max = lo, end
 		p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
-		p.Y.Tick.Marker = secTicks{}
-		p.Add(&egPlotter{d: d, pn: pn, col: col, tmin: tmin, tmax: tmax})
+		p.Y.Tick.Marker = clipTicks{Ticker: secTicks{}, min: tickMin, max: end}
+		g := &egPlotter{d: d, pn: pn, col: col, tmin: lo, end: end, prec: arrivalPrecision(pn, end, axisPrec+1)}
+		p.Add(g)
 		rows = append(rows, []*plot.Plot{p})
+		gs = append(gs, g)
 	}
-	return tiled(rows, 0, vg.Points(14))
+	return func(c draw.Canvas) {
+		t := draw.Tiles{Rows: len(rows), Cols: 1, PadY: vg.Points(14), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
+		// Reserve a band under the window for the rows of late-arrival
+		// labels: the rows depend on the columns' positions, which depend
+		// on the y axis' tick labels, so lay out twice.
+		// Every panel gets the largest band, so that they share one time
+		// scale.
+		for range 2 {
+			cs := plot.Align(rows, t, c)
+			n := 0
+			for i, r := range rows {
+				n = max(n, gs[i].lateRows(r[0].DataCanvas(cs[i][0]), r[0]))
+			}
+			band := vg.Length(0)
+			if n > 0 {
+				band = vg.Points(float64(n)*egRowH + egSpace)
+			}
+			for i, r := range rows {
+				dc := r[0].DataCanvas(cs[i][0])
+				h := dc.Max.Y - dc.Min.Y
+				r[0].Y.Max = lo + (end-lo)*float64(h/(h-min(band, h/2)))
+			}
+		}
+		cs := plot.Align(rows, t, c)
+		for i, r := range rows {
+			r[0].Draw(cs[i][0])
+		}
+	}
+}
+
+// clipTicks drops the ticks outside [min, max] (the band of late-arrival
+// labels below the window's end is not a time scale, and time does not
+// go below 0).
+type clipTicks struct {
+	plot.Ticker
+	min, max float64
+}
+
+func (t clipTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, x := range t.Ticker.Ticks(lo, hi) {
+		if x.Value >= t.min && x.Value <= t.max {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// arrivalPrecision is the decimals that tell apart the arrival times
+// (whole nanoseconds) written under a panel: at least min, at most 9
+// (trailing zeros are then dropped).
+func arrivalPrecision(pn EGPanel, end float64, min int) int {
+	ns := map[int64]bool{}
+	for _, m := range pn.Messages {
+		if m.Arrive != nil && *m.Arrive > end {
+			ns[int64(math.Round(*m.Arrive*1e9))] = true
+		}
+	}
+	for p := min; p < 9; p++ {
+		seen := map[string]bool{}
+		ok := true
+		for n := range ns {
+			l := strconv.FormatFloat(float64(n)/1e9, 'f', p, 64)
+			if seen[l] {
+				ok = false
+				break
+			}
+			seen[l] = true
+		}
+		if ok {
+			return p
+		}
+	}
+	return 9
 }
 
 // egPlotter draws one panel of the event graph.
 type egPlotter struct {
-	d          *EventGraphData
-	pn         EGPanel
-	col        map[int]int
-	tmin, tmax float64
+	d   *EventGraphData
+	pn  EGPanel
+	col map[int]int
+	// tmin is the top of the panel, end the window's end: messages that
+	// arrive later end there, their labels are written below it.
+	tmin, end float64
+	prec      int // decimals of the late arrival times
+}
+
+// lateLabel is the label of a message arriving after the window, laid
+// out in a row under it.
+type lateLabel struct {
+	x    vg.Length // centre
+	row  int
+	text string
+}
+
+func (g *egPlotter) textStyle(p *plot.Plot) text.Style {
+	return text.Style{Color: colorBlack, Font: font.From(sansFont, egFont), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: p.TextHandler}
+}
+
+// layoutLate places the late arrivals' labels under their destination
+// columns, each in the first row where it does not touch another, inside
+// the panel's width.
+func (g *egPlotter) layoutLate(c draw.Canvas, p *plot.Plot) []lateLabel {
+	trX, _ := p.Transforms(&c)
+	st := g.textStyle(p)
+	var out []lateLabel
+	for _, m := range g.pn.Messages {
+		if m.Arrive == nil || *m.Arrive <= g.end {
+			continue
+		}
+		t := strconv.FormatFloat(*m.Arrive, 'f', g.prec, 64)
+		if strings.Contains(t, ".") {
+			t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+		}
+		out = append(out, lateLabel{x: trX(float64(g.col[m.To])), text: fmt.Sprintf("%s %ss", m.Type, t)})
+	}
+	slices.SortStableFunc(out, func(a, b lateLabel) int { return cmp.Compare(a.x, b.x) })
+	var rowEnd []vg.Length
+	for i := range out {
+		w := st.Width(out[i].text)
+		x := min(max(out[i].x, c.Min.X+w/2), c.Max.X-w/2)
+		out[i].x = x
+		r := 0
+		for r < len(rowEnd) && x-w/2 < rowEnd[r]+vg.Points(egSpace) {
+			r++
+		}
+		if r == len(rowEnd) {
+			rowEnd = append(rowEnd, 0)
+		}
+		rowEnd[r] = x + w/2
+		out[i].row = r
+	}
+	return out
+}
+
+// lateRows is how many rows of late-arrival labels the panel needs.
+func (g *egPlotter) lateRows(c draw.Canvas, p *plot.Plot) int {
+	n := 0
+	for _, l := range g.layoutLate(c, p) {
+		n = max(n, l.row+1)
+	}
+	return n
 }
 
 func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
+	yEnd := trY(g.end)
 	life := draw.LineStyle{Color: colLight, Width: vg.Points(1)}
 	for i := range g.d.Nodes {
 		x := trX(float64(i))
-		c.StrokeLine2(life, x, trY(g.tmin), x, trY(g.tmax))
+		c.StrokeLine2(life, x, trY(g.tmin), x, yEnd)
 	}
-	small := text.Style{Color: colorBlack, Font: font.From(sansFont, 6.5), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: p.TextHandler}
-	// Messages under the events.
+	small := g.textStyle(p)
+	// Texts and dots already placed, for cutting event labels short.
+	var texts []vg.Point // left end, vertical centre
+	var dots []vg.Point
 	msgCol := color.RGBA{R: 0x34, G: 0x49, B: 0x5e, A: 0xff}
+	late := g.layoutLate(c, p)
+	if len(late) > 0 {
+		c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, c.Min.X, yEnd, c.Max.X, yEnd)
+	}
+	// Messages under the events.
 	for _, m := range g.pn.Messages {
 		x0, y0 := trX(float64(g.col[m.From])), trY(m.Depart)
 		x1 := trX(float64(g.col[m.To]))
 		switch {
-		case m.Arrive != nil && *m.Arrive <= g.tmax:
+		case m.Arrive != nil && *m.Arrive <= g.end:
 			arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8)}, x0, y0, x1, trY(*m.Arrive))
 		case m.Arrive != nil:
-			y1 := trY(g.tmax)
-			arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, x1, y1)
-			st := small
-			st.XAlign, st.YAlign = draw.XCenter, draw.YTop
-			st.Color = msgCol
-			c.FillText(st, vg.Point{X: x1, Y: y1 - vg.Points(2)}, fmt.Sprintf("%s %s", m.Type, trimSec(*m.Arrive)))
+			arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, x1, yEnd)
 		case m.Status == "dropped":
 			xm, ym := (x0+x1)/2, y0-vg.Points(14)
 			c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, xm, ym)
@@ -266,13 +533,67 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			st := small
 			st.Color = colAnomaly
 			st.YAlign = draw.YTop
-			c.FillText(st, vg.Point{X: xe + vg.Points(3), Y: y0 - vg.Points(2)}, fmt.Sprintf("%s to n%d: %s", m.Type, m.To, m.Status))
+			pt := vg.Point{X: xe + vg.Points(3), Y: y0 - vg.Points(2)}
+			c.FillText(st, pt, fmt.Sprintf("%s to n%d: %s", m.Type, m.To, m.Status))
+			texts = append(texts, vg.Point{X: pt.X, Y: pt.Y - vg.Points(egFont/2)})
 		}
 	}
-	// Events, with their labels pushed down when they would overlap.
+	for _, l := range late {
+		st := small
+		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
+		st.Color = msgCol
+		c.FillText(st, vg.Point{X: l.x, Y: yEnd - vg.Points(egSpace) - vg.Points(egRowH)*vg.Length(l.row)}, l.text)
+	}
+	// Deliveries of messages sent before the window: a dotted stub from
+	// the sender's side, with its name.
+	for _, e := range g.pn.Events {
+		if !e.SentBefore {
+			continue
+		}
+		x, y := trX(float64(g.col[e.Node])), trY(e.Start)
+		dir := vg.Length(-1)
+		if g.col[e.From] > g.col[e.Node] {
+			dir = 1
+		}
+		sx, sy := x+dir*vg.Points(16), y+vg.Points(9)
+		arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(1.5)}}, sx, sy, x, y)
+		st := small
+		st.Color = msgCol
+		st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
+		name := fmt.Sprintf("n%d", e.From)
+		c.FillText(st, vg.Point{X: sx, Y: sy + vg.Points(1)}, name)
+		texts = append(texts, vg.Point{X: sx - st.Width(name)/2, Y: sy + vg.Points(1+egFont/2)})
+	}
+	// Events, with their labels pushed down when they would overlap on
+	// one node, and cut short before the next text or dot to the right.
+	type placed struct {
+		e     EGEvent
+		dot   vg.Point
+		label vg.Point
+	}
+	var evs []placed
 	lastY := map[int]vg.Length{}
 	for _, e := range g.pn.Events {
 		x, y := trX(float64(g.col[e.Node])), trY(e.Start)
+		ly := y
+		if prev, ok := lastY[e.Node]; ok && prev-ly < vg.Points(egRowH) {
+			ly = prev - vg.Points(egRowH)
+		}
+		lastY[e.Node] = ly
+		gap := 5.0 // clear of the dot, and of its rings
+		if e.Step == g.d.FirstDiff {
+			gap = ifv(e.Step == g.d.Step, 10.0, 8.0)
+		} else if e.Step == g.d.Step {
+			gap = 8
+		}
+		evs = append(evs, placed{e: e, dot: vg.Point{X: x, Y: y}, label: vg.Point{X: x + vg.Points(gap), Y: ly}})
+		dots = append(dots, vg.Point{X: x, Y: y})
+	}
+	for _, pe := range evs {
+		texts = append(texts, pe.label)
+	}
+	for _, pe := range evs {
+		e := pe.e
 		gs := draw.GlyphStyle{Color: colNormal, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		switch e.Kind {
 		case "timer":
@@ -289,21 +610,67 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			gs.Color = colorBlack
 			gs.Radius = vg.Points(5)
 		}
-		c.DrawGlyph(gs, vg.Point{X: x, Y: y})
+		c.DrawGlyph(gs, pe.dot)
 		if e.Step == g.d.Step {
-			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(6), Shape: draw.RingGlyph{}}, vg.Point{X: x, Y: y})
+			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(6), Shape: draw.RingGlyph{}}, pe.dot)
 		}
-		ly := y
-		if prev, ok := lastY[e.Node]; ok && prev-ly < vg.Points(8) {
-			ly = prev - vg.Points(8)
+		if e.Step == g.d.FirstDiff {
+			c.DrawGlyph(draw.GlyphStyle{Color: colThreshold, Radius: vg.Points(ifv(e.Step == g.d.Step, 8.5, 6)), Shape: draw.RingGlyph{}}, pe.dot)
 		}
-		lastY[e.Node] = ly
+		limit := c.Max.X - vg.Points(2)
+		for _, t := range texts {
+			if t.X > pe.label.X && abs(t.Y-pe.label.Y) < vg.Points(egRowH-0.5) {
+				limit = min(limit, t.X-vg.Points(egSpace))
+			}
+		}
+		for _, d := range dots {
+			if d.X > pe.dot.X && abs(d.Y-pe.label.Y) < vg.Points(egRowH-1) {
+				limit = min(limit, d.X-vg.Points(7))
+			}
+		}
 		st := small
-		if e.Step == g.d.Step {
+		switch e.Step {
+		case g.d.Step:
 			st.Color = colAnomaly
+		case g.d.FirstDiff:
+			st.Color = colThreshold
 		}
-		c.FillText(st, vg.Point{X: x + vg.Points(5), Y: ly}, e.Text)
+		c.FillText(st, pe.label, fitText(st, e.Text, limit-pe.label.X))
 	}
+}
+
+// fitText cuts s to width w with an ellipsis, keeping at least its first
+// word (the step number).
+func fitText(st text.Style, s string, w vg.Length) string {
+	if st.Width(s) <= w {
+		return s
+	}
+	rs := []rune(s)
+	keep := strings.IndexByte(s, ' ')
+	if keep < 0 {
+		return s
+	}
+	for k := len(rs) - 1; k > keep; k-- {
+		t := strings.TrimRight(string(rs[:k]), " ") + "…"
+		if st.Width(t) <= w {
+			return t
+		}
+	}
+	return string(rs[:keep])
+}
+
+func abs(x vg.Length) vg.Length {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func ifv[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
 }
 
 // arrow strokes a line with a filled head at its end.
