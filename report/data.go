@@ -26,6 +26,12 @@ const (
 	FileDiff        = "divergence.diff"
 	FileLiveness    = "liveness.json"
 	FileStateDiff   = "state.diff"
+	// A `macepc regress` directory: the comparison and its plot (drawn
+	// by regress with RegressPlot: the baseline's execution times are not
+	// in the directory).
+	FileRegress    = "regress.json"
+	FileRegressSVG = "regress.svg"
+	FileRegressPNG = "regress.png"
 
 	// Outputs.
 	FileHTML     = "report.html"
@@ -310,6 +316,59 @@ type Liveness struct {
 	Files []string `json:"files"`
 }
 
+// Regress is regress.json (macepc regress): the current code's profile
+// compared with a baseline's.
+type Regress struct {
+	Format        string      `json:"format"`
+	Version       int         `json:"version"`
+	System        string      `json:"system"`
+	Variant       string      `json:"variant"`
+	Nodes         int         `json:"nodes"`
+	Seed          uint64      `json:"seed"`
+	Baseline      RegressSide `json:"baseline"`
+	Current       RegressSide `json:"current"`
+	ConfigChanged bool        `json:"config_changed"`
+	Alpha         float64     `json:"alpha"`
+	MaxSlowdown   float64     `json:"max_slowdown"`
+	Resamples     int         `json:"resamples"`
+	BaseMedianNS  int64       `json:"base_median_ns"`
+	CurMedianNS   int64       `json:"current_median_ns"`
+	BaseQ3NS      int64       `json:"base_q3_ns"`
+	CurQ3NS       int64       `json:"current_q3_ns"`
+	MedianRatio   Ratio       `json:"median_ratio"`
+	Q3Ratio       Ratio       `json:"q3_ratio"`
+	MannWhitney   struct {
+		U     float64 `json:"u"`
+		P     float64 `json:"p"`
+		Exact bool    `json:"exact"`
+	} `json:"mann_whitney"`
+	Outliers struct {
+		ThresholdNS int64   `json:"threshold_ns"`
+		Base        int     `json:"base"`
+		Current     int     `json:"current"`
+		P           float64 `json:"p"`
+		Path        string  `json:"path"`
+	} `json:"outliers"`
+	Regression bool     `json:"regression"`
+	Reasons    []string `json:"reasons"`
+}
+
+// RegressSide is the baseline's or the current run's configuration.
+type RegressSide struct {
+	Variant    string   `json:"variant"`
+	Seed       uint64   `json:"seed"`
+	Runs       int      `json:"runs"`
+	ConfigHash string   `json:"config_hash"`
+	Scale      []string `json:"scale"`
+}
+
+// Ratio is current/baseline of a statistic with its bootstrap interval.
+type Ratio struct {
+	Estimate float64 `json:"estimate"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+}
+
 // Results is what a results directory holds, decoded. A phase that did not
 // run leaves its fields nil.
 type Results struct {
@@ -327,6 +386,10 @@ type Results struct {
 	// liveness run (nil, "" when absent).
 	Liveness  *Liveness
 	StateDiff string
+	// Regress is regress.json, RegressSVG and RegressPNG its plot (nil
+	// when absent).
+	Regress                *Regress
+	RegressSVG, RegressPNG []byte
 }
 
 // Load reads a results directory. summary.json and profile.json must be
@@ -408,6 +471,22 @@ func Load(dir string) (*Results, error) {
 		r.Diff = string(b)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
+	}
+	var rg Regress
+	if ok, err := read(FileRegress, "macepc-regress", &rg, false); err != nil {
+		return nil, err
+	} else if ok {
+		r.Regress = &rg
+		for _, f := range []struct {
+			name string
+			dst  *[]byte
+		}{{FileRegressSVG, &r.RegressSVG}, {FileRegressPNG, &r.RegressPNG}} {
+			if b, err := os.ReadFile(filepath.Join(dir, f.name)); err == nil {
+				*f.dst = b
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+		}
 	}
 	return r, nil
 }

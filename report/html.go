@@ -36,6 +36,7 @@ type htmlDiffLine struct {
 type htmlFig struct {
 	ID, Title, Guide, Missing string
 	SVG                       template.HTML
+	Rows                      []row
 }
 
 type htmlData struct {
@@ -82,6 +83,17 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 			}
 		}
 	}
+	if rg := r.Regress; rg != nil {
+		v, f := regressVerdict(rg)
+		if r.Summary.Anomaly == nil { // the profile-only verdict says nothing
+			d.Title = fmt.Sprintf("macepc regression report: %s/%s, seed %d", rg.System, rg.Variant, rg.Seed)
+			d.Verdict, d.Finding = v, f
+			d.ReplayNote = "From the results directory, the command re-runs exactly the first execution of the current code above the baseline's threshold (add --log FILE for its event log)."
+		} else {
+			d.Verdict, d.Finding = d.Verdict+" "+v, d.Finding || f
+		}
+		d.Replay = append(d.Replay, regressReplay(rg)...)
+	}
 	if lv := r.Liveness; lv != nil {
 		v, f := livenessVerdict(lv)
 		if r.Summary == nil {
@@ -116,7 +128,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		}
 	}
 	for _, f := range figs {
-		d.Figures = append(d.Figures, htmlFig{ID: f.ID, Title: f.Title, Guide: f.Guide, Missing: f.Missing, SVG: template.HTML(f.SVG)})
+		d.Figures = append(d.Figures, htmlFig{ID: f.ID, Title: f.Title, Guide: f.Guide, Missing: f.Missing, SVG: template.HTML(f.SVG), Rows: f.rows})
 		d.Nav = append(d.Nav, row{f.ID, shortTitle(f.Title)})
 	}
 	if d.HasTimed {
@@ -229,7 +241,10 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 </section>
 {{range .Figures}}
 <section id="{{.ID}}">
-<h2>{{.Title}}</h2>
+<h2>{{.Title}}</h2>{{if .Rows}}
+<table class="kv">{{range .Rows}}
+<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}
+</table>{{end}}
 <figure>{{.SVG}}
 <figcaption>{{if .Missing}}<span class="missing">{{.Missing}}.</span>{{else}}{{.Guide}}{{end}}</figcaption>
 </figure>

@@ -26,14 +26,24 @@ type Figure struct {
 	Missing string
 	Draw    func(draw.Canvas)
 	W, H    vg.Length
+
+	// preSVG and prePNG are a drawing made elsewhere (macepc regress's
+	// regress.svg and regress.png), used instead of Draw.
+	preSVG, prePNG []byte
+	// rows are a table shown with the figure.
+	rows []row
 }
 
 // Figures builds the report's plots from a results directory, in report
-// order: the timed pipeline's six, then the liveness run's critical
-// transition if the directory holds one. A phase whose files are missing
+// order: the regression test of a `macepc regress` directory, the timed
+// pipeline's six, then the liveness run's critical transition if the
+// directory holds one. A phase whose files are missing
 // gives a placeholder figure.
 func Figures(r *Results) []Figure {
 	var figs []Figure
+	if r.Regress != nil {
+		figs = append(figs, regressFigure(r))
+	}
 	if r.Summary != nil {
 		figs = append(figs, profileFigure(r), searchFigure(r), divergenceFigure(r), correlationFigure(r), completionFigure(r), eventGraphFigure(r))
 	}

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // RegressData feeds the regression plot of `macepc regress`: the execution
@@ -40,9 +43,11 @@ func RegressPlot(d RegressData) *plot.Plot {
 	}
 	lo, hi = lo-0.05*span, hi+0.08*span
 	p := newPlot(d.Title, "execution time (s)", "fraction ≤ x")
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.05
+	// Headroom above 1 for the legend: the curves reach 1 anywhere.
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.3
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}})
 	p.X.Tick.Marker = secTicks{}
-	p.Add(plotter.NewGrid())
+	p.Add(gridBelow{max: 1.05})
 	for _, s := range []struct {
 		xs    []float64
 		label string
@@ -74,7 +79,8 @@ func RegressPlot(d RegressData) *plot.Plot {
 		p.Add(th)
 		p.Legend.Add("baseline threshold "+fmtSec(d.Threshold), th)
 	}
-	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(4)
 	return p
 }
 
@@ -95,4 +101,104 @@ func median4(xs []float64) float64 {
 // RenderRegress draws RegressPlot as SVG and PNG, 640×400 points.
 func RenderRegress(d RegressData) (svg, png []byte, err error) {
 	return RenderPlot(RegressPlot(d), vg.Points(640), vg.Points(400))
+}
+
+// ---- a regress directory's report ----
+
+// RegressFigureData is what the report shows of regress.json: the
+// verdict and the figures behind it.
+type RegressFigureData struct {
+	Regression bool        `json:"regression"`
+	Rows       [][2]string `json:"rows"`
+}
+
+// regressVerdict is the one-line outcome of regress.json, with the
+// figures behind it, and whether it is a finding.
+func regressVerdict(rg *Regress) (string, bool) {
+	level := fmt.Sprintf("%g%%", 100*(1-rg.Alpha))
+	iv := func(r Ratio) string {
+		return fmt.Sprintf("%s (%s interval %s to %s)", pctChange(r.Estimate), level, pctChange(r.Low), pctChange(r.High))
+	}
+	figures := fmt.Sprintf("median %s, Q3 %s, Mann-Whitney p = %.3g; %d of %d executions above the baseline's threshold %s (baseline %d of %d), Fisher p = %.3g",
+		iv(rg.MedianRatio), iv(rg.Q3Ratio), rg.MannWhitney.P, rg.Outliers.Current, rg.Current.Runs, fmtSec(secsNS(rg.Outliers.ThresholdNS)), rg.Outliers.Base, rg.Baseline.Runs, rg.Outliers.P)
+	if rg.Regression {
+		return "Regression against the baseline: " + figures + ".", true
+	}
+	return fmt.Sprintf("No regression against the baseline (tolerated slowdown %s at alpha %g): %s.", pctChange(1+rg.MaxSlowdown), rg.Alpha, figures), false
+}
+
+func pctChange(ratio float64) string { return fmt.Sprintf("%+.1f%%", 100*(ratio-1)) }
+
+// regressRows are the figures of regress.json.
+func regressRows(rg *Regress) []row {
+	side := func(s RegressSide) string {
+		v := fmt.Sprintf("variant %s, seed %d, %d executions", s.Variant, s.Seed, s.Runs)
+		if len(s.Scale) > 0 {
+			v += ", scaled " + strings.Join(s.Scale, ", ")
+		}
+		return v + " (configuration hash " + s.ConfigHash + ")"
+	}
+	level := fmt.Sprintf("%g%%", 100*(1-rg.Alpha))
+	ratio := func(base, cur int64, r Ratio) string {
+		return fmt.Sprintf("%s → %s: %s (%s interval %s to %s)", fmtSec(secsNS(base)), fmtSec(secsNS(cur)), pctChange(r.Estimate), level, pctChange(r.Low), pctChange(r.High))
+	}
+	how := "normal approximation"
+	if rg.MannWhitney.Exact {
+		how = "exact"
+	}
+	rows := []row{
+		{"regression test", ifs(rg.Regression, "REGRESSION", "no regression")},
+		{"baseline", side(rg.Baseline)},
+		{"current", side(rg.Current)},
+	}
+	if rg.ConfigChanged {
+		rows = append(rows, row{"warning", "the scenario's configuration changed since the baseline (revision, timeout or network): the comparison includes that change"})
+	}
+	rows = append(rows,
+		row{"median", ratio(rg.BaseMedianNS, rg.CurMedianNS, rg.MedianRatio)},
+		row{"Q3", ratio(rg.BaseQ3NS, rg.CurQ3NS, rg.Q3Ratio)},
+		row{"Mann-Whitney test", fmt.Sprintf("U = %g of %d pairs, one-sided p = %.3g (%s)", rg.MannWhitney.U, rg.Baseline.Runs*rg.Current.Runs, rg.MannWhitney.P, how)},
+		row{"above the baseline's threshold", fmt.Sprintf("%d of %d executions (%.0f%%; baseline %d of %d) above %s, Fisher p = %.3g",
+			rg.Outliers.Current, rg.Current.Runs, 100*float64(rg.Outliers.Current)/float64(max(rg.Current.Runs, 1)), rg.Outliers.Base, rg.Baseline.Runs, fmtSec(secsNS(rg.Outliers.ThresholdNS)), rg.Outliers.P)},
+		row{"criterion", fmt.Sprintf("a regression when p < %g and the median's or Q3's interval lies above %s, or when the outlier rate's Fisher p < %g", rg.Alpha, pctChange(1+rg.MaxSlowdown), rg.Alpha)},
+	)
+	for _, r := range rg.Reasons {
+		rows = append(rows, row{"reason", r})
+	}
+	return rows
+}
+
+// regressReplay replays the first current execution above the
+// baseline's threshold.
+func regressReplay(rg *Regress) []string {
+	if rg.Outliers.Path == "" {
+		return nil
+	}
+	return []string{"macepc replay --path " + rg.Outliers.Path}
+}
+
+func regressFigure(r *Results) Figure {
+	rg := r.Regress
+	f := Figure{ID: "regress", Title: "Regression test against the baseline (macepc regress)", W: vg.Points(640), H: vg.Points(400), rows: regressRows(rg)}
+	d := &RegressFigureData{Regression: rg.Regression}
+	for _, x := range f.rows {
+		d.Rows = append(d.Rows, [2]string{x.Key, x.Value})
+	}
+	svg := inlineSVG(r.RegressSVG)
+	switch {
+	case len(r.RegressSVG) == 0 || len(r.RegressPNG) == 0:
+		f.Missing = fmt.Sprintf("%s or %s is missing from this results directory: the figures are in the table above", FileRegressSVG, FileRegressPNG)
+	case !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.HasPrefix(r.RegressPNG, []byte("\x89PNG")):
+		f.Missing = fmt.Sprintf("%s or %s is not an image that macepc regress drew", FileRegressSVG, FileRegressPNG)
+	default:
+		f.preSVG, f.prePNG = svg, r.RegressPNG
+		f.Guide = fmt.Sprintf("Drawn by macepc regress: the empirical CDFs of the baseline's execution times (blue) and the current code's (red, dashed), with their medians (thin lines) and the baseline's anomaly threshold %s (orange). "+
+			"A curve to the right of the other is slower; the horizontal distance between them at 0.5 is the median's change. %s",
+			fmtSec(secsNS(rg.Outliers.ThresholdNS)), upper(ifs(rg.Regression, "the current code is slower beyond the tolerance: see the reasons above.", "the two distributions agree within the tolerance.")))
+	}
+	f = finish(f, func() func(draw.Canvas) {
+		return placeholder(f.Title, "drawn by macepc regress: "+FileRegressSVG).Draw
+	})
+	f.Data = d
+	return f
 }

@@ -132,6 +132,30 @@ func placeholder(title, why string) *plot.Plot {
 	return p
 }
 
+// gridBelow is plotter.NewGrid's grid below y = max, leaving the room
+// above it to the legend.
+type gridBelow struct{ max float64 }
+
+func (g gridBelow) Plot(c draw.Canvas, p *plot.Plot) {
+	def := plotter.NewGrid()
+	trX, trY := p.Transforms(&c)
+	top := trY(math.Min(g.max, p.Y.Max))
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.IsMinor() || t.Value < p.X.Min || t.Value > p.X.Max {
+			continue
+		}
+		x := trX(t.Value)
+		c.StrokeLine2(def.Vertical, x, c.Min.Y, x, top)
+	}
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if t.IsMinor() || t.Value < p.Y.Min || t.Value > g.max {
+			continue
+		}
+		y := trY(t.Value)
+		c.StrokeLine2(def.Horizontal, c.Min.X, y, c.Max.X, y)
+	}
+}
+
 // vline and hline are straight reference lines across a plot's range.
 func vline(x, y0, y1 float64, c color.Color, width float64, dashes ...vg.Length) *plotter.Line {
 	l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})

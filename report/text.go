@@ -104,10 +104,22 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	var replay []string
 	var verdicts []string
 	if s := r.Summary; s != nil {
-		fmt.Fprintf(w, "# macepc report: %s/%s, seed %d\n\n", s.System, s.Variant, s.Seed)
 		v, _ := verdict(r)
-		verdicts = append(verdicts, v)
+		title := "macepc report"
+		if rg := r.Regress; rg != nil {
+			rv, _ := regressVerdict(rg)
+			if s.Anomaly == nil { // the profile-only verdict says nothing
+				title, v = "macepc regression report", rv
+			} else {
+				verdicts = append(verdicts, rv)
+			}
+		}
+		fmt.Fprintf(w, "# %s: %s/%s, seed %d\n\n", title, s.System, s.Variant, s.Seed)
+		verdicts = append([]string{v}, verdicts...)
 		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
+	}
+	if rg := r.Regress; rg != nil {
+		replay = append(replay, regressReplay(rg)...)
 	}
 	if lv := r.Liveness; lv != nil {
 		if r.Summary == nil {
@@ -131,6 +143,12 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	fmt.Fprintf(w, "\n## Summary\n\n| | |\n|---|---|\n")
 	for _, x := range sum {
 		fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
+	}
+	if rg := r.Regress; rg != nil {
+		fmt.Fprintf(w, "\n## Regression test against the baseline\n\n| | |\n|---|---|\n")
+		for _, x := range regressRows(rg) {
+			fmt.Fprintf(w, "| %s | %s |\n", mdCell(x.Key), mdCell(x.Value))
+		}
 	}
 	if s := r.Summary; s != nil && (len(s.Correlations) > 0 || len(s.LengthOnly) > 0) {
 		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q3 |\n|---|---:|---:|\n")

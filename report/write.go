@@ -20,6 +20,10 @@ type Rendered struct {
 func RenderFigures(r *Results) ([]Rendered, error) {
 	var out []Rendered
 	for _, f := range Figures(r) {
+		if f.preSVG != nil {
+			out = append(out, Rendered{Figure: f, SVG: f.preSVG, PNG: f.prePNG})
+			continue
+		}
 		svg, png, err := Render(f.Draw, f.W, f.H)
 		if err != nil {
 			return nil, fmt.Errorf("report: plot %s: %w", f.ID, err)

@@ -1,0 +1,119 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+// regressDir profiles RandTree's buggy variant (20 executions, the
+// committed durations) as a baseline and runs `macepc regress` against it
+// with the what-if scaling given; it returns the regress directory and
+// regress's exit status.
+func regressDir(t *testing.T, scale string) (string, int) {
+	t.Helper()
+	run := func(args ...string) int {
+		var o, e bytes.Buffer
+		st := cli.Run(context.Background(), args, &o, &e, randtree.System())
+		if st == cli.ExitError {
+			t.Fatalf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, o.String(), e.String())
+		}
+		return st
+	}
+	base, dir := filepath.Join(t.TempDir(), "base"), filepath.Join(t.TempDir(), "reg")
+	run("profile", "--system", "randtree", "--variant", "buggy", "--edd", "testdata/edd.json", "--profile-runs", "20", "--progress", "never", "--out", base)
+	st := run("regress", "--baseline", base, "--scale", scale, "--progress", "never", "--out", dir)
+	return dir, st
+}
+
+// TestRegressReport: `macepc report` of a regress directory leads with
+// regress's verdict (red for a regression, with the median's and Q3's
+// change and intervals, the test's p-value and the outlier rate), shows
+// its table and plot, and never calls a regression clean; summary.md is
+// pinned.
+func TestRegressReport(t *testing.T) {
+	dir, st := regressDir(t, "deliver Join=200000")
+	if st != cli.ExitFinding {
+		t.Fatalf("regress: exit %d, want %d (a regression)", st, cli.ExitFinding)
+	}
+	figs := renderAll(t, dir)
+	if figs[0].ID != "regress" || figs[0].Missing != "" {
+		t.Fatalf("first figure %s (missing: %q), want the regression plot", figs[0].ID, figs[0].Missing)
+	}
+	reg, err := os.ReadFile(filepath.Join(dir, report.FileRegressSVG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(figs[0].SVG, reg) {
+		t.Error("the report's regression plot is not regress.svg")
+	}
+	png, err := os.ReadFile(filepath.Join(dir, report.DirPlots, "regress.png"))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("plots/regress.png: %v", err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(html)
+	for _, want := range []string{
+		`<div class="verdict finding">Regression against the baseline: median `,
+		"Mann-Whitney p = ", "20 of 20 executions above the baseline&#39;s threshold", "Fisher p = ",
+		`<section id="regress">`, "99% interval", "macepc replay --path regress-outlier.path.json",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(h, `verdict clean`) {
+		t.Error("report.html shows a clean verdict for a regression")
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "regress-summary.md", md)
+
+	// No regression: a clean verdict that still gives the figures.
+	dir, st = regressDir(t, "deliver Join=3")
+	if st != cli.ExitOK {
+		t.Fatalf("regress without a regression: exit %d", st)
+	}
+	renderAll(t, dir)
+	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte(`<div class="verdict clean">No regression against the baseline`)) || !bytes.Contains(html, []byte("Mann-Whitney p = ")) {
+		t.Error("report.html of a regress directory without a regression does not say so with its figures")
+	}
+}
+
+// A regress directory whose plot files are gone still reports the verdict
+// and the figures, with a placeholder for the plot.
+func TestRegressReportWithoutPlot(t *testing.T) {
+	dir, _ := regressDir(t, "deliver Join=200000")
+	for _, n := range []string{report.FileRegressSVG, report.FileRegressPNG} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	figs := renderAll(t, dir)
+	if figs[0].ID != "regress" || !strings.Contains(figs[0].Missing, "regress.svg or regress.png is missing") {
+		t.Fatalf("regression figure without its files: %+v", figs[0].Missing)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(md, []byte("**Regression against the baseline")) || !bytes.Contains(md, []byte("| regression test | REGRESSION |")) {
+		t.Errorf("summary.md:\n%s", md)
+	}
+}
