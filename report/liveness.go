@@ -66,7 +66,7 @@ func criticalFigure(r *Results) Figure {
 			"then up to %d random walks; green circle: a walk reached a live state, red cross: none did. Above the bar the exponential phase finds the bounds %s (grey dashed lines); below it the binary phase narrows them. %s.",
 			d.TotalSteps, d.Walks, boundsText(d), where)
 	}
-	return finish(f, func() func(draw.Canvas) { return divergencePlot(d) })
+	return finish(f, func() func(draw.Canvas) { return divergencePlot(d).Draw })
 }
 
 func livenessVerdict(lv *Liveness) (string, bool) {

@@ -452,7 +452,7 @@ func divergenceFigure(r *Results) Figure {
 			"below it, the binary phase (%d probes) narrows them. %s. The number by each mark is how many walks it ran.",
 			d.TotalSteps, d.Walks, nexp, boundsText(d), nbin, upper(where))
 	}
-	return finish(f, func() func(draw.Canvas) { return divergencePlot(d) })
+	return finish(f, func() func(draw.Canvas) { return divergencePlot(d).Draw })
 }
 
 func boundsText(d *DivergenceData) string {
@@ -466,7 +466,7 @@ func boundsText(d *DivergenceData) string {
 	}
 }
 
-func divergencePlot(d *DivergenceData) func(draw.Canvas) {
+func divergencePlot(d *DivergenceData) *plot.Plot {
 	p := newPlot("", "prefix length (steps of the "+d.Execution+" replayed)", "probe (call order)")
 	nexp := 0
 	for _, pr := range d.Probes {
@@ -474,11 +474,14 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 			nexp++
 		}
 	}
+	// Probe rows, exponential above the bar (y = 0) and binary below it,
+	// half a row further off it than a row's spacing: the gap holds the
+	// bar's and the phases' texts.
 	y := func(pr DivProbe) float64 {
 		if pr.Phase == "exponential" {
-			return float64(nexp - pr.Order + 1)
+			return float64(nexp-pr.Order) + 1.5
 		}
-		return -float64(pr.Order - nexp)
+		return -float64(pr.Order-nexp) - 0.5
 	}
 	xmax := float64(max(d.TotalSteps, 1))
 	// Zoom on the probes when they all lie in the first part of a long
@@ -493,7 +496,8 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 		barEnd, barText = z*1.08, fmt.Sprintf("%s, %d steps (continues off the scale) →", d.Execution, d.TotalSteps)
 	}
 	p.X.Min, p.X.Max = -0.02*xmax, xmax*1.08
-	ymin, ymax := -float64(len(d.Probes)-nexp)-0.7, float64(nexp)+0.7
+	// Room below the binary probes' rows for the legend at the bottom left.
+	ymin, ymax := math.Min(-float64(len(d.Probes)-nexp)-1.2, -2.5), float64(nexp)+1.2
 	p.Y.Min, p.Y.Max = ymin, ymax
 	var ticks []plot.Tick
 	for _, pr := range d.Probes {
@@ -510,15 +514,32 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 	}
 	bar := hline(0, 0, barEnd, colorBlack, 4)
 	p.Add(bar)
-	p.Add(labels(plotter.XYs{{X: barEnd, Y: 0}}, []string{barText}, 9, colorBlack, draw.XRight, draw.YBottom, vg.Point{Y: 4}))
+	// Inside the axes: the bar's end is the plot's right edge.
+	p.Add(labels(plotter.XYs{{X: barEnd, Y: 0}}, []string{barText}, 9, colorBlack, draw.XRight, draw.YBottom, vg.Point{X: -4, Y: 4}))
+	// The two phases, at the left end of the bar: the probes there lie
+	// right of the last exponential one's half.
+	phase := func(name string, first, last int) string {
+		if first == last {
+			return fmt.Sprintf("%s (probe %d)", name, first)
+		}
+		return fmt.Sprintf("%s (probes %d–%d)", name, first, last)
+	}
+	p.Add(labels(plotter.XYs{{X: p.X.Min, Y: 0}}, []string{"↑ " + phase("exponential search", 1, nexp)}, 9, colQuartile, draw.XLeft, draw.YBottom, vg.Point{X: 4, Y: 4}))
+	if nexp < len(d.Probes) {
+		p.Add(labels(plotter.XYs{{X: p.X.Min, Y: 0}}, []string{"↓ " + phase("binary search", nexp+1, len(d.Probes))}, 9, colQuartile, draw.XLeft, draw.YTop, vg.Point{X: 4, Y: -4}))
+	}
 	if d.Step >= 0 {
 		dl := vline(float64(d.Step), ymin, ymax, colAnomaly, 1.5)
 		p.Add(dl)
-		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("%s: step %d", d.Point, d.Step)}, 9, colAnomaly, draw.XLeft, draw.YTop, vg.Point{X: 4, Y: -3}))
+		xa, dx := draw.XLeft, vg.Length(4)
+		if float64(d.Step) > p.X.Min+0.7*(p.X.Max-p.X.Min) { // keep it inside: left of the line
+			xa, dx = draw.XRight, -4
+		}
+		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("%s: step %d", d.Point, d.Step)}, 9, colAnomaly, xa, draw.YTop, vg.Point{X: dx, Y: -3}))
 	}
 	var rec, non plotter.XYs
-	var txt []string
-	var txy plotter.XYs
+	var txt, ltxt []string
+	var txy, ltxy plotter.XYs
 	for _, pr := range d.Probes {
 		xy := plotter.XY{X: float64(pr.Prefix), Y: y(pr)}
 		if pr.Recovered {
@@ -526,8 +547,13 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 		} else {
 			non = append(non, xy)
 		}
-		txy = append(txy, xy)
-		txt = append(txt, fmt.Sprintf("%d: %d walk%s", pr.Prefix, pr.Walks, ifs(pr.Walks == 1, "", "s")))
+		t := fmt.Sprintf("%d: %d walk%s", pr.Prefix, pr.Walks, ifs(pr.Walks == 1, "", "s"))
+		// Near the right edge the text goes left of its mark.
+		if xy.X > p.X.Min+0.85*(p.X.Max-p.X.Min) {
+			ltxy, ltxt = append(ltxy, xy), append(ltxt, t)
+		} else {
+			txy, txt = append(txy, xy), append(txt, t)
+		}
 	}
 	if len(rec) > 0 {
 		s, _ := plotter.NewScatter(rec)
@@ -539,12 +565,19 @@ func divergencePlot(d *DivergenceData) func(draw.Canvas) {
 		s, _ := plotter.NewScatter(non)
 		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("not recovered (%d walks)", d.Walks), s)
+		p.Legend.Add(fmt.Sprintf("not recovered (%d walk%s)", d.Walks, ifs(d.Walks == 1, "", "s")), s)
 	}
-	p.Add(labels(txy, txt, 8, colQuartile, draw.XLeft, draw.YCenter, vg.Point{X: 7}))
-	p.Legend.Top = true
-	p.Legend.Left = false
-	return p.Draw
+	if len(txy) > 0 {
+		p.Add(labels(txy, txt, 8, colQuartile, draw.XLeft, draw.YCenter, vg.Point{X: 7}))
+	}
+	if len(ltxy) > 0 {
+		p.Add(labels(ltxy, ltxt, 8, colQuartile, draw.XRight, draw.YCenter, vg.Point{X: -7}))
+	}
+	// Bottom left: the binary probes lie right of the last exponential
+	// one's half, the exponential ones above the bar.
+	p.Legend.Top, p.Legend.Left = false, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), vg.Points(4)
+	return p
 }
 
 // ---- small helpers ----
