@@ -43,6 +43,7 @@ type htmlData struct {
 	Title        string
 	Verdict      string
 	Finding      bool
+	Warnings     []string
 	HasTimed     bool
 	HasLiveness  bool
 	Config       []row
@@ -69,6 +70,11 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
 		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
 		d.Verdict, d.Finding = verdict(r)
+		if r.Profile != nil && r.Regress == nil { // regress's verdict counts against the baseline's threshold
+			if _, warn := profileAbove(r.Profile); warn != "" {
+				d.Warnings = append(d.Warnings, warn)
+			}
+		}
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {
 			d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
@@ -201,6 +207,7 @@ nav a{color:#2e6db4;text-decoration:none;margin-right:12px}
 .verdict{padding:10px 14px;border-radius:4px;font-weight:bold;margin:12px 0}
 .finding{background:#fbeaea;border-left:5px solid #c0392b;color:#8e2a20}
 .clean{background:#e9f5ee;border-left:5px solid #1e8449;color:#16613a}
+.warn{background:#fdf2e2;border-left:5px solid #d35400;color:#7a3b00;font-weight:normal}
 table{border-collapse:collapse;font-size:13.5px;margin:6px 0}
 th,td{text-align:left;padding:3px 12px 3px 0;vertical-align:top}
 th{color:#555;font-weight:normal;white-space:nowrap}
@@ -219,7 +226,8 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 <main>
 <h1>{{.Title}}</h1>
 <nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}</nav>
-<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div></section>
+<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div>{{range .Warnings}}
+<div class="verdict warn">{{.}}</div>{{end}}</section>
 
 <section id="config">
 <h2>Configuration and seeds</h2>

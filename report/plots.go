@@ -3,11 +3,14 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -78,9 +81,21 @@ type ProfileData struct {
 	Median    float64   `json:"median"`
 	Q3        float64   `json:"q3"`
 	Threshold float64   `json:"threshold"`
+	// Above counts the profile's executions above the threshold.
+	Above int `json:"above"`
+	// Split breaks the x axis at the threshold when the slowest
+	// executions take more than splitFactor times the median: Bins then
+	// hold the times up to Split, TailBins the slower ones, drawn in a
+	// narrow panel on their own scale (0: one axis, no TailBins).
+	Split    float64 `json:"split,omitempty"`
+	TailBins []Bin   `json:"tail_bins,omitempty"`
 	// Anomaly is the execution time of the anomaly the search found.
 	Anomaly *float64 `json:"anomaly"`
 }
+
+// splitFactor is how many times the median the slowest profile
+// execution must take for the profile plot to break its x axis.
+const splitFactor = 5
 
 // Bin is one histogram bar: [Min, Max) holds Count values.
 type Bin struct {
@@ -98,9 +113,17 @@ func NewProfileData(r *Results) (*ProfileData, string) {
 	d := &ProfileData{Q1: secsNS(pf.Q1NS), Median: secsNS(pf.MedianNS), Q3: secsNS(pf.Q3NS), Threshold: secsNS(pf.ThresholdNS)}
 	for _, e := range pf.Executions {
 		d.Times = append(d.Times, secsNS(e.ExecTimeNS))
+		if e.ExecTimeNS > pf.ThresholdNS {
+			d.Above++
+		}
 	}
 	slices.Sort(d.Times)
 	d.Bins = histogram(d.Times)
+	if n := len(d.Times); d.Times[n-1] > splitFactor*d.Median && d.Times[n-1] > d.Threshold && d.Times[0] <= d.Threshold {
+		i, _ := slices.BinarySearch(d.Times, math.Nextafter(d.Threshold, math.Inf(1)))
+		d.Split = d.Threshold
+		d.Bins, d.TailBins = histogram(d.Times[:i]), histogram(d.Times[i:])
+	}
 	if s := r.Search; s != nil && s.Anomaly != nil {
 		a := secsNS(s.Anomaly.ExecTimeNS)
 		d.Anomaly = &a
@@ -138,11 +161,18 @@ func profileFigure(r *Results) Figure {
 	f := Figure{ID: "profile", Title: "Execution-time distribution of the profile (phase 1b)", Missing: why, W: vg.Points(640), H: vg.Points(400)}
 	if d != nil {
 		f.Data = d
+		above := ""
+		if d.Above > 0 {
+			above = fmt.Sprintf(" %d of the %d executions are above the threshold already: slow executions are not rare in this scenario, and the threshold (set by the quartiles) separates the usual from the slow ones only as well as the quartiles do.", d.Above, len(d.Times))
+		}
+		if d.Split > 0 {
+			above += fmt.Sprintf(" The slowest executions take more than %d× the median, so the x axis is broken at the threshold: the left panels show the times up to it, the narrow right ones the slower ones on their own scale.", splitFactor)
+		}
 		f.Guide = fmt.Sprintf("The %d executions of the profile: a histogram (top) and the empirical CDF (bottom) of their execution times, "+
 			"with Q1 = %s and Q3 = %s (grey, dashed), the median (grey) and the anomaly threshold %s (orange): "+
 			"an execution is anomalous above it. The red mark is the anomalous execution the search found%s. "+
-			"A tight distribution far below the threshold means the threshold flags only real outliers; a long right tail near it means the profile already saw slow executions.",
-			len(d.Times), fmtSec(d.Q1), fmtSec(d.Q3), fmtSec(d.Threshold), anomalyNote(d))
+			"A tight distribution far below the threshold means the threshold flags only real outliers; a long right tail near it means the profile already saw slow executions.%s",
+			len(d.Times), fmtSec(d.Q1), fmtSec(d.Q3), fmtSec(d.Threshold), anomalyNote(d), above)
 	}
 	return finish(f, func() func(draw.Canvas) { return profilePlot(d) })
 }
@@ -152,17 +182,26 @@ func anomalyNote(d *ProfileData) string {
 		return " (none was found)"
 	}
 	lo, hi := profileRange(d)
+	if d.Split > 0 {
+		_, hi = tailRange(d)
+	}
 	if *d.Anomaly > hi || *d.Anomaly < lo {
 		return fmt.Sprintf(" (%s, off the scale, drawn at the right edge)", fmtSec(*d.Anomaly))
 	}
 	return fmt.Sprintf(" (%s)", fmtSec(*d.Anomaly))
 }
 
-// profileRange is the x range: the profile, the threshold and an anomaly
-// not more than twice the threshold.
+// profileRange is the x range (of the left panels when the axis is
+// broken): the profile up to Split, the threshold and an anomaly not more
+// than twice the threshold.
 func profileRange(d *ProfileData) (lo, hi float64) {
-	lo, hi = d.Times[0], max(d.Times[len(d.Times)-1], d.Threshold)
-	if d.Anomaly != nil && *d.Anomaly <= 2*d.Threshold {
+	ts := d.Times
+	if d.Split > 0 {
+		i, _ := slices.BinarySearch(ts, math.Nextafter(d.Split, math.Inf(1)))
+		ts = ts[:i]
+	}
+	lo, hi = ts[0], max(ts[len(ts)-1], d.Threshold)
+	if d.Anomaly != nil && *d.Anomaly <= 2*d.Threshold && d.Split == 0 {
 		hi = max(hi, *d.Anomaly)
 		lo = min(lo, *d.Anomaly)
 	}
@@ -173,76 +212,233 @@ func profileRange(d *ProfileData) (lo, hi float64) {
 	return lo - 0.05*span, hi + 0.08*span
 }
 
-func profilePlot(d *ProfileData) func(draw.Canvas) {
-	lo, hi := profileRange(d)
+// tailRange is the x range of the right panels of a broken axis: the
+// times above Split and an anomaly up to twice the slowest.
+func tailRange(d *ProfileData) (lo, hi float64) {
+	lo, hi = d.TailBins[0].Min, d.TailBins[len(d.TailBins)-1].Max
+	if a := d.Anomaly; a != nil && *a > d.Split && *a <= 2*hi {
+		lo, hi = min(lo, *a), max(hi, *a)
+	}
+	span := hi - lo
+	if span <= 0 {
+		span = max(math.Abs(hi)*0.02, 1e-9)
+	}
+	return lo - 0.15*span, hi + 0.15*span
+}
+
+// profilePanel is one column of the profile plot: histogram over ECDF on
+// [lo, hi].
+type profilePanel struct {
+	top, bot *plot.Plot
+}
+
+func newProfilePanel(d *ProfileData, bins []Bin, lo, hi float64, xlabel string) profilePanel {
 	top := newPlot("", "", "executions")
-	bot := newPlot("", "execution time (s)", "fraction ≤ x")
+	bot := newPlot("", xlabel, "fraction ≤ x")
 	for _, p := range []*plot.Plot{top, bot} {
 		p.X.Min, p.X.Max = lo, hi
 		p.X.Tick.Marker = secTicks{}
 		p.Add(plotter.NewGrid())
 	}
-	maxCount := 0
-	var bins []plotter.HistogramBin
-	for _, b := range d.Bins {
-		bins = append(bins, plotter.HistogramBin{Min: b.Min, Max: b.Max, Weight: float64(b.Count)})
-		maxCount = max(maxCount, b.Count)
+	if len(bins) > 0 {
+		var hb []plotter.HistogramBin
+		for _, b := range bins {
+			hb = append(hb, plotter.HistogramBin{Min: b.Min, Max: b.Max, Weight: float64(b.Count)})
+		}
+		h := &plotter.Histogram{Bins: hb, Width: bins[0].Max - bins[0].Min, FillColor: colNormal}
+		h.LineStyle.Color = colLight
+		h.LineStyle.Width = vg.Points(0.5)
+		top.Add(h)
 	}
-	h := &plotter.Histogram{Bins: bins, Width: d.Bins[0].Max - d.Bins[0].Min, FillColor: colNormal}
-	h.LineStyle.Color = colLight
-	h.LineStyle.Width = vg.Points(0.5)
-	top.Add(h)
-	top.Y.Min, top.Y.Max = 0, float64(maxCount)*1.7
-	// ECDF as a step line.
-	var e plotter.XYs
-	e = append(e, plotter.XY{X: lo, Y: 0})
+	// ECDF as a step line over the panel's range.
+	n := float64(len(d.Times))
+	below := 0
+	for below < len(d.Times) && d.Times[below] < lo {
+		below++
+	}
+	e := plotter.XYs{{X: lo, Y: float64(below) / n}}
 	for i, t := range d.Times {
-		e = append(e, plotter.XY{X: t, Y: float64(i+1) / float64(len(d.Times))})
+		if t >= lo && t <= hi {
+			e = append(e, plotter.XY{X: t, Y: float64(i+1) / n})
+			below = i + 1
+		}
 	}
-	e = append(e, plotter.XY{X: hi, Y: 1})
+	e = append(e, plotter.XY{X: hi, Y: float64(below) / n})
 	el, _ := plotter.NewLine(e)
 	el.StepStyle = plotter.PostStep
 	el.Color = colNormal
 	el.Width = vg.Points(1.5)
 	bot.Add(el)
 	bot.Y.Min, bot.Y.Max = 0, 1.05
+	top.Y.Tick.Marker = intTicks{}
+	return profilePanel{top: top, bot: bot}
+}
+
+func profilePlot(d *ProfileData) func(draw.Canvas) {
+	lo, hi := profileRange(d)
+	left := newProfilePanel(d, d.Bins, lo, hi, "execution time (s)")
+	panels := []profilePanel{left}
+	var tlo, thi float64
+	if d.Split > 0 {
+		tlo, thi = tailRange(d)
+		right := newProfilePanel(d, d.TailBins, tlo, thi, "slow tail (s)")
+		for _, p := range []*plot.Plot{right.top, right.bot} {
+			p.Y.Label.Text = ""
+			p.Y.Tick.Marker = unlabelled{p.Y.Tick.Marker}
+		}
+		left.top.Add(axisBreak{right: true})
+		left.bot.Add(axisBreak{right: true})
+		right.top.Add(axisBreak{})
+		right.bot.Add(axisBreak{})
+		panels = append(panels, right)
+	}
+	maxCount := 0
+	for _, b := range append(slices.Clone(d.Bins), d.TailBins...) {
+		maxCount = max(maxCount, b.Count)
+	}
+	for _, pn := range panels {
+		pn.top.Y.Min, pn.top.Y.Max = 0, float64(maxCount)*1.7
+	}
 	for _, pp := range []struct {
-		p    *plot.Plot
-		y1   float64
-		text bool
-	}{{top, top.Y.Max, true}, {bot, 1.05, false}} {
+		p  *plot.Plot
+		y1 float64
+	}{{left.top, left.top.Y.Max}, {left.bot, 1.05}} {
 		q1 := vline(d.Q1, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		q3 := vline(d.Q3, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		med := vline(d.Median, 0, pp.y1, colQuartile, 0.75)
 		th := vline(d.Threshold, 0, pp.y1, colThreshold, 1.5)
 		pp.p.Add(q1, q3, med, th)
-		if pp.text {
+		if pp.p == left.top {
 			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", fmtSec(d.Q1), fmtSec(d.Q3)), q1)
 			pp.p.Legend.Add("median "+fmtSec(d.Median), med)
 			pp.p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
 		}
-		if d.Anomaly != nil {
-			x, off := *d.Anomaly, ""
-			if x > hi {
-				x, off = hi-(hi-lo)*0.01, " →"
+	}
+	if a := d.Anomaly; a != nil {
+		pn, plo, phi := left, lo, hi
+		if d.Split > 0 && *a > d.Split {
+			pn, plo, phi = panels[1], tlo, thi
+		}
+		x, off := *a, ""
+		if x > phi {
+			x, off = phi-(phi-plo)*0.01, " →"
+		}
+		if x < plo {
+			x, off = plo+(phi-plo)*0.01, " ←"
+		}
+		// The label goes above the bars around it (a fifth of the panel
+		// either side covers its width), on a white box.
+		bins := d.Bins
+		if pn.top != left.top {
+			bins = d.TailBins
+		}
+		ly, near := 0.0, 0.2*(phi-plo)
+		for _, b := range bins {
+			if b.Max >= x-near && b.Min <= x+near {
+				ly = max(ly, float64(b.Count))
 			}
-			if x < lo {
-				x, off = lo+(hi-lo)*0.01, " ←"
-			}
-			s, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: pp.y1 * 0.08}})
+		}
+		for _, p := range []*plot.Plot{pn.top, pn.bot} {
+			y := p.Y.Max * 0.08
+			s, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 			s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
-			pp.p.Add(s)
-			if pp.text {
-				pp.p.Add(labels(plotter.XYs{{X: x, Y: pp.y1 * 0.08}}, []string{"anomaly " + fmtSec(*d.Anomaly) + off}, 9, colAnomaly, draw.XRight, draw.YBottom, vg.Point{X: -2, Y: 7}))
+			p.Add(s)
+			if p == pn.top {
+				// Towards the panel's middle, so that it does not push the
+				// axes in.
+				xa, dx := draw.XRight, vg.Length(3)
+				if x < plo+0.5*(phi-plo) {
+					xa, dx = draw.XLeft, -3
+				}
+				p.Add(&boxedLabel{xy: plotter.XY{X: x, Y: max(ly, y)}, text: "anomaly " + fmtSec(*a) + off, size: 9, color: colAnomaly, xa: xa, ya: draw.YBottom, off: vg.Point{X: dx, Y: 8}})
 			}
 		}
 	}
-	// Right, but left of the threshold, which is 8% of the span from the
-	// right edge when it is the largest value.
+	// The legend ends left of the threshold line, at the top right.
+	top := left.top
 	top.Legend.Left = false
-	top.Legend.XOffs = -vg.Points(64)
-	top.Y.Tick.Marker = intTicks{}
-	return tiled([][]*plot.Plot{{top}, {bot}}, 0, vg.Points(4))
+	return func(c draw.Canvas) {
+		t := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
+		cols := []draw.Canvas{c}
+		if len(panels) == 2 {
+			lc, rc := c, c
+			lc.Max.X = c.Min.X + (c.Max.X-c.Min.X)*0.76
+			rc.Min.X = lc.Max.X
+			cols = []draw.Canvas{lc, rc}
+		}
+		for i, pn := range panels {
+			cs := plot.Align([][]*plot.Plot{{pn.top}, {pn.bot}}, t, cols[i])
+			if i == 0 {
+				dc := pn.top.DataCanvas(cs[0][0])
+				trX, _ := pn.top.Transforms(&dc)
+				top.Legend.XOffs = -(cs[0][0].Max.X - trX(d.Threshold)) - vg.Points(8)
+			}
+			pn.top.Draw(cs[0][0])
+			pn.bot.Draw(cs[1][0])
+		}
+	}
+}
+
+// unlabelled keeps a ticker's ticks without their labels (a panel that
+// shares its neighbour's y axis).
+type unlabelled struct{ plot.Ticker }
+
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ts := u.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		ts[i].Label = ""
+	}
+	return ts
+}
+
+// axisBreak marks a broken x axis with two slashes at the data area's
+// bottom left or right corner.
+type axisBreak struct{ right bool }
+
+func (b axisBreak) Plot(c draw.Canvas, _ *plot.Plot) {
+	x := c.Min.X
+	if b.right {
+		x = c.Max.X
+	}
+	ls := draw.LineStyle{Color: colorBlack, Width: vg.Points(1)}
+	for _, dx := range []vg.Length{-2, 2} {
+		c.StrokeLine2(ls, x+dx-vg.Points(2.5), c.Min.Y-vg.Points(5), x+dx+vg.Points(2.5), c.Min.Y+vg.Points(5))
+	}
+}
+
+// boxedLabel is a text on a white box, readable over bars and lines.
+type boxedLabel struct {
+	xy    plotter.XY
+	text  string
+	size  float64
+	color color.Color
+	xa    draw.XAlignment
+	ya    draw.YAlignment
+	off   vg.Point
+}
+
+func (l *boxedLabel) style(p *plot.Plot) text.Style {
+	return text.Style{Color: l.color, Font: font.From(sansFont, vg.Length(l.size)), XAlign: l.xa, YAlign: l.ya, Handler: p.TextHandler}
+}
+
+func (l *boxedLabel) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pt := vg.Point{X: trX(l.xy.X) + l.off.X, Y: trY(l.xy.Y) + l.off.Y}
+	st := l.style(p)
+	r := st.Rectangle(l.text)
+	pad := vg.Points(1.5)
+	box := vg.Rectangle{Min: vg.Point{X: pt.X + r.Min.X - pad, Y: pt.Y + r.Min.Y - pad}, Max: vg.Point{X: pt.X + r.Max.X + pad, Y: pt.Y + r.Max.Y + pad}}
+	c.SetColor(color.White)
+	c.Fill(box.Path())
+	c.FillText(st, pt, l.text)
+}
+
+// GlyphBoxes keeps the label inside the plot.
+func (l *boxedLabel) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := l.style(p).Rectangle(l.text)
+	r.Min = r.Min.Add(l.off)
+	r.Max = r.Max.Add(l.off)
+	return []plot.GlyphBox{{X: p.X.Norm(l.xy.X), Y: p.Y.Norm(l.xy.Y), Rectangle: r}}
 }
 
 // ---- anomaly-search progress (phase 2) ----

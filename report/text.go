@@ -57,6 +57,10 @@ func summaryRows(r *Results) []row {
 		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", fmtSec(p.Median), fmtSec(p.Q1), fmtSec(p.Q3), p.Runs)},
 		{"anomaly threshold", fmtSec(p.Threshold)},
 	}
+	if pf := r.Profile; pf != nil {
+		n, _ := profileAbove(pf)
+		rows = append(rows, row{"profile executions above the threshold", fmt.Sprintf("%d of %d", n, len(pf.Executions))})
+	}
 	if p.Unfinished > 0 {
 		rows = append(rows, row{"unfinished profile executions", fmt.Sprint(p.Unfinished)})
 	}
@@ -87,6 +91,22 @@ func summaryRows(r *Results) []row {
 		}
 	}
 	return rows
+}
+
+// profileAbove counts the profile executions above the threshold and,
+// when there are any, says why that matters.
+func profileAbove(pf *Profile) (int, string) {
+	n := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.ThresholdNS {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	return n, fmt.Sprintf("Warning: %d of the %d profile executions (%.0f%%) are above the anomaly threshold %s: slow executions are common in this scenario, not rare, and the quartiles the threshold derives from may already include them.",
+		n, len(pf.Executions), 100*float64(n)/float64(len(pf.Executions)), fmtSec(secsNS(pf.ThresholdNS)))
 }
 
 // corrRows lists the correlated labels: label, r, r within Q3.
@@ -135,6 +155,11 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	}
 	for _, v := range verdicts {
 		fmt.Fprintf(w, "**%s**\n\n", v)
+	}
+	if r.Profile != nil && r.Regress == nil { // regress's verdict counts against the baseline's threshold
+		if _, warn := profileAbove(r.Profile); warn != "" {
+			fmt.Fprintf(w, "> %s\n\n", warn)
+		}
 	}
 	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
 	for _, x := range conf {

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"testing"
+
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// The profile plot's anomaly label sits on a white box that covers its
+// text, so it stays readable over the histogram's bars, and inside the
+// figure.
+func TestProfileAnomalyLabelReadable(t *testing.T) {
+	var times []float64
+	for i := range 50 {
+		v := 1.95 + 0.002*float64(i%25)
+		if i%5 == 4 {
+			v = 20 + 0.0001*float64(i)
+		}
+		times = append(times, v)
+	}
+	a := 20.0021
+	r := &Results{Profile: &Profile{Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, ThresholdNS: 2_980_000_000}}
+	for i, v := range times {
+		r.Profile.Executions = append(r.Profile.Executions, struct {
+			Index      int   `json:"index"`
+			ExecTimeNS int64 `json:"exec_time_ns"`
+			Finished   bool  `json:"finished"`
+		}{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
+	}
+	r.Search = &Search{Anomaly: &struct {
+		Index      int    `json:"index"`
+		ExecTimeNS int64  `json:"exec_time_ns"`
+		Steps      int    `json:"steps"`
+		Outcome    string `json:"outcome"`
+		Finding    string `json:"finding"`
+	}{ExecTimeNS: int64(a * 1e9)}}
+	d, _ := NewProfileData(r)
+	w, h := vg.Points(640), vg.Points(400)
+	rec := &recorder.Canvas{}
+	profilePlot(d)(draw.NewCanvas(rec, w, h))
+	var white bool
+	var box vg.Rectangle // the last fill if white
+	found := false
+	for _, act := range rec.Actions {
+		switch act := act.(type) {
+		case *recorder.SetColor:
+			white = false
+			if act.Color != nil {
+				r, g, b, a := act.Color.RGBA()
+				white = r == 0xffff && g == 0xffff && b == 0xffff && a == 0xffff
+			}
+		case *recorder.Fill:
+			box = vg.Rectangle{} // a bar over the last white box
+			if white {
+				box = pathBounds(act.Path)
+			}
+		case *recorder.FillString:
+			if act.String != "anomaly 20.002 s" {
+				continue
+			}
+			found = true
+			face := font.DefaultCache.Lookup(act.Font, act.Size)
+			e := face.Extents()
+			tx := vg.Rectangle{Min: vg.Point{X: act.Point.X, Y: act.Point.Y - e.Descent}, Max: vg.Point{X: act.Point.X + face.Width(act.String), Y: act.Point.Y + e.Ascent}}
+			if box.Min.X > tx.Min.X || box.Max.X < tx.Max.X || box.Min.Y > tx.Min.Y || box.Max.Y < tx.Max.Y {
+				t.Errorf("the anomaly label %v is not drawn on a white box (box %v)", tx, box)
+			}
+			if tx.Min.X < 0 || tx.Max.X > w || tx.Min.Y < 0 || tx.Max.Y > h {
+				t.Errorf("the anomaly label %v runs out of the %v×%v figure", tx, w, h)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no anomaly label")
+	}
+}
+
+func pathBounds(p vg.Path) vg.Rectangle {
+	r := vg.Rectangle{Min: vg.Point{X: 1e9, Y: 1e9}, Max: vg.Point{X: -1e9, Y: -1e9}}
+	for _, c := range p {
+		if c.Type == vg.CloseComp {
+			continue
+		}
+		r.Min.X, r.Min.Y = min(r.Min.X, c.Pos.X), min(r.Min.Y, c.Pos.Y)
+		r.Max.X, r.Max.Y = max(r.Max.X, c.Pos.X), max(r.Max.Y, c.Pos.Y)
+	}
+	return r
+}

@@ -1,0 +1,89 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/report"
+)
+
+// slowProfileDir is a results directory whose profile has 40 executions
+// near 2 s and 10 at 20 s (above the 2.98 s threshold), as Pastry's can,
+// and whose search found a 20.002 s anomaly.
+func slowProfileDir(t *testing.T) string {
+	t.Helper()
+	var ex []string
+	for i := range 50 {
+		ns := int64(1_950_000_000 + 2_000_000*int64(i%25))
+		if i%5 == 4 {
+			ns = 20_000_000_000 + int64(i)*100_000
+		}
+		ex = append(ex, fmt.Sprintf(`{"index":%d,"exec_time_ns":%d,"finished":true}`, i, ns))
+	}
+	return writeFiles(t, map[string]string{
+		report.FileSummary: summaryJSON,
+		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":50,"q1_ns":1970000000,"median_ns":1996000000,"q3_ns":2020000000,"threshold_ns":2980000000,
+			"executions":[` + strings.Join(ex, ",") + `]}`,
+		report.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":10,"explored":1,"complete":true,"threshold_ns":2980000000,"anomaly":{"index":0,"exec_time_ns":20002000000,"steps":3}}`,
+		report.FileSearchExecs: `{"phase":"search","index":0,"exec_time_ns":20002000000,"steps":3,"counts":{"deliver Ping":1}}` + "\n",
+	})
+}
+
+// A profile with many executions above the threshold says so (a summary
+// row, a warning under the verdict) and breaks its x axis at the threshold
+// so that the usual executions are not one bar.
+func TestProfileManySlow(t *testing.T) {
+	dir := slowProfileDir(t)
+	var d *report.ProfileData
+	for _, f := range renderAll(t, dir) {
+		if f.ID == "profile" {
+			d = f.Data.(*report.ProfileData)
+			if !strings.Contains(f.Guide, "10 of the 50 executions are above the threshold") || !strings.Contains(f.Guide, "the x axis is broken at the threshold") {
+				t.Errorf("profile guide: %s", f.Guide)
+			}
+		}
+	}
+	count := func(bs []report.Bin) (n int) {
+		for _, b := range bs {
+			n += b.Count
+		}
+		return n
+	}
+	if d.Above != 10 || d.Split != d.Threshold || count(d.Bins) != 40 || count(d.TailBins) != 10 || d.Bins[len(d.Bins)-1].Max > d.Threshold {
+		t.Errorf("profile data: %d above, split at %v, %d executions in the bins up to %v, %d in the tail", d.Above, d.Split, count(d.Bins), d.Bins[len(d.Bins)-1].Max, count(d.TailBins))
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| profile executions above the threshold | 10 of 50 |", "> Warning: 10 of the 50 profile executions (20%) are above the anomaly threshold 2.980 s"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte(`<div class="verdict warn">Warning: 10 of the 50 profile executions`)) {
+		t.Error("report.html shows no warning about the slow profile executions")
+	}
+
+	// A profile without: the row says 0, no warning, one axis.
+	dir = writeFiles(t, map[string]string{
+		report.FileSummary: summaryJSON,
+		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":2,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"exec_time_ns":1},{"exec_time_ns":2}]}`,
+	})
+	renderAll(t, dir)
+	md, err = os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(md, []byte("| profile executions above the threshold | 0 of 2 |")) || bytes.Contains(md, []byte("Warning")) {
+		t.Errorf("summary.md of a profile without slow executions:\n%s", md)
+	}
+}
