@@ -146,7 +146,10 @@ func histogram(xs []float64) []Bin {
 	w := (hi - lo) / float64(k)
 	bins := make([]Bin, k)
 	for i := range bins {
-		bins[i] = Bin{Min: lo + float64(i)*w, Max: lo + float64(i+1)*w}
+		// The explicit conversions round each product, so no platform
+		// fuses it with the sum (an FMA changes the last digits the
+		// golden files pin).
+		bins[i] = Bin{Min: lo + float64(float64(i)*w), Max: lo + float64(float64(i+1)*w)}
 	}
 	bins[k-1].Max = hi
 	for _, x := range xs {

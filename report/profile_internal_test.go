@@ -1,6 +1,8 @@
 package report
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/plot/font"
@@ -88,4 +90,27 @@ func pathBounds(p vg.Path) vg.Rectangle {
 		r.Max.X, r.Max.Y = max(r.Max.X, c.Pos.X), max(r.Max.Y, c.Pos.Y)
 	}
 	return r
+}
+
+// Histogram edges are lo + i·w with the product rounded before the sum,
+// on every platform: a fused multiply-add (arm64, amd64 v3) changed their
+// last digits and so the full-precision goldens. Run under GOAMD64=v3 to
+// see it fail without the explicit conversion.
+func TestHistogramEdgesUnfused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		lo := 0.1 + rng.Float64()
+		xs := []float64{lo, lo + rng.Float64()*10}
+		for range 20 {
+			xs = append(xs, xs[0]+rng.Float64()*(xs[1]-xs[0]))
+		}
+		slices.Sort(xs)
+		bins := histogram(xs)
+		w := (xs[len(xs)-1] - xs[0]) / float64(len(bins))
+		for i, b := range bins {
+			if want := xs[0] + float64(float64(i)*w); b.Min != want {
+				t.Fatalf("bin %d of %v starts at %v, want %v (lo + the rounded product)", i, xs[:2], b.Min, want)
+			}
+		}
+	}
 }
