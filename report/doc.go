@@ -19,8 +19,14 @@
 // and an event graph around the divergence point. Each figure carries the
 // data it is drawn from (New*Data, what the golden tests pin), a drawing
 // and a reading guide; a phase that did not run gives a placeholder that
-// says why. Render and RenderPlot draw as inline-ready SVG and PNG with the
-// package's fonts and colours, for other packages' plots too.
+// says why, and so does a plot that fails (a bug): the rest of the report
+// is kept. A `macepc regress` directory's report leads with regress.json's
+// verdict and figures and shows regress.svg, which regress drew with
+// RegressPlot (the baseline's execution times are not in the directory).
+// Render and RenderPlot draw as inline-ready SVG and PNG with the
+// package's fonts and colours, for other packages' plots too; the PNG
+// files under plots/ carry a line naming the run and the figure, since
+// they are read apart from the HTML's headings.
 //
 // # Determinism
 //

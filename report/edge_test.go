@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,9 +66,26 @@ func TestRenderEmpty(t *testing.T) {
 			t.Errorf("%s: drawn from no data", f.ID)
 			continue
 		}
-		// The reason is in the picture.
-		if !bytes.Contains(f.SVG, []byte(strings.Fields(f.Missing)[1])) {
+		// The reason is in the picture, whole.
+		var esc bytes.Buffer
+		if err := xml.EscapeText(&esc, []byte(f.Missing)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(f.SVG, []byte(">"+esc.String()+"<")) {
 			t.Errorf("%s: the placeholder SVG does not say %q", f.ID, f.Missing)
+		}
+		// The PNG file names the run and the figure on a line above the
+		// plot (the placeholder's title is centred: the top left is
+		// blank without that line).
+		img := checkPNG(t, f.ID, f.PNG)
+		if want := int(math.Round(float64(f.H+16) * 96 / 72)); img.Bounds().Dy() != want {
+			t.Errorf("%s: PNG %d px tall, want %d (the plot and its title line)", f.ID, img.Bounds().Dy(), want)
+		}
+		if frac := nonWhite(cropImage(img, image.Rect(0, 2, img.Bounds().Dx()/5, 18))); frac < 0.02 {
+			t.Errorf("%s: the PNG has no title line (%.4f of its top left drawn)", f.ID, frac)
+		}
+		if bytes.Contains(f.SVG, []byte("macepc toy/v, seed 7")) {
+			t.Errorf("%s: the SVG (under its HTML heading) repeats the run's title", f.ID)
 		}
 	}
 	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
@@ -294,4 +314,11 @@ func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
 	if !bytes.Contains(md, []byte("interrupted")) {
 		t.Errorf("summary.md of an interrupted search does not say so:\n%s", md)
 	}
+}
+
+// cropImage is the part r of img.
+func cropImage(img image.Image, r image.Rectangle) image.Image {
+	return img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}).SubImage(r)
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -40,20 +41,57 @@ type Figure struct {
 // Figures builds the report's plots from a results directory, in report
 // order: the regression test of a `macepc regress` directory, the timed
 // pipeline's six, then the liveness run's critical transition if the
-// directory holds one. A phase whose files are missing
-// gives a placeholder figure.
+// directory holds one. A phase whose files are missing gives a
+// placeholder figure; so does a figure whose building panics (a bug),
+// saying so, and the other figures are kept.
 func Figures(r *Results) []Figure {
-	var figs []Figure
+	var bs []figureBuilder
 	if r.Regress != nil {
-		figs = append(figs, regressFigure(r))
+		bs = append(bs, figureBuilder{"regress", regressFigure})
 	}
 	if r.Summary != nil {
-		figs = append(figs, profileFigure(r), searchFigure(r), divergenceFigure(r), correlationFigure(r), completionFigure(r), eventGraphFigure(r))
+		bs = append(bs, figureBuilder{"profile", profileFigure}, figureBuilder{"search", searchFigure}, figureBuilder{"divergence", divergenceFigure},
+			figureBuilder{"correlation", correlationFigure}, figureBuilder{"completion", completionFigure}, figureBuilder{"eventgraph", eventGraphFigure})
 	}
 	if r.Liveness != nil {
-		figs = append(figs, criticalFigure(r))
+		bs = append(bs, figureBuilder{"critical", criticalFigure})
+	}
+	return buildFigures(r, bs)
+}
+
+// figureBuilder builds one figure; id names it should it fail.
+type figureBuilder struct {
+	id    string
+	build func(*Results) Figure
+}
+
+// buildFigures runs each builder, turning a panic into failedFigure.
+func buildFigures(r *Results, bs []figureBuilder) []Figure {
+	figs := make([]Figure, 0, len(bs))
+	for _, b := range bs {
+		figs = append(figs, buildFigure(r, b))
 	}
 	return figs
+}
+
+func buildFigure(r *Results, b figureBuilder) (f Figure) {
+	defer func() {
+		if v := recover(); v != nil {
+			f = failedFigure(b.id, "Plot "+b.id, fmt.Sprint(v))
+		}
+	}()
+	return b.build(r)
+}
+
+// failedFigure is the placeholder of a figure whose plot failed: it says
+// so with the failure's (first 100 characters of) text.
+func failedFigure(id, title, why string) Figure {
+	why = strings.Join(strings.Fields(why), " ")
+	if rs := []rune(why); len(rs) > 100 {
+		why = string(rs[:100]) + "…"
+	}
+	f := Figure{ID: id, Title: title, Missing: "the plot failed (a bug in macepc): " + why, W: vg.Points(640)}
+	return finish(f, nil)
 }
 
 func finish(f Figure, build func() func(draw.Canvas)) Figure {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -59,6 +60,16 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 // named with fallbacks), and as a 96 dpi PNG. The same drawing gives the
 // same bytes. A panic inside the drawing is returned as an error.
 func Render(drawFn func(draw.Canvas), w, h vg.Length) (svg, png []byte, err error) {
+	if svg, err = renderSVG(drawFn, w, h); err != nil {
+		return nil, nil, err
+	}
+	if png, err = renderPNG(drawFn, w, h); err != nil {
+		return nil, nil, err
+	}
+	return svg, png, nil
+}
+
+func renderSVG(drawFn func(draw.Canvas), w, h vg.Length) (svg []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("report: drawing failed: %v", r)
@@ -68,15 +79,37 @@ func Render(drawFn func(draw.Canvas), w, h vg.Length) (svg, png []byte, err erro
 	drawFn(draw.New(sc))
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
-		return nil, nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
+	return inlineSVG(sb.Bytes()), nil
+}
+
+func renderPNG(drawFn func(draw.Canvas), w, h vg.Length) (png []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("report: drawing failed: %v", r)
+		}
+	}()
 	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
 	drawFn(draw.New(ic))
 	var pb bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
-		return nil, nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	return inlineSVG(sb.Bytes()), pb.Bytes(), nil
+	return pb.Bytes(), nil
+}
+
+// pngTitleH is the height of the line titled adds.
+const pngTitleH = vg.Length(16)
+
+// titled draws a line of text (a file's title) above a drawing.
+func titled(drawFn func(draw.Canvas), title string) func(draw.Canvas) {
+	return func(c draw.Canvas) {
+		st := text.Style{Color: colQuartile, Font: font.From(sansFont, 9), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+		c.FillText(st, vg.Point{X: c.Min.X + vg.Points(4), Y: c.Max.Y - vg.Points(3)}, title)
+		c.Max.Y -= pngTitleH
+		drawFn(c)
+	}
 }
 
 // RenderPlot is Render of one plot.

@@ -16,21 +16,53 @@ type Rendered struct {
 	PNG []byte
 }
 
-// RenderFigures draws every figure of a results directory.
+// RenderFigures draws every figure of a results directory. A figure whose
+// drawing panics (a bug) is drawn as a placeholder that says so, and the
+// others are kept. The PNG files carry a line naming the run and the
+// figure above the plot (the HTML report has its own headings).
 func RenderFigures(r *Results) ([]Rendered, error) {
+	return renderFigures(Figures(r), runID(r))
+}
+
+func renderFigures(figs []Figure, id string) ([]Rendered, error) {
 	var out []Rendered
-	for _, f := range Figures(r) {
+	for _, f := range figs {
 		if f.preSVG != nil {
 			out = append(out, Rendered{Figure: f, SVG: f.preSVG, PNG: f.prePNG})
 			continue
 		}
-		svg, png, err := Render(f.Draw, f.W, f.H)
+		rd, err := renderFigure(f, id)
 		if err != nil {
-			return nil, fmt.Errorf("report: plot %s: %w", f.ID, err)
+			if rd, err = renderFigure(failedFigure(f.ID, f.Title, err.Error()), id); err != nil {
+				return nil, fmt.Errorf("report: plot %s: %w", f.ID, err)
+			}
 		}
-		out = append(out, Rendered{Figure: f, SVG: svg, PNG: png})
+		out = append(out, rd)
 	}
 	return out, nil
+}
+
+func renderFigure(f Figure, id string) (Rendered, error) {
+	svg, err := renderSVG(f.Draw, f.W, f.H)
+	if err != nil {
+		return Rendered{}, err
+	}
+	png, err := renderPNG(titled(f.Draw, id+" · "+f.Title), f.W, f.H+pngTitleH)
+	if err != nil {
+		return Rendered{}, err
+	}
+	return Rendered{Figure: f, SVG: svg, PNG: png}, nil
+}
+
+// runID names a results directory's run: system/variant, seed.
+func runID(r *Results) string {
+	switch {
+	case r.Summary != nil:
+		return fmt.Sprintf("macepc %s/%s, seed %d", r.Summary.System, r.Summary.Variant, r.Summary.Seed)
+	case r.Liveness != nil:
+		return fmt.Sprintf("macepc %s/%s, seed %d (liveness)", r.Liveness.System, r.Liveness.Variant, r.Liveness.Seed)
+	}
+	return "macepc"
 }
 
 // Write renders the report of a results directory into it: report.html,
