@@ -111,6 +111,11 @@ type Comparison struct {
 	// Regression is the verdict; Reasons say why (empty when false).
 	Regression bool     `json:"regression"`
 	Reasons    []string `json:"reasons"`
+	// Warnings say what the verdict may be missing: more current
+	// executions above the baseline's threshold than the baseline had,
+	// but too few to be significant (a rare slow execution needs many
+	// runs to show in Fisher's test).
+	Warnings []string `json:"warnings"`
 }
 
 // Compare tests whether the execution times cur are a performance
@@ -140,7 +145,7 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{BaseRuns: len(xs), CurrentRuns: len(ys), Config: cfg, Reasons: []string{}}
+	c := &Comparison{BaseRuns: len(xs), CurrentRuns: len(ys), Config: cfg, Reasons: []string{}, Warnings: []string{}}
 	c.BaseMedian, c.CurMedian = roundNS(quantile4(0.5, xs)), roundNS(quantile4(0.5, ys))
 	c.BaseQ3, c.CurQ3 = roundNS(quantile4(0.75, xs)), roundNS(quantile4(0.75, ys))
 	if quantile4(0.5, xs) == 0 || quantile4(0.75, xs) == 0 {
@@ -173,6 +178,10 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 			o.Current, len(ys), o.Threshold, o.Base, len(xs), o.P, cfg.Alpha))
 	}
 	c.Regression = len(c.Reasons) > 0
+	if o := c.Outliers; o != nil && !c.Regression && o.Current*len(xs) > o.Base*len(ys) {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (Fisher p = %.3g ≥ %g): a rare slow execution needs more runs to be told apart from chance",
+			o.Current, len(ys), o.Threshold, o.Base, len(xs), o.P, cfg.Alpha))
+	}
 	return c, nil
 }
 

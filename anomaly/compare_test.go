@@ -303,8 +303,8 @@ func TestCompareRule(t *testing.T) {
 	}
 	thr := time.Duration(800 * ms)
 	c = check("outliers", spiky, cfg(1, 0.05, thr), true, "10 of 50 executions above")
-	if c.Outliers.Base != 0 || c.Outliers.Current != 10 {
-		t.Errorf("outliers: %+v", c.Outliers)
+	if c.Outliers.Base != 0 || c.Outliers.Current != 10 || len(c.Warnings) != 0 {
+		t.Errorf("outliers: %+v, warnings %q (a regression needs none)", c.Outliers, c.Warnings)
 	}
 	// Bimodal: 30 of 50 executions 6% slower, 20 unchanged. The median
 	// is +5.6%, but resamples often draw it from the unchanged mode: its
@@ -317,6 +317,18 @@ func TestCompareRule(t *testing.T) {
 		t.Errorf("bimodal: want a +5.x%% median whose interval reaches below +5%%, and a Q3 regression alone: %v %+v", err, c)
 	}
 	check("outliers without threshold", spiky, cfg(1, 0.5, 0), false, "")
+
+	// 2 of 50 executions 10x slower against none: Fisher p = 0.247, not a
+	// regression, but a warning says the rare slow executions are there.
+	rare := slices.Clone(base)
+	rare[0], rare[25] = rare[0]*10, rare[25]*10
+	c = check("rare outliers", rare, cfg(1, 0.05, thr), false, "")
+	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "2 of 50 executions above the baseline's threshold") || !strings.Contains(c.Warnings[0], "not significant (Fisher p = 0.247") {
+		t.Errorf("rare outliers: warnings %q", c.Warnings)
+	}
+	if c = check("no outliers", base, cfg(1, 0.05, thr), false, ""); len(c.Warnings) != 0 {
+		t.Errorf("no outliers: warnings %q", c.Warnings)
+	}
 }
 
 // An execution exactly at the threshold is not above it.

@@ -132,6 +132,12 @@
 // when there is none; the two criteria together err at most at rate about
 // 1.5·Alpha.
 //
+// Fisher's test needs many runs to see a rare slow execution: against a
+// clean baseline of 50, about 7 of 50 current executions must be slow
+// before p falls below 0.01. When the current rate is higher than the
+// baseline's but not significantly, and nothing else is a regression,
+// Compare says so in Warnings rather than passing in silence.
+//
 // # Determinism
 //
 // There is no package state and no clock; the only randomness is

@@ -62,6 +62,7 @@ type regressFile struct {
 	Outliers     regressOutliers           `json:"outliers"`
 	Regression   bool                      `json:"regression"`
 	Reasons      []string                  `json:"reasons"`
+	Warnings     []string                  `json:"warnings"`
 	Plot         []string                  `json:"plot"`
 }
 
@@ -251,7 +252,7 @@ func (a *app) regress(args []string) (int, error) {
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney,
 		Outliers:   regressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P, Executions: []execLine{}},
-		Regression: c.Regression, Reasons: c.Reasons, Plot: []string{fileRegressSVG, fileRegressPNG}}
+		Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{fileRegressSVG, fileRegressPNG}}
 	for _, e := range cur.Executions {
 		if e.ExecTimeNS > base.Threshold {
 			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
@@ -293,6 +294,7 @@ func (a *app) regress(args []string) (int, error) {
 	}
 	p.salvageSummary(cur)
 	a.printRegress(p, rf)
+	a.writeReport(p.dir)
 	if c.Regression {
 		return ExitFinding, nil
 	}
@@ -441,6 +443,9 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 		}
 	} else {
 		fmt.Fprintf(w, "no regression\n")
+	}
+	for _, warn := range rf.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	fmt.Fprintf(w, "  -> %s, %s, %s\n", p.path(fileRegress), p.path(fileRegressSVG), p.path(fileRegressPNG))
 }

@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		args = append(args, "--alpha", strconv.FormatFloat(cfg.Alpha, 'g', -1, 64))
 	}
 	if cfg.MaxSlowdown != 0 {
-		args = append(args, "--max-slowdown", strconv.FormatFloat(max(cfg.MaxSlowdown, 0), 'g', -1, 64))
+		args = append(args, "--max-slowdown", strconv.FormatFloat(100*max(cfg.MaxSlowdown, 0), 'g', 12, 64)+"%") // a percentage: a bare 1 is ambiguous to the CLI
 	}
 	out, err := runCLI(ctx, cfg.System, args)
 	if err != nil {

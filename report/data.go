@@ -351,6 +351,7 @@ type Regress struct {
 	} `json:"outliers"`
 	Regression bool     `json:"regression"`
 	Reasons    []string `json:"reasons"`
+	Warnings   []string `json:"warnings"`
 }
 
 // RegressSide is the baseline's or the current run's configuration.

@@ -99,6 +99,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 			d.Verdict, d.Finding = d.Verdict+" "+v, d.Finding || f
 		}
 		d.Replay = append(d.Replay, regressReplay(rg)...)
+		d.Warnings = append(d.Warnings, rg.Warnings...)
 	}
 	if lv := r.Liveness; lv != nil {
 		v, f := livenessVerdict(lv)

@@ -165,6 +165,9 @@ func regressRows(rg *Regress) []row {
 	for _, r := range rg.Reasons {
 		rows = append(rows, row{"reason", r})
 	}
+	for _, w := range rg.Warnings {
+		rows = append(rows, row{"warning", w})
+	}
 	return rows
 }
 

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,33 @@ func TestRegressReport(t *testing.T) {
 	}
 	if !bytes.Contains(html, []byte(`<div class="verdict clean">No regression against the baseline`)) || !bytes.Contains(html, []byte("Mann-Whitney p = ")) {
 		t.Error("report.html of a regress directory without a regression does not say so with its figures")
+	}
+
+	// regress's warnings (slow executions not yet significant) show under
+	// the verdict and in the regression table.
+	path := filepath.Join(dir, "regress.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rj map[string]any
+	if err := json.Unmarshal(b, &rj); err != nil {
+		t.Fatal(err)
+	}
+	rj["warnings"] = []string{"2 of 20 executions above the baseline's threshold, not significant"}
+	if b, err = json.Marshal(rj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	renderAll(t, dir)
+	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), "2 of 20 executions above the baseline&#39;s threshold, not significant"); n != 2 {
+		t.Errorf("regress's warning appears %d times in report.html, want 2 (under the verdict and in the table)", n)
 	}
 }
 
