@@ -18,6 +18,13 @@ const (
 	ExtremeOutliers = 3.0
 )
 
+// SlowQ3 is the ratio of Q3 to the median above which NewProfile warns
+// that the upper quartile is made of slow executions: a latent bug that
+// slows more than a quarter of the executions (or a profile too small to
+// see that it is rarer) raises the threshold above the slow executions it
+// should flag.
+const SlowQ3 = 1.5
+
 // RoughRuns is the number of executions below which NewProfile warns that
 // the quartiles are rough.
 const RoughRuns = 20
@@ -64,7 +71,8 @@ type Profile struct {
 // duration, when unfinished is outside [0, len(times)], when iqrFactor is
 // not a positive finite number, or when the threshold does not fit in a
 // time.Duration. It warns (Profile.Warnings) when there are fewer than
-// RoughRuns times, when some executions did not finish, and when Q1 = Q3.
+// RoughRuns times, when some executions did not finish, when Q1 = Q3, and
+// when Q3 is more than SlowQ3 times the median.
 func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Profile, error) {
 	n := len(times)
 	if n == 0 {
@@ -119,6 +127,10 @@ func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Prof
 	}
 	if p.Q1 == p.Q3 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Q1 = Q3 = %v: any slower execution is an anomaly", p.Q3))
+	}
+	if float64(p.Q3) > SlowQ3*float64(p.Median) {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Q3 %v is more than %g times the median %v: the upper quartile is made of slow executions, and so is the threshold derived from it; profile more executions or make the slow ones rarer in the scenario",
+			p.Q3, SlowQ3, p.Median))
 	}
 	return p, nil
 }
