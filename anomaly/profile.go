@@ -159,6 +159,18 @@ func (p *Profile) RequireSlowdown(factor float64) error {
 // Anomalous reports whether an execution time d is above the threshold.
 func (p *Profile) Anomalous(d time.Duration) bool { return d > p.Threshold }
 
+// Above counts the times that are Anomalous: for the profile's own
+// times, how many executions it already holds above its threshold.
+func (p *Profile) Above(times []time.Duration) int {
+	n := 0
+	for _, d := range times {
+		if p.Anomalous(d) {
+			n++
+		}
+	}
+	return n
+}
+
 // roundNS rounds a non-negative number of nanoseconds to the nearest
 // nanosecond (halves away from zero), saturating at the largest duration.
 func roundNS(x float64) time.Duration {

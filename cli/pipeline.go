@@ -210,6 +210,10 @@ func newProfileFile(rs *resolved, seed uint64, runs int, iqrFactor, minSlowdown 
 			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
 		}
 	}
+	if above := prof.Above(times); above > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions are already above the threshold %v (the slowest %v): slow executions are not rare in this scenario",
+			above, runs, prof.Threshold, prof.Max))
+	}
 	tmpl, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
 	if err != nil {
 		return nil, err

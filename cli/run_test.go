@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -450,5 +451,47 @@ func TestPhaseFailuresKeepTheDirectoryConsistent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
 		t.Errorf("search created its mistyped --out")
+	}
+}
+
+// A profile that already holds executions above its threshold says so: a
+// warning in profile.json (and so in the summary and the report) and on
+// stderr. RandTree buggy with the committed durations: about 2% of the
+// executions wait for the 10 s recovery.
+func TestProfileWarnsOfSlowExecutions(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, st := runRT(t, context.Background(), "profile", "--edd", "../bench/testdata/randtree-edd.json", "--profile-runs", "200", "--seed", "1", "--out", dir, "--progress", "never")
+	if st != 0 {
+		t.Fatalf("profile: status %d\n%s%s", st, out, errs)
+	}
+	var pf struct {
+		Threshold  int64    `json:"threshold_ns"`
+		Warnings   []string `json:"warnings"`
+		Executions []struct {
+			ExecTimeNS int64 `json:"exec_time_ns"`
+		} `json:"executions"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &pf); err != nil {
+		t.Fatal(err)
+	}
+	above := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.Threshold {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Fatal("no profile execution above the threshold: the test needs some (change the seed)")
+	}
+	want := fmt.Sprintf("%d of 200 profile executions are already above the threshold", above)
+	if !strings.Contains(strings.Join(pf.Warnings, "\n"), want) {
+		t.Errorf("profile.json's warnings %q lack %q", pf.Warnings, want)
+	}
+	if !strings.Contains(errs, "macepc: warning: "+want) {
+		t.Errorf("stderr lacks the warning:\n%s", errs)
 	}
 }

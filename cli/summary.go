@@ -233,16 +233,6 @@ func (a *app) printProfile(pf *profileFile) {
 	for _, w := range pf.Warnings {
 		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
 	}
-	above := 0
-	for _, e := range pf.Executions {
-		if e.ExecTimeNS > pf.Threshold {
-			above++
-		}
-	}
-	if above > 0 {
-		fmt.Fprintf(a.stderr, "macepc: warning: %d of %d profile executions are already above the threshold (the slowest %s): the slow executions are not rare in this scenario\n",
-			above, len(pf.Executions), fmtS(secs(pf.MaxNS)))
-	}
 }
 
 func (a *app) printSearch(p *pipeline, sf *searchFile) {

@@ -70,10 +70,8 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
 		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
 		d.Verdict, d.Finding = verdict(r)
-		if r.Profile != nil && r.Regress == nil { // regress's verdict counts against the baseline's threshold
-			if _, warn := profileAbove(r.Profile); warn != "" {
-				d.Warnings = append(d.Warnings, warn)
-			}
+		for _, warn := range profileWarnings(r) {
+			d.Warnings = append(d.Warnings, "Warning: "+warn+".")
 		}
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {

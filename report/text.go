@@ -58,14 +58,16 @@ func summaryRows(r *Results) []row {
 		{"anomaly threshold", fmtSec(p.Threshold)},
 	}
 	if pf := r.Profile; pf != nil {
-		n, _ := profileAbove(pf)
+		n := profileAbove(pf)
 		rows = append(rows, row{"profile executions above the threshold", fmt.Sprintf("%d of %d", n, len(pf.Executions))})
 	}
 	if p.Unfinished > 0 {
 		rows = append(rows, row{"unfinished profile executions", fmt.Sprint(p.Unfinished)})
 	}
-	for _, w := range p.Warnings {
-		rows = append(rows, row{"warning", w})
+	if len(profileWarnings(r)) == 0 { // else they stand under the verdict
+		for _, w := range p.Warnings {
+			rows = append(rows, row{"warning", w})
+		}
 	}
 	a := s.Anomaly
 	switch {
@@ -93,20 +95,25 @@ func summaryRows(r *Results) []row {
 	return rows
 }
 
-// profileAbove counts the profile executions above the threshold and,
-// when there are any, says why that matters.
-func profileAbove(pf *Profile) (int, string) {
+// profileAbove counts the profile executions above the threshold.
+func profileAbove(pf *Profile) int {
 	n := 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > pf.ThresholdNS {
 			n++
 		}
 	}
-	if n == 0 {
-		return 0, ""
+	return n
+}
+
+// profileWarnings are the profile's warnings, shown under the verdict;
+// none for a regress directory, whose verdict counts against the
+// baseline's threshold.
+func profileWarnings(r *Results) []string {
+	if r.Summary == nil || r.Regress != nil {
+		return nil
 	}
-	return n, fmt.Sprintf("Warning: %d of the %d profile executions (%.0f%%) are above the anomaly threshold %s: slow executions are common in this scenario, not rare, and the quartiles the threshold derives from may already include them.",
-		n, len(pf.Executions), 100*float64(n)/float64(len(pf.Executions)), fmtSec(secsNS(pf.ThresholdNS)))
+	return r.Summary.Profile.Warnings
 }
 
 // corrRows lists the correlated labels: label, r, r within Q3.
@@ -156,10 +163,8 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	for _, v := range verdicts {
 		fmt.Fprintf(w, "**%s**\n\n", v)
 	}
-	if r.Profile != nil && r.Regress == nil { // regress's verdict counts against the baseline's threshold
-		if _, warn := profileAbove(r.Profile); warn != "" {
-			fmt.Fprintf(w, "> %s\n\n", warn)
-		}
+	for _, warn := range profileWarnings(r) {
+		fmt.Fprintf(w, "> Warning: %s.\n\n", warn)
 	}
 	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
 	for _, x := range conf {
