@@ -114,7 +114,8 @@ func Correlate(samples []Sample) []Correlation {
 	x := make([]float64, len(samples))
 	out := make([]Correlation, 0, len(labels))
 	for _, l := range labels {
-		c := Correlation{Label: l, Composite: strings.Contains(l, timedsim.CompositeArrow)}
+		event, _, composite := strings.Cut(l, timedsim.CompositeArrow)
+		c := Correlation{Label: l, Composite: composite}
 		sum := 0
 		for i, s := range samples {
 			n := s.Counts[l]
@@ -125,7 +126,7 @@ func Correlate(samples []Sample) []Correlation {
 			x[i] = float64(n)
 		}
 		c.MeanCount = round6(float64(sum) / float64(len(samples)))
-		if event, _, ok := strings.Cut(l, timedsim.CompositeArrow); ok && sameCounts(samples, l, event) {
+		if composite && sameCounts(samples, l, event) {
 			c.SameAs = event
 		}
 		c.R = pearson(x, times)

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -16,8 +15,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -68,7 +67,6 @@ type PaperDist struct {
 	Times           []time.Duration // sorted
 	Q1, Median, Q3  time.Duration
 	Threshold       time.Duration
-	Unfinished      int
 	Period          time.Duration
 }
 
@@ -117,8 +115,8 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 	res := &PaperResult{}
 	jobs := strconv.Itoa(cfg.Jobs)
 	macepc := func(dir string, args ...string) (string, time.Duration, int, error) {
+		cmd := "macepc " + strings.Join(args, " ") // as a reader would type it: without --jobs, --progress, --out
 		args = append(args, "--jobs", jobs, "--progress", "never", "--out", filepath.Join(cfg.Work, dir))
-		cmd := "macepc " + strings.Join(args[:len(args)-6], " ") // without --jobs, --progress, --out
 		fmt.Fprintln(progress, cmd)
 		var stderr strings.Builder
 		start := time.Now()
@@ -141,7 +139,7 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 			if err != nil {
 				return nil, err
 			}
-			d, err := readDist(filepath.Join(cfg.Work, dir, "profile.json"))
+			d, err := readDist(filepath.Join(cfg.Work, dir))
 			if err != nil {
 				return nil, err
 			}
@@ -190,86 +188,49 @@ func bugRank(top []PaperCorr, bug []string) int {
 	return 0
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+// readDist reads a profile's results directory.
+func readDist(dir string) (*PaperDist, error) {
+	r, err := report.Load(dir)
 	if err != nil {
-		return fmt.Errorf("bench: paper: %w", err)
+		return nil, fmt.Errorf("bench: paper: %w", err)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("bench: paper: %s: %w", path, err)
-	}
-	return nil
-}
-
-func readDist(path string) (*PaperDist, error) {
-	var pf struct {
-		Q1         int64 `json:"q1_ns"`
-		Median     int64 `json:"median_ns"`
-		Q3         int64 `json:"q3_ns"`
-		Threshold  int64 `json:"threshold_ns"`
-		Unfinished int   `json:"unfinished"`
-		Executions []struct {
-			ExecTime int64 `json:"exec_time_ns"`
-		} `json:"executions"`
-	}
-	if err := readJSON(path, &pf); err != nil {
-		return nil, err
-	}
-	d := &PaperDist{Q1: time.Duration(pf.Q1), Median: time.Duration(pf.Median), Q3: time.Duration(pf.Q3),
-		Threshold: time.Duration(pf.Threshold), Unfinished: pf.Unfinished}
+	pf := r.Profile
+	d := &PaperDist{Q1: time.Duration(pf.Q1NS), Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Threshold: time.Duration(pf.ThresholdNS)}
 	for _, e := range pf.Executions {
-		d.Times = append(d.Times, time.Duration(e.ExecTime))
+		d.Times = append(d.Times, time.Duration(e.ExecTimeNS))
 	}
 	slices.Sort(d.Times)
 	if len(d.Times) == 0 {
-		return nil, fmt.Errorf("bench: paper: %s has no executions", path)
+		return nil, fmt.Errorf("bench: paper: %s has no profile executions", dir)
 	}
 	return d, nil
 }
 
-// readRun reads a run directory's summary.json and, for the full ranking,
-// correlation.json.
+// readRun reads a run's results directory: its summary and, for the full
+// ranking, its correlations.
 func readRun(dir string) (*PaperRun, error) {
-	var s struct {
-		Profile struct {
-			Q3 float64 `json:"q3"`
-		} `json:"profile"`
-		Anomaly struct {
-			Found    bool    `json:"found"`
-			Explored int     `json:"explored"`
-			Index    int     `json:"index"`
-			ExecTime float64 `json:"execution_time"`
-			Steps    int     `json:"steps"`
-		} `json:"anomaly"`
-		Divergence *struct {
-			Step       int     `json:"step"`
-			Ignorable  float64 `json:"ignorable_fraction"`
-			Event      string  `json:"event"`
-			Similar    float64 `json:"similar_execution_time"`
-			Executions int     `json:"executions"`
-		} `json:"divergence"`
+	res, err := report.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("bench: paper: %w", err)
 	}
-	if err := readJSON(filepath.Join(dir, "summary.json"), &s); err != nil {
-		return nil, err
-	}
-	r := &PaperRun{Found: s.Anomaly.Found, Explored: s.Anomaly.Explored, ExecTime: s.Anomaly.ExecTime,
-		Steps: s.Anomaly.Steps, Q3: s.Profile.Q3}
-	if r.Found {
-		r.Explored = s.Anomaly.Index + 1
+	s := res.Summary
+	r := &PaperRun{Q3: s.Profile.Q3}
+	if a := s.Anomaly; a != nil {
+		r.Found, r.Explored, r.ExecTime, r.Steps = a.Found, a.Explored, a.ExecutionTime, a.Steps
+		if a.Found {
+			r.Explored = a.Index + 1
+		}
 	}
 	if d := s.Divergence; d != nil {
-		r.DivStep, r.IgnorableFrac, r.DivEvent, r.SimilarTime, r.DivExecutions = d.Step, d.Ignorable, d.Event, d.Similar, d.Executions
+		r.DivStep, r.IgnorableFrac, r.DivEvent, r.SimilarTime, r.DivExecutions = d.Step, d.IgnorableFraction, d.Event, d.SimilarExecutionTime, d.Executions
 	}
 	if !r.Found {
 		return r, nil
 	}
-	var cf struct {
-		Labels []anomaly.Correlation `json:"labels"`
+	if res.Correlation == nil {
+		return nil, fmt.Errorf("bench: paper: %s found an anomaly but has no correlation.json", dir)
 	}
-	if err := readJSON(filepath.Join(dir, "correlation.json"), &cf); err != nil {
-		return nil, err
-	}
-	for _, l := range cf.Labels { // the summary's choice: ranked, not length-only, r defined
+	for _, l := range res.Correlation.Labels { // the summary's choice: ranked, not length-only, r defined
 		if !l.LengthOnly && l.SameAs == "" && l.R != nil {
 			r.Top = append(r.Top, PaperCorr{Label: l.Label, R: l.R, WindowR: l.WindowR})
 		}
@@ -307,8 +268,9 @@ func (d *PaperDist) Multiples() (map[int]int, time.Duration) {
 	return by, far
 }
 
-// WritePaperTables renders the measured tables as Markdown. Everything but
-// the last table (wall-clock times) is a function of the configuration.
+// WritePaperTables renders the measured tables as Markdown, a function of
+// the configuration alone (so that a rerun can be diffed against
+// bench/PAPER.md); WriteWallClock adds the wall-clock times.
 func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	secs := func(t time.Duration) string { return strconv.FormatFloat(t.Seconds(), 'f', 3, 64) }
@@ -353,7 +315,7 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	for _, s := range cfg.Systems {
 		name := s.System.Name
 		p("### %s buggy: the pipeline (`macepc run`), seeds 1–%d\n\n", name, cfg.Seeds)
-		p("*Search* is the number of executions phase 2 ran up to and including the anomaly (after the 50 of the profile); *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran; *similar* is the similar fast execution's time (≤ Q3). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
+		p("*Search* is the number of executions phase 2 ran up to and including the anomaly (after the profile's 50, macepc run's default); *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran; *similar* is the similar fast execution's time (≤ Q3). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
 			"`"+strings.Join(s.BugLabels, "`, `")+"`")
 		p("| seed | search | anomaly | steps | divergence point | ignorable | walks | similar (Q3) | top correlation: r (within Q3) | bug label |\n|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
 		var found int
@@ -418,6 +380,12 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	}
 	p("\nCommand: `macepc run --system S --variant fixed --seed S --edd EDD --max-runs %d`\n\n", cfg.MaxRuns)
 
+}
+
+// WriteWallClock renders the wall-clock time of the buggy pipeline runs per
+// system, which varies from run to run and machine to machine.
+func WriteWallClock(w io.Writer, cfg PaperConfig, res *PaperResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("### Wall-clock time of the whole pipeline (buggy, this machine)\n\n")
 	p("| system | median | min | max |\n|---|---:|---:|---:|\n")
 	for _, s := range cfg.Systems {

@@ -263,29 +263,42 @@ func Merge(files []*File) (*Set, error) {
 	}
 	// Each check names the odd one out: a file whose value differs from
 	// the one most files share, against a file with that value.
+	type config struct {
+		hash, system, variant string
+		nodes                 int
+	}
+	type params struct {
+		seed   uint64
+		runs   int
+		params string
+	}
 	checks := []struct {
-		key  func(h *Header) string
-		fail func(odd, ref *File, agree int) error
+		key  func(h *Header) any // a comparable value
+		fail func(odd *File, ref string, rh *Header) error
 	}{
-		{func(h *Header) string { return h.Phase }, func(odd, ref *File, agree int) error {
-			return fmt.Errorf("shard: %s is a %s shard, %s (and %d more) a %s shard: merge the shards of one phase", odd.Name, odd.Header.Phase, ref.Name, agree-1, ref.Header.Phase)
+		{func(h *Header) any { return h.Phase }, func(odd *File, ref string, rh *Header) error {
+			return fmt.Errorf("shard: %s is a %s shard, %s a %s shard: merge the shards of one phase", odd.Name, odd.Header.Phase, ref, rh.Phase)
 		}},
-		{func(h *Header) string { return fmt.Sprint(h.ConfigHash, h.System, h.Variant, h.Nodes) }, func(odd, ref *File, agree int) error {
-			h, rh := &odd.Header, &ref.Header
-			return fmt.Errorf("shard: %s belongs to another configuration (%s/%s, %d nodes, config hash %s) than %s and %d more (%s/%s, %d nodes, config hash %s)",
-				odd.Name, h.System, h.Variant, h.Nodes, h.ConfigHash, ref.Name, agree-1, rh.System, rh.Variant, rh.Nodes, rh.ConfigHash)
+		{func(h *Header) any { return config{h.ConfigHash, h.System, h.Variant, h.Nodes} }, func(odd *File, ref string, rh *Header) error {
+			h := &odd.Header
+			return fmt.Errorf("shard: %s belongs to another configuration (%s/%s, %d nodes, config hash %s) than %s (%s/%s, %d nodes, config hash %s)",
+				odd.Name, h.System, h.Variant, h.Nodes, h.ConfigHash, ref, rh.System, rh.Variant, rh.Nodes, rh.ConfigHash)
 		}},
-		{func(h *Header) string { return fmt.Sprint(h.Seed, " ", h.Runs, " ", string(h.Params)) }, func(odd, ref *File, agree int) error {
-			return fmt.Errorf("shard: %s was run with other parameters than %s and %d more (%s)", odd.Name, ref.Name, agree-1, paramDiff(&odd.Header, &ref.Header))
+		{func(h *Header) any { return params{h.Seed, h.Runs, string(h.Params)} }, func(odd *File, ref string, rh *Header) error {
+			return fmt.Errorf("shard: %s was run with other parameters than %s (%s)", odd.Name, ref, paramDiff(&odd.Header, rh))
 		}},
-		{func(h *Header) string { return fmt.Sprint(h.Shards) }, func(odd, ref *File, agree int) error {
-			return fmt.Errorf("shard: %s is shard %d of %d, %s (and %d more) of %d: the shards of one run have one count (remove the shard files of an earlier run)",
-				odd.Name, odd.Header.Shard, odd.Header.Shards, ref.Name, agree-1, ref.Header.Shards)
+		{func(h *Header) any { return h.Shards }, func(odd *File, ref string, rh *Header) error {
+			return fmt.Errorf("shard: %s is shard %d of %d, while %s count %d: the shards of one run have one count (remove the shard files of an earlier run)",
+				odd.Name, odd.Header.Shard, odd.Header.Shards, ref, rh.Shards)
 		}},
 	}
 	for _, c := range checks {
 		if odd, ref, agree := oddOneOut(files, c.key); odd != nil {
-			return nil, c.fail(odd, ref, agree)
+			name := ref.Name
+			if agree > 1 {
+				name = fmt.Sprintf("%s and %d more", ref.Name, agree-1)
+			}
+			return nil, c.fail(odd, name, &ref.Header)
 		}
 	}
 	rh := &files[0].Header
@@ -312,8 +325,8 @@ func Merge(files []*File) (*Set, error) {
 // oddOneOut returns, when files do not all have the same key, the first
 // file whose key is not the most common one, the first file with the most
 // common key (the earliest such file on a tie), and how many files have it.
-func oddOneOut(files []*File, key func(*Header) string) (odd, ref *File, agree int) {
-	count := map[string]int{}
+func oddOneOut(files []*File, key func(*Header) any) (odd, ref *File, agree int) {
+	count := map[any]int{}
 	for _, f := range files {
 		count[key(&f.Header)]++
 	}

@@ -215,6 +215,11 @@ func TestMergeChecksTheSet(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "shard: shard2.jsonl belongs to another configuration") || !strings.Contains(err.Error(), "and 1 more") {
 		t.Errorf("odd one first: %v", err)
 	}
+	// Two files that disagree: one is named against the other alone.
+	_, err = shard.Merge(name([]*shard.File{other, roundTrip(t, mk(0, 3, 10, -1))}))
+	if err == nil || !strings.Contains(err.Error(), "belongs to another configuration") || strings.Contains(err.Error(), "more") {
+		t.Errorf("two files: %v", err)
+	}
 }
 
 // A search shard stops at its own first anomaly; the merged run stops at

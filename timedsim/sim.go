@@ -113,6 +113,9 @@ func (s *Simulator) promote(id int32, at time.Duration) {
 type labelInfo struct {
 	name string
 	dist edd.Dist
+	// nothing is the composite id of "name → (nothing)", or -1 until a
+	// handler of this label first sends nothing.
+	nothing int32
 }
 
 // Simulator runs executions of one scenario (Algorithm 1). It owns its
@@ -143,9 +146,7 @@ type Simulator struct {
 	errLabel  map[string]int32
 	fixedLbl  map[string]int32
 	compIdx   map[uint64]int32
-	// nothingIdx[label] is the composite id of "label → (nothing)", or -1.
-	nothingIdx []int32
-	compName   []string
+	compName  []string
 
 	// per-execution state
 	counts     []int32
@@ -229,7 +230,7 @@ func (s *Simulator) Options() Options { return s.opts }
 func (s *Simulator) intern(name string) int32 {
 	id := int32(len(s.labels))
 	d, _, _ := s.eddS.Lookup(name)
-	s.labels = append(s.labels, labelInfo{name: name, dist: d})
+	s.labels = append(s.labels, labelInfo{name: name, dist: d, nothing: -1})
 	s.counts = append(s.counts, 0)
 	s.winCounts = append(s.winCounts, 0)
 	s.real = append(s.real, nil)
@@ -311,17 +312,13 @@ func (s *Simulator) composite(label, sent int32) {
 }
 
 // sentNothing counts "label → (nothing)" for a handler that sent no
-// message; its composite id is found by label, without the map.
+// message; its composite id is kept with the label, without the map.
 func (s *Simulator) sentNothing(label int32) {
-	for int(label) >= len(s.nothingIdx) {
-		s.nothingIdx = append(s.nothingIdx, -1)
+	l := &s.labels[label]
+	if l.nothing < 0 {
+		l.nothing = s.newComposite(CompositeLabel(l.name, SentNothing))
 	}
-	id := s.nothingIdx[label]
-	if id < 0 {
-		id = s.newComposite(CompositeLabel(s.labels[label].name, SentNothing))
-		s.nothingIdx[label] = id
-	}
-	s.countComposite(id)
+	s.countComposite(l.nothing)
 }
 
 func (s *Simulator) newComposite(name string) int32 {

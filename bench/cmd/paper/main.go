@@ -2,12 +2,14 @@
 // paper's reported results, and prints the tables as Markdown. Run it from
 // the repository's root:
 //
-//	go run ./bench/cmd/paper [--runs 2000] [--seeds 10] [--max-runs 500] [--work DIR]
+//	go run ./bench/cmd/paper [--runs 2000] [--seeds 10] [--max-runs 500] [--work DIR] [--wall]
 //
 // It drives macepc's own commands in process (the same code as the
-// binary), with each system's committed event durations, so every table
-// but the last (wall-clock times) comes out the same on every run. It
-// takes about three minutes on two cores.
+// binary), with each system's committed event durations, so its tables
+// come out the same on every run and can be diffed against the "Measured
+// tables" section of bench/PAPER.md to see what a change moved. --wall
+// adds the wall-clock times, which vary. It takes about two minutes on two
+// cores.
 package main
 
 import (
@@ -61,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	only := fs.StringSlice("system", nil, "only these systems (default: all)")
 	work := fs.String("work", "", "keep the commands' results in this directory (default: a temporary one, removed)")
 	quiet := fs.Bool("quiet", false, "do not print the commands as they run")
+	wall := fs.Bool("wall", false, "add the wall-clock times of the pipeline runs (they vary)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("paper: %w", err)
 	}
@@ -104,5 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bench.WritePaperTables(stdout, cfg, res)
+	if *wall {
+		fmt.Fprintln(stdout)
+		bench.WriteWallClock(stdout, cfg, res)
+	}
 	return nil
 }
