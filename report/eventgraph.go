@@ -398,28 +398,21 @@ func (t clipTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // arrivalPrecision is the decimals that tell apart the arrival times
 // (whole nanoseconds) written under a panel: at least min, at most 9
-// (trailing zeros are then dropped).
+// (trailing zeros are then dropped). They may print rounded.
 func arrivalPrecision(pn EGPanel, end float64, min int) int {
 	ns := map[int64]bool{}
+	var vs []float64
 	for _, m := range pn.Messages {
-		if m.Arrive != nil && *m.Arrive > end {
-			ns[int64(math.Round(*m.Arrive*1e9))] = true
+		if m.Arrive == nil || *m.Arrive <= end {
+			continue
+		}
+		if n := int64(math.Round(*m.Arrive * 1e9)); !ns[n] {
+			ns[n] = true
+			vs = append(vs, float64(n)/1e9)
 		}
 	}
-	for p := min; p < 9; p++ {
-		seen := map[string]bool{}
-		ok := true
-		for n := range ns {
-			l := strconv.FormatFloat(float64(n)/1e9, 'f', p, 64)
-			if seen[l] {
-				ok = false
-				break
-			}
-			seen[l] = true
-		}
-		if ok {
-			return p
-		}
+	if p, ok := decimals(vs, min, 9, math.Inf(1)); ok {
+		return p
 	}
 	return 9
 }

@@ -249,13 +249,25 @@ func (secTicks) Ticks(lo, hi float64) []plot.Tick {
 // simulator's nanoseconds (ticks can sit at half a step).
 const maxTickDecimals = 12
 
-// tickPrecision is the fewest decimals (at most maxTickDecimals) at which
-// every value prints within a tiny fraction of span of itself and no two
-// values print alike; -1 when none does (fmtTick then prints the shortest
-// exact representation).
+// tickPrecision is the decimals of an axis' tick labels: the fewest, at
+// most maxTickDecimals, at which the values print exactly (within a tiny
+// fraction of span) and distinctly; -1 when none does (fmtTick then
+// prints the shortest exact representation).
 func tickPrecision(vs []float64, span float64) int {
-	tol := 1e-7 * math.Abs(span)
-	for p := 0; p <= maxTickDecimals; p++ {
+	if p, ok := decimals(vs, 0, maxTickDecimals, 1e-7*math.Abs(span)); ok {
+		return p
+	}
+	return -1
+}
+
+// decimals is the fewest decimals, from lo to hi, at which every value
+// of vs prints (fmtTick) within tol of itself and no two values print
+// alike, and whether there is such a number. It is how every number on
+// a plot gets its precision: the axes' tick labels (a tiny tol: exact),
+// and the late arrival times under the event graph (tol +Inf: rounded,
+// but told apart).
+func decimals(vs []float64, lo, hi int, tol float64) (int, bool) {
+	for p := lo; p <= hi; p++ {
 		seen := make(map[string]bool, len(vs))
 		ok := true
 		for _, v := range vs {
@@ -268,10 +280,10 @@ func tickPrecision(vs []float64, span float64) int {
 			seen[l] = true
 		}
 		if ok {
-			return p
+			return p, true
 		}
 	}
-	return -1
+	return 0, false
 }
 
 // fmtTick prints v with p decimals (-1: shortest exact), without a minus
@@ -289,14 +301,12 @@ func fmtTick(v float64, p int) string {
 	return l
 }
 
-// exact reports whether v printed with p decimals loses nothing.
-func exact(v float64, p int) bool {
-	x := v * math.Pow(10, float64(p))
-	return math.Abs(x-math.Round(x)) <= 1e-6*math.Max(1, math.Abs(x))
-}
-
-// logSecTicks labels a logarithmic time axis at 1-2-5 steps.
+// logSecTicks labels a logarithmic time axis at 1-2-5 steps, each label
+// with the fewest decimals at which it is exact (at most logTickDecimals:
+// nanoseconds).
 type logSecTicks struct{}
+
+const logTickDecimals = 9
 
 func (logSecTicks) Ticks(min, max float64) []plot.Tick {
 	var ts []plot.Tick
@@ -311,24 +321,14 @@ func (logSecTicks) Ticks(min, max float64) []plot.Tick {
 			}
 			t := plot.Tick{Value: v}
 			if m == 1 || m == 2 || m == 5 {
-				t.Label = fmtSecs(v)
+				p, ok := decimals([]float64{v}, 0, logTickDecimals, 1e-7*v)
+				if !ok {
+					p = logTickDecimals
+				}
+				t.Label = fmtTick(v, p)
 			}
 			ts = append(ts, t)
 		}
 	}
 	return ts
-}
-
-// fmtSecs prints seconds with the precision a tick needs (at most 9
-// decimals).
-func fmtSecs(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	for p := 0; p < 9; p++ {
-		if x := v * math.Pow(10, float64(p)); math.Round(x) != 0 && exact(v, p) {
-			return strconv.FormatFloat(v, 'f', p, 64)
-		}
-	}
-	return strconv.FormatFloat(v, 'f', 9, 64)
 }
