@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"html/template"
 	"io"
 	"strings"
@@ -64,15 +63,15 @@ type htmlData struct {
 // WriteHTML writes report.html: one self-contained file (inline SVG and
 // CSS, no scripts, no external resources).
 func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
-	d := htmlData{HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
+	h := newHeading(r)
+	d := htmlData{Title: h.title, Verdict: strings.Join(h.verdicts, " "), Finding: h.finding, HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
+	for _, warn := range h.warnings {
+		d.Warnings = append(d.Warnings, "Warning: "+warn+".")
+	}
+	d.Warnings = append(d.Warnings, h.regressWarnings...)
 	d.Nav = []row{{"config", "Configuration"}, {"summary", "Summary"}}
 	if s := r.Summary; s != nil {
-		d.Title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
 		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
-		d.Verdict, d.Finding = verdict(r)
-		for _, warn := range profileWarnings(r) {
-			d.Warnings = append(d.Warnings, "Warning: "+warn+".")
-		}
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {
 			d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
@@ -88,26 +87,17 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		}
 	}
 	if rg := r.Regress; rg != nil {
-		v, f := regressVerdict(rg)
-		if r.Summary.Anomaly == nil { // the profile-only verdict says nothing
-			d.Title = fmt.Sprintf("macepc regression report: %s/%s, seed %d", rg.System, rg.Variant, rg.Seed)
-			d.Verdict, d.Finding = v, f
+		if r.Summary.Anomaly == nil { // the only replay is regress's
 			d.ReplayNote = "From the results directory, the command re-runs exactly the first execution of the current code above the baseline's threshold (add --log FILE for its event log)."
-		} else {
-			d.Verdict, d.Finding = d.Verdict+" "+v, d.Finding || f
 		}
 		d.Replay = append(d.Replay, regressReplay(rg)...)
-		d.Warnings = append(d.Warnings, rg.Warnings...)
 	}
 	if lv := r.Liveness; lv != nil {
-		v, f := livenessVerdict(lv)
 		if r.Summary == nil {
-			d.Title = fmt.Sprintf("macepc liveness report: %s/%s, seed %d", lv.System, lv.Variant, lv.Seed)
-			d.Config, d.Verdict, d.Finding = livenessConfigRows(lv), v, f
+			d.Config = livenessConfigRows(lv)
 			d.ReplayNote = "From the results directory, each command re-runs one path exactly (add --log FILE for its event log): the dead path, then the live one."
 		} else {
 			d.Config = append(d.Config, livenessConfigRows(lv)[2:]...)
-			d.Verdict, d.Finding = d.Verdict+" "+v, d.Finding || f
 		}
 		d.Summary = append(d.Summary, livenessSummaryRows(lv)...)
 		d.Replay = append(d.Replay, livenessReplay(lv)...)

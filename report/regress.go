@@ -115,12 +115,8 @@ type RegressFigureData struct {
 // regressVerdict is the one-line outcome of regress.json, with the
 // figures behind it, and whether it is a finding.
 func regressVerdict(rg *Regress) (string, bool) {
-	level := fmt.Sprintf("%g%%", 100*(1-rg.Alpha))
-	iv := func(r Ratio) string {
-		return fmt.Sprintf("%s (%s interval %s to %s)", pctChange(r.Estimate), level, pctChange(r.Low), pctChange(r.High))
-	}
 	figures := fmt.Sprintf("median %s, Q3 %s, Mann-Whitney p = %.3g; %d of %d executions above the baseline's threshold %s (baseline %d of %d), Fisher p = %.3g",
-		iv(rg.MedianRatio), iv(rg.Q3Ratio), rg.MannWhitney.P, rg.Outliers.Current, rg.Current.Runs, fmtSec(secsNS(rg.Outliers.ThresholdNS)), rg.Outliers.Base, rg.Baseline.Runs, rg.Outliers.P)
+		changeText(rg.MedianRatio, rg.Alpha), changeText(rg.Q3Ratio, rg.Alpha), rg.MannWhitney.P, rg.Outliers.Current, rg.Current.Runs, fmtSec(secsNS(rg.Outliers.ThresholdNS)), rg.Outliers.Base, rg.Baseline.Runs, rg.Outliers.P)
 	if rg.Regression {
 		return "Regression against the baseline: " + figures + ".", true
 	}
@@ -128,6 +124,12 @@ func regressVerdict(rg *Regress) (string, bool) {
 }
 
 func pctChange(ratio float64) string { return fmt.Sprintf("%+.1f%%", 100*(ratio-1)) }
+
+// changeText is a ratio's change with its confidence interval at level
+// 1-alpha: "+3.1% (99% interval +1.0% to +5.2%)".
+func changeText(r Ratio, alpha float64) string {
+	return fmt.Sprintf("%s (%g%% interval %s to %s)", pctChange(r.Estimate), 100*(1-alpha), pctChange(r.Low), pctChange(r.High))
+}
 
 // regressRows are the figures of regress.json.
 func regressRows(rg *Regress) []row {
@@ -138,9 +140,8 @@ func regressRows(rg *Regress) []row {
 		}
 		return v + " (configuration hash " + s.ConfigHash + ")"
 	}
-	level := fmt.Sprintf("%g%%", 100*(1-rg.Alpha))
 	ratio := func(base, cur int64, r Ratio) string {
-		return fmt.Sprintf("%s → %s: %s (%s interval %s to %s)", fmtSec(secsNS(base)), fmtSec(secsNS(cur)), pctChange(r.Estimate), level, pctChange(r.Low), pctChange(r.High))
+		return fmt.Sprintf("%s → %s: %s", fmtSec(secsNS(base)), fmtSec(secsNS(cur)), changeText(r, rg.Alpha))
 	}
 	how := "normal approximation"
 	if rg.MannWhitney.Exact {

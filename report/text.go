@@ -9,6 +9,50 @@ import (
 // row is one line of a key-value table.
 type row struct{ Key, Value string }
 
+// heading is what report.html and summary.md lead with.
+type heading struct {
+	title string
+	// verdicts are the one-line outcomes of the phases that give one, in
+	// order; finding says whether any of them is a finding.
+	verdicts []string
+	finding  bool
+	// warnings (the profile's) stand under the verdicts in both files,
+	// regressWarnings in report.html only: summary.md gives them in its
+	// regression table.
+	warnings, regressWarnings []string
+}
+
+// newHeading is the heading of a results directory: the timed
+// pipeline's verdict, then regress's (instead of the profile-only
+// verdict, which says nothing), then the liveness run's.
+func newHeading(r *Results) heading {
+	var h heading
+	add := func(v string, finding bool) {
+		h.verdicts = append(h.verdicts, v)
+		h.finding = h.finding || finding
+	}
+	if s := r.Summary; s != nil {
+		h.title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
+		add(verdict(r))
+		h.warnings = profileWarnings(r)
+	}
+	if rg := r.Regress; rg != nil { // Load reads regress.json only with summary.json
+		if r.Summary.Anomaly == nil {
+			h.title = fmt.Sprintf("macepc regression report: %s/%s, seed %d", rg.System, rg.Variant, rg.Seed)
+			h.verdicts, h.finding = nil, false
+		}
+		add(regressVerdict(rg))
+		h.regressWarnings = rg.Warnings
+	}
+	if lv := r.Liveness; lv != nil {
+		if r.Summary == nil {
+			h.title = fmt.Sprintf("macepc liveness report: %s/%s, seed %d", lv.System, lv.Variant, lv.Seed)
+		}
+		add(livenessVerdict(lv))
+	}
+	return h
+}
+
 // verdict is the run's one-line outcome and whether it is a finding.
 func verdict(r *Results) (string, bool) {
 	s := r.Summary
@@ -127,22 +171,19 @@ func corrRows(cs []SummaryCorr) [][3]string {
 
 // WriteMarkdown writes summary.md: the summary for terminals and CI logs.
 func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
+	h := newHeading(r)
+	if h.title != "" {
+		fmt.Fprintf(w, "# %s\n\n", h.title)
+	}
+	for _, v := range h.verdicts {
+		fmt.Fprintf(w, "**%s**\n\n", v)
+	}
+	for _, warn := range h.warnings {
+		fmt.Fprintf(w, "> Warning: %s.\n\n", warn)
+	}
 	var conf, sum []row
 	var replay []string
-	var verdicts []string
 	if s := r.Summary; s != nil {
-		v, _ := verdict(r)
-		title := "macepc report"
-		if rg := r.Regress; rg != nil {
-			rv, _ := regressVerdict(rg)
-			if s.Anomaly == nil { // the profile-only verdict says nothing
-				title, v = "macepc regression report", rv
-			} else {
-				verdicts = append(verdicts, rv)
-			}
-		}
-		fmt.Fprintf(w, "# %s: %s/%s, seed %d\n\n", title, s.System, s.Variant, s.Seed)
-		verdicts = append([]string{v}, verdicts...)
 		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
 	}
 	if rg := r.Regress; rg != nil {
@@ -150,21 +191,12 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	}
 	if lv := r.Liveness; lv != nil {
 		if r.Summary == nil {
-			fmt.Fprintf(w, "# macepc liveness report: %s/%s, seed %d\n\n", lv.System, lv.Variant, lv.Seed)
 			conf = livenessConfigRows(lv)
 		} else {
 			conf = append(conf, livenessConfigRows(lv)[2:]...)
 		}
-		v, _ := livenessVerdict(lv)
-		verdicts = append(verdicts, v)
 		sum = append(sum, livenessSummaryRows(lv)...)
 		replay = append(replay, livenessReplay(lv)...)
-	}
-	for _, v := range verdicts {
-		fmt.Fprintf(w, "**%s**\n\n", v)
-	}
-	for _, warn := range profileWarnings(r) {
-		fmt.Fprintf(w, "> Warning: %s.\n\n", warn)
 	}
 	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
 	for _, x := range conf {
