@@ -349,14 +349,13 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		gs = append(gs, g)
 	}
 	return func(c draw.Canvas) {
-		t := draw.Tiles{Rows: len(rows), Cols: 1, PadY: vg.Points(14), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
 		// Reserve a band under the window for the rows of late-arrival
 		// labels: the rows depend on the columns' positions, which depend
 		// on the y axis' tick labels, so lay out twice.
 		// Every panel gets the largest band, so that they share one time
 		// scale.
 		for range 2 {
-			cs := plot.Align(rows, t, c)
+			cs := alignTiles(rows, c, 0, vg.Points(14), nil)
 			n := 0
 			for i, r := range rows {
 				n = max(n, gs[i].lateRows(r[0].DataCanvas(cs[i][0]), r[0]))
@@ -371,7 +370,7 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 				r[0].Y.Max = lo + (end-lo)*float64(h/(h-min(band, h/2)))
 			}
 		}
-		cs := plot.Align(rows, t, c)
+		cs := alignTiles(rows, c, 0, vg.Points(14), nil)
 		for i, r := range rows {
 			r[0].Draw(cs[i][0])
 		}
@@ -485,6 +484,13 @@ func (g *egPlotter) lateRows(c draw.Canvas, p *plot.Plot) int {
 	return n
 }
 
+// colMessage is the colour of the event graph's messages.
+var colMessage = color.RGBA{R: 0x34, G: 0x49, B: 0x5e, A: 0xff}
+
+// Plot draws the panel in four passes over the nodes' lifelines: the
+// messages, the late arrivals' labels, the stubs of messages sent before
+// the window, and on top the events with their labels (cut short before
+// the texts and dots to their right).
 func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	yEnd := trY(g.end)
@@ -493,24 +499,31 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		x := trX(float64(i))
 		c.StrokeLine2(life, x, trY(g.tmin), x, yEnd)
 	}
-	small := g.textStyle(p)
-	// Texts and dots already placed, for cutting event labels short.
-	var texts []vg.Point // left end, vertical centre
-	var dots []vg.Point
-	msgCol := color.RGBA{R: 0x34, G: 0x49, B: 0x5e, A: 0xff}
 	late := g.layoutLate(c, p)
 	if len(late) > 0 {
 		c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, c.Min.X, yEnd, c.Max.X, yEnd)
 	}
-	// Messages under the events.
+	texts := g.drawMessages(&c, p)
+	g.drawLate(&c, p, late)
+	texts = append(texts, g.drawSentBefore(&c, p)...)
+	g.drawEvents(&c, p, texts)
+}
+
+// drawMessages draws the messages: an arrow to the arrival, a dashed one
+// to the window's end, a dropped datagram's ✕ or a failed send's stub
+// with its text. It returns where the texts start (left end, vertical
+// centre).
+func (g *egPlotter) drawMessages(c *draw.Canvas, p *plot.Plot) (texts []vg.Point) {
+	trX, trY := p.Transforms(c)
+	yEnd := trY(g.end)
 	for _, m := range g.pn.Messages {
 		x0, y0 := trX(float64(g.col[m.From])), trY(m.Depart)
 		x1 := trX(float64(g.col[m.To]))
 		switch {
 		case m.Arrive != nil && *m.Arrive <= g.end:
-			arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8)}, x0, y0, x1, trY(*m.Arrive))
+			arrow(c, draw.LineStyle{Color: colMessage, Width: vg.Points(0.8)}, x0, y0, x1, trY(*m.Arrive))
 		case m.Arrive != nil:
-			arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, x1, yEnd)
+			arrow(c, draw.LineStyle{Color: colMessage, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, x1, yEnd)
 		case m.Status == "dropped":
 			xm, ym := (x0+x1)/2, y0-vg.Points(14)
 			c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, x0, y0, xm, ym)
@@ -523,7 +536,7 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			xe := x0 + dir*vg.Points(18)
 			c.StrokeLine2(draw.LineStyle{Color: colAnomaly, Width: vg.Points(1)}, x0, y0, xe, y0)
 			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}, vg.Point{X: xe, Y: y0})
-			st := small
+			st := g.textStyle(p)
 			st.Color = colAnomaly
 			st.YAlign = draw.YTop
 			pt := vg.Point{X: xe + vg.Points(3), Y: y0 - vg.Points(2)}
@@ -531,14 +544,30 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			texts = append(texts, vg.Point{X: pt.X, Y: pt.Y - vg.Points(egFont/2)})
 		}
 	}
+	return texts
+}
+
+// drawLate writes the late arrivals' labels in their rows under the
+// window's end.
+func (g *egPlotter) drawLate(c *draw.Canvas, p *plot.Plot, late []lateLabel) {
+	_, trY := p.Transforms(c)
+	yEnd := trY(g.end)
+	st := g.textStyle(p)
+	st.XAlign, st.YAlign = draw.XCenter, draw.YTop
+	st.Color = colMessage
 	for _, l := range late {
-		st := small
-		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
-		st.Color = msgCol
 		c.FillText(st, vg.Point{X: l.x, Y: yEnd - vg.Points(egSpace) - vg.Points(egRowH)*vg.Length(l.row)}, l.text)
 	}
-	// Deliveries of messages sent before the window: a dotted stub from
-	// the sender's side, with its name.
+}
+
+// drawSentBefore draws the deliveries of messages sent before the
+// window: a dotted stub from the sender's side, with its name. It
+// returns where the names start (left end, vertical centre).
+func (g *egPlotter) drawSentBefore(c *draw.Canvas, p *plot.Plot) (texts []vg.Point) {
+	trX, trY := p.Transforms(c)
+	st := g.textStyle(p)
+	st.Color = colMessage
+	st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
 	for _, e := range g.pn.Events {
 		if !e.SentBefore {
 			continue
@@ -549,22 +578,28 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			dir = 1
 		}
 		sx, sy := x+dir*vg.Points(16), y+vg.Points(9)
-		arrow(&c, draw.LineStyle{Color: msgCol, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(1.5)}}, sx, sy, x, y)
-		st := small
-		st.Color = msgCol
-		st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
+		arrow(c, draw.LineStyle{Color: colMessage, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(1.5)}}, sx, sy, x, y)
 		name := fmt.Sprintf("n%d", e.From)
 		c.FillText(st, vg.Point{X: sx, Y: sy + vg.Points(1)}, name)
 		texts = append(texts, vg.Point{X: sx - st.Width(name)/2, Y: sy + vg.Points(1+egFont/2)})
 	}
-	// Events, with their labels pushed down when they would overlap on
-	// one node, and cut short before the next text or dot to the right.
-	type placed struct {
-		e     EGEvent
-		dot   vg.Point
-		label vg.Point
-	}
-	var evs []placed
+	return texts
+}
+
+// placedEvent is an event's dot and where its label starts (left end,
+// vertical centre).
+type placedEvent struct {
+	e     EGEvent
+	dot   vg.Point
+	label vg.Point
+}
+
+// placeEvents places the events' dots and labels: a label clear of its
+// dot's rings, pushed down when it would overlap the one above on its
+// node.
+func (g *egPlotter) placeEvents(c *draw.Canvas, p *plot.Plot) []placedEvent {
+	trX, trY := p.Transforms(c)
+	var evs []placedEvent
 	lastY := map[int]vg.Length{}
 	for _, e := range g.pn.Events {
 		x, y := trX(float64(g.col[e.Node])), trY(e.Start)
@@ -579,31 +614,49 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		} else if e.Step == g.d.Step {
 			gap = 8
 		}
-		evs = append(evs, placed{e: e, dot: vg.Point{X: x, Y: y}, label: vg.Point{X: x + vg.Points(gap), Y: ly}})
-		dots = append(dots, vg.Point{X: x, Y: y})
+		evs = append(evs, placedEvent{e: e, dot: vg.Point{X: x, Y: y}, label: vg.Point{X: x + vg.Points(gap), Y: ly}})
+	}
+	return evs
+}
+
+// eventGlyph is the dot of an event of kind.
+func eventGlyph(kind string) draw.GlyphStyle {
+	gs := draw.GlyphStyle{Color: colNormal, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	switch kind {
+	case "timer":
+		gs.Shape = draw.SquareGlyph{}
+		gs.Color = colQuartile
+	case "app":
+		gs.Color = colQuartile
+	case "error":
+		gs.Shape = diamondGlyph{}
+		gs.Color = colThreshold
+		gs.Radius = vg.Points(3.5)
+	case "reset":
+		gs.Shape = draw.CrossGlyph{}
+		gs.Color = colorBlack
+		gs.Radius = vg.Points(5)
+	}
+	return gs
+}
+
+// drawEvents draws the events: their dots, the divergence step's and the
+// first difference's rings, and their labels, each cut short before the
+// next text (texts: those already drawn, left end and vertical centre)
+// or dot to its right.
+func (g *egPlotter) drawEvents(c *draw.Canvas, p *plot.Plot, texts []vg.Point) {
+	evs := g.placeEvents(c, p)
+	var dots []vg.Point
+	for _, pe := range evs {
+		dots = append(dots, pe.dot)
 	}
 	for _, pe := range evs {
 		texts = append(texts, pe.label)
 	}
+	small := g.textStyle(p)
 	for _, pe := range evs {
 		e := pe.e
-		gs := draw.GlyphStyle{Color: colNormal, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-		switch e.Kind {
-		case "timer":
-			gs.Shape = draw.SquareGlyph{}
-			gs.Color = colQuartile
-		case "app":
-			gs.Color = colQuartile
-		case "error":
-			gs.Shape = diamondGlyph{}
-			gs.Color = colThreshold
-			gs.Radius = vg.Points(3.5)
-		case "reset":
-			gs.Shape = draw.CrossGlyph{}
-			gs.Color = colorBlack
-			gs.Radius = vg.Points(5)
-		}
-		c.DrawGlyph(gs, pe.dot)
+		c.DrawGlyph(eventGlyph(e.Kind), pe.dot)
 		if e.Step == g.d.Step {
 			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(6), Shape: draw.RingGlyph{}}, pe.dot)
 		}

@@ -158,15 +158,21 @@ func NewProfileData(r *Results) (*ProfileData, string) {
 	slices.Sort(d.Times)
 	d.Bins = histogram(d.Times)
 	if n := len(d.Times); d.Times[n-1] > splitFactor*d.Median && d.Times[n-1] > d.Threshold && d.Times[0] <= d.Threshold {
-		i, _ := slices.BinarySearch(d.Times, math.Nextafter(d.Threshold, math.Inf(1)))
 		d.Split = d.Threshold
-		d.Bins, d.TailBins = histogram(d.Times[:i]), histogram(d.Times[i:])
+		head := upTo(d.Times, d.Split)
+		d.Bins, d.TailBins = histogram(head), histogram(d.Times[len(head):])
 	}
 	if s := r.Search; s != nil && s.Anomaly != nil {
 		a := secsNS(s.Anomaly.ExecTimeNS)
 		d.Anomaly = &a
 	}
 	return d, ""
+}
+
+// upTo is the sorted times up to x: where a broken axis splits them.
+func upTo(times []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(times, math.Nextafter(x, math.Inf(1)))
+	return times[:i]
 }
 
 // histogram bins sorted values into ⌈2√n⌉ (5 to 40) equal bins over their
@@ -238,8 +244,7 @@ func anomalyNote(d *ProfileData) string {
 func profileRange(d *ProfileData) (lo, hi float64) {
 	ts := d.Times
 	if d.Split > 0 {
-		i, _ := slices.BinarySearch(ts, math.Nextafter(d.Split, math.Inf(1)))
-		ts = ts[:i]
+		ts = upTo(ts, d.Split)
 	}
 	lo, hi = ts[0], max(ts[len(ts)-1], d.Threshold)
 	if d.Anomaly != nil && *d.Anomaly <= 2*d.Threshold && d.Split == 0 {
@@ -340,6 +345,41 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	for _, pn := range panels {
 		pn.top.Y.Min, pn.top.Y.Max = 0, float64(maxCount)*1.7
 	}
+	markQuartiles(left, d)
+	if a := d.Anomaly; a != nil {
+		if d.Split > 0 && *a > d.Split {
+			markAnomaly(panels[1], d.TailBins, *a, tlo, thi)
+		} else {
+			markAnomaly(left, d.Bins, *a, lo, hi)
+		}
+	}
+	// The legend ends left of the threshold line, at the top right.
+	top := left.top
+	top.Legend.Left = false
+	grid := [][]*plot.Plot{{}, {}}
+	for _, pn := range panels {
+		grid[0], grid[1] = append(grid[0], pn.top), append(grid[1], pn.bot)
+	}
+	var widths []float64 // the slow tail's panels are narrow
+	if len(panels) == 2 {
+		widths = []float64{0.76, 0.24}
+	}
+	return func(c draw.Canvas) {
+		cs := alignTiles(grid, c, 0, vg.Points(4), widths)
+		dc := top.DataCanvas(cs[0][0])
+		trX, _ := top.Transforms(&dc)
+		top.Legend.XOffs = -(cs[0][0].Max.X - trX(d.Threshold)) - vg.Points(8)
+		for i, pn := range panels { // column by column
+			pn.top.Draw(cs[0][i])
+			pn.bot.Draw(cs[1][i])
+		}
+	}
+}
+
+// markQuartiles draws Q1, Q3 (dashed), the median and the threshold
+// (orange) across the left panel's plots, with their legend in the top
+// one.
+func markQuartiles(left profilePanel, d *ProfileData) {
 	for _, pp := range []struct {
 		p  *plot.Plot
 		y1 float64
@@ -355,67 +395,40 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 			pp.p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
 		}
 	}
-	if a := d.Anomaly; a != nil {
-		pn, plo, phi := left, lo, hi
-		if d.Split > 0 && *a > d.Split {
-			pn, plo, phi = panels[1], tlo, thi
-		}
-		x, off := *a, ""
-		if x > phi {
-			x, off = phi-(phi-plo)*0.01, " →"
-		}
-		if x < plo {
-			x, off = plo+(phi-plo)*0.01, " ←"
-		}
-		// The label goes above the bars around it (a fifth of the panel
-		// either side covers its width), on a white box.
-		bins := d.Bins
-		if pn.top != left.top {
-			bins = d.TailBins
-		}
-		ly, near := 0.0, 0.2*(phi-plo)
-		for _, b := range bins {
-			if b.Max >= x-near && b.Min <= x+near {
-				ly = max(ly, float64(b.Count))
-			}
-		}
-		for _, p := range []*plot.Plot{pn.top, pn.bot} {
-			y := p.Y.Max * 0.08
-			s, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-			s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
-			p.Add(s)
-			if p == pn.top {
-				// Towards the panel's middle, so that it does not push the
-				// axes in.
-				xa, dx := draw.XRight, vg.Length(3)
-				if x < plo+0.5*(phi-plo) {
-					xa, dx = draw.XLeft, -3
-				}
-				p.Add(&boxedLabel{xy: plotter.XY{X: x, Y: max(ly, y)}, text: "anomaly " + fmtSec(*a) + off, size: 9, color: colAnomaly, xa: xa, ya: draw.YBottom, off: vg.Point{X: dx, Y: 8}})
-			}
+}
+
+// markAnomaly marks the anomaly's execution time a in the panel pn
+// (range [plo, phi], histogram bins): a red mark in both plots, at the
+// edge with an arrow when it is off the scale, and its label above the
+// bars around it, on a white box.
+func markAnomaly(pn profilePanel, bins []Bin, a, plo, phi float64) {
+	x, off := a, ""
+	if x > phi {
+		x, off = phi-(phi-plo)*0.01, " →"
+	}
+	if x < plo {
+		x, off = plo+(phi-plo)*0.01, " ←"
+	}
+	// A fifth of the panel either side covers the label's width.
+	ly, near := 0.0, 0.2*(phi-plo)
+	for _, b := range bins {
+		if b.Max >= x-near && b.Min <= x+near {
+			ly = max(ly, float64(b.Count))
 		}
 	}
-	// The legend ends left of the threshold line, at the top right.
-	top := left.top
-	top.Legend.Left = false
-	return func(c draw.Canvas) {
-		t := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-		cols := []draw.Canvas{c}
-		if len(panels) == 2 {
-			lc, rc := c, c
-			lc.Max.X = c.Min.X + (c.Max.X-c.Min.X)*0.76
-			rc.Min.X = lc.Max.X
-			cols = []draw.Canvas{lc, rc}
-		}
-		for i, pn := range panels {
-			cs := plot.Align([][]*plot.Plot{{pn.top}, {pn.bot}}, t, cols[i])
-			if i == 0 {
-				dc := pn.top.DataCanvas(cs[0][0])
-				trX, _ := pn.top.Transforms(&dc)
-				top.Legend.XOffs = -(cs[0][0].Max.X - trX(d.Threshold)) - vg.Points(8)
+	for _, p := range []*plot.Plot{pn.top, pn.bot} {
+		y := p.Y.Max * 0.08
+		s, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+		p.Add(s)
+		if p == pn.top {
+			// Towards the panel's middle, so that it does not push the
+			// axes in.
+			xa, dx := draw.XRight, vg.Length(3)
+			if x < plo+0.5*(phi-plo) {
+				xa, dx = draw.XLeft, -3
 			}
-			pn.top.Draw(cs[0][0])
-			pn.bot.Draw(cs[1][0])
+			p.Add(&boxedLabel{xy: plotter.XY{X: x, Y: max(ly, y)}, text: "anomaly " + fmtSec(a) + off, size: 9, color: colAnomaly, xa: xa, ya: draw.YBottom, off: vg.Point{X: dx, Y: 8}})
 		}
 	}
 }
@@ -720,29 +733,50 @@ func divergencePlot(d *DivergenceData) *plot.Plot {
 		}
 		return -float64(pr.Order-nexp) - 0.5
 	}
+	barEnd, barText := divergenceAxes(p, d, nexp, y)
+	p.Add(plotter.NewGrid())
+	divergenceMarks(p, d, nexp, barEnd, barText)
+	divergenceProbes(p, d, y)
+	// Bottom left: the binary probes lie right of the last exponential
+	// one's half, the exponential ones above the bar.
+	p.Legend.Top, p.Legend.Left = false, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), vg.Points(4)
+	return p
+}
+
+// divergenceAxes sets the divergence plot's axes: y a row per probe (at
+// y) with room for the legend, x the prefix lengths up to the
+// execution's. It zooms on the probes when they all lie in the first
+// part of a long execution; the bar then runs off the right edge: barEnd
+// and barText are where the bar ends and what it says.
+func divergenceAxes(p *plot.Plot, d *DivergenceData, nexp int, y func(DivProbe) float64) (barEnd float64, barText string) {
 	xmax := float64(max(d.TotalSteps, 1))
-	// Zoom on the probes when they all lie in the first part of a long
-	// execution; the bar then runs off the right edge.
 	maxPrefix := 0
 	for _, pr := range d.Probes {
 		maxPrefix = max(maxPrefix, pr.Prefix)
 	}
-	barEnd, barText := float64(d.TotalSteps), fmt.Sprintf("%s, %d steps", d.Execution, d.TotalSteps)
+	barEnd, barText = float64(d.TotalSteps), fmt.Sprintf("%s, %d steps", d.Execution, d.TotalSteps)
 	if z := float64(max(maxPrefix, d.Step, 1)) * 1.3; z < xmax/2 {
 		xmax = z
 		barEnd, barText = z*1.08, fmt.Sprintf("%s, %d steps (continues off the scale) →", d.Execution, d.TotalSteps)
 	}
 	p.X.Min, p.X.Max = -0.02*xmax, xmax*1.08
 	// Room below the binary probes' rows for the legend at the bottom left.
-	ymin, ymax := math.Min(-float64(len(d.Probes)-nexp)-1.2, -2.5), float64(nexp)+1.2
-	p.Y.Min, p.Y.Max = ymin, ymax
+	p.Y.Min, p.Y.Max = math.Min(-float64(len(d.Probes)-nexp)-1.2, -2.5), float64(nexp)+1.2
 	var ticks []plot.Tick
 	for _, pr := range d.Probes {
 		ticks = append(ticks, plot.Tick{Value: y(pr), Label: fmt.Sprint(pr.Order)})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Tick.Marker = plot.DefaultTicks{}
-	p.Add(plotter.NewGrid())
+	return barEnd, barText
+}
+
+// divergenceMarks draws the bounds of the exponential phase (grey
+// dashed), the execution's bar, the phases' names at its left end and the
+// divergence step (red).
+func divergenceMarks(p *plot.Plot, d *DivergenceData, nexp int, barEnd float64, barText string) {
+	ymin, ymax := p.Y.Min, p.Y.Max
 	if d.Lower >= 0 {
 		p.Add(vline(float64(d.Lower), ymin, ymax, colQuartile, 1, vg.Points(4), vg.Points(2)))
 	}
@@ -774,6 +808,11 @@ func divergencePlot(d *DivergenceData) *plot.Plot {
 		}
 		p.Add(labels(plotter.XYs{{X: float64(d.Step), Y: ymax}}, []string{fmt.Sprintf("%s: step %d", d.Point, d.Step)}, 9, colAnomaly, xa, draw.YTop, vg.Point{X: dx, Y: -3}))
 	}
+}
+
+// divergenceProbes draws the probes at (prefix, y): a green circle for
+// a recovering one, a red cross for the others, each with its walks.
+func divergenceProbes(p *plot.Plot, d *DivergenceData, y func(DivProbe) float64) {
 	var rec, non plotter.XYs
 	var txt, ltxt []string
 	var txy, ltxy plotter.XYs
@@ -810,11 +849,6 @@ func divergencePlot(d *DivergenceData) *plot.Plot {
 	if len(ltxy) > 0 {
 		p.Add(labels(ltxy, ltxt, 8, colQuartile, draw.XRight, draw.YCenter, vg.Point{X: -7}))
 	}
-	// Bottom left: the binary probes lie right of the last exponential
-	// one's half, the exponential ones above the bar.
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), vg.Points(4)
-	return p
 }
 
 // ---- small helpers ----

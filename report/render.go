@@ -117,16 +117,11 @@ func RenderPlot(p *plot.Plot, w, h vg.Length) (svg, png []byte, err error) {
 	return Render(p.Draw, w, h)
 }
 
-// tiled draws plots in a grid (rows × columns, nil cells left empty).
+// tiled draws plots in a grid (rows × columns, nil cells left empty),
+// laid out by alignTiles with even columns, row by row.
 func tiled(plots [][]*plot.Plot, padX, padY vg.Length) func(draw.Canvas) {
 	return func(c draw.Canvas) {
-		rows := len(plots)
-		cols := 0
-		for _, r := range plots {
-			cols = max(cols, len(r))
-		}
-		t := draw.Tiles{Rows: rows, Cols: cols, PadX: padX, PadY: padY, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-		canvases := plot.Align(plots, t, c)
+		canvases := alignTiles(plots, c, padX, padY, nil)
 		for i, r := range plots {
 			for j, p := range r {
 				if p != nil {
@@ -135,6 +130,49 @@ func tiled(plots [][]*plot.Plot, padX, padY vg.Length) func(draw.Canvas) {
 			}
 		}
 	}
+}
+
+// alignTiles lays out plots in a grid (rows × columns, nil cells left
+// empty) on c, padX and padY apart, with their data areas aligned in
+// rows and columns: the canvases to draw them on, [row][column]. Without
+// widths the columns share c's width evenly; widths gives each column's
+// fraction of it instead, and then each column is aligned on its own
+// (its neighbours' axes do not move it) and padX is unused.
+func alignTiles(plots [][]*plot.Plot, c draw.Canvas, padX, padY vg.Length, widths []float64) [][]draw.Canvas {
+	cols := 0
+	for _, r := range plots {
+		cols = max(cols, len(r))
+	}
+	t := draw.Tiles{Rows: len(plots), Cols: cols, PadX: padX, PadY: padY, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
+	if widths == nil {
+		return plot.Align(plots, t, c)
+	}
+	if len(widths) != cols {
+		panic(fmt.Sprintf("report: %d column widths for %d columns", len(widths), cols)) // caller bug
+	}
+	out := make([][]draw.Canvas, len(plots))
+	for i := range out {
+		out[i] = make([]draw.Canvas, cols)
+	}
+	t.Cols = 1
+	cc, at := c, 0.0
+	for j, w := range widths {
+		if j < cols-1 {
+			at += w
+			cc.Max.X = c.Min.X + (c.Max.X-c.Min.X)*vg.Length(at)
+		} else {
+			cc.Max.X = c.Max.X
+		}
+		col := make([][]*plot.Plot, len(plots))
+		for i, r := range plots {
+			col[i] = []*plot.Plot{r[j]}
+		}
+		for i, cs := range plot.Align(col, t, cc) {
+			out[i][j] = cs[0]
+		}
+		cc.Min.X = cc.Max.X
+	}
+	return out
 }
 
 // inlineSVG drops the XML prolog and comment of vgsvg's output and gives
