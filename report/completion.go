@@ -79,7 +79,7 @@ func missingEvents(r *Results) string {
 
 func completionFigure(r *Results) Figure {
 	d, why := NewCompletionData(r)
-	f := Figure{ID: "completion", Title: "Per-node completion time: anomalous vs similar fast execution", Missing: why, W: vg.Points(640), H: vg.Points(300)}
+	f := Figure{Title: "Per-node completion time: anomalous vs similar fast execution", Missing: why, W: vg.Points(640), H: vg.Points(300)}
 	if d != nil {
 		f.Data = d
 		f.Guide = "For every node, when it last executed an event (the end of its last handler) before the execution stopped: red crosses for the anomalous execution, green circles for the similar fast one, with each execution's end as a line. " +

@@ -102,7 +102,7 @@ func NewCorrelationData(r *Results) (*CorrelationData, string) {
 
 func correlationFigure(r *Results) Figure {
 	d, why := NewCorrelationData(r)
-	f := Figure{ID: "correlation", Title: "Event frequency vs execution time (phase 3b, MacePC Figure 4)", Missing: why, W: vg.Points(640)}
+	f := Figure{Title: "Event frequency vs execution time (phase 3b, MacePC Figure 4)", Missing: why, W: vg.Points(640)}
 	if d != nil {
 		f.Data = d
 		rows := (len(d.Panels) + 1) / 2

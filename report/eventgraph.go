@@ -268,7 +268,7 @@ func trimSec(v float64) string { return fmt.Sprintf("%.3fs", v) }
 
 func eventGraphFigure(r *Results) Figure {
 	d, why := NewEventGraphData(r)
-	f := Figure{ID: "eventgraph", Title: "Event graph around the divergence point", Missing: why, W: vg.Points(680)}
+	f := Figure{Title: "Event graph around the divergence point", Missing: why, W: vg.Points(680)}
 	if d != nil {
 		f.Data = d
 		f.H = vg.Points(float64(40 + 400*len(d.Panels)))
@@ -610,7 +610,7 @@ func (g *egPlotter) placeEvents(c *draw.Canvas, p *plot.Plot) []placedEvent {
 		lastY[e.Node] = ly
 		gap := 5.0 // clear of the dot, and of its rings
 		if e.Step == g.d.FirstDiff {
-			gap = ifv(e.Step == g.d.Step, 10.0, 8.0)
+			gap = ifs(e.Step == g.d.Step, 10.0, 8.0)
 		} else if e.Step == g.d.Step {
 			gap = 8
 		}
@@ -661,16 +661,16 @@ func (g *egPlotter) drawEvents(c *draw.Canvas, p *plot.Plot, texts []vg.Point) {
 			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(6), Shape: draw.RingGlyph{}}, pe.dot)
 		}
 		if e.Step == g.d.FirstDiff {
-			c.DrawGlyph(draw.GlyphStyle{Color: colThreshold, Radius: vg.Points(ifv(e.Step == g.d.Step, 8.5, 6)), Shape: draw.RingGlyph{}}, pe.dot)
+			c.DrawGlyph(draw.GlyphStyle{Color: colThreshold, Radius: vg.Points(ifs(e.Step == g.d.Step, 8.5, 6)), Shape: draw.RingGlyph{}}, pe.dot)
 		}
 		limit := c.Max.X - vg.Points(2)
 		for _, t := range texts {
-			if t.X > pe.label.X && abs(t.Y-pe.label.Y) < vg.Points(egRowH-0.5) {
+			if t.X > pe.label.X && vg.Length(math.Abs(float64(t.Y-pe.label.Y))) < vg.Points(egRowH-0.5) {
 				limit = min(limit, t.X-vg.Points(egSpace))
 			}
 		}
 		for _, d := range dots {
-			if d.X > pe.dot.X && abs(d.Y-pe.label.Y) < vg.Points(egRowH-1) {
+			if d.X > pe.dot.X && vg.Length(math.Abs(float64(d.Y-pe.label.Y))) < vg.Points(egRowH-1) {
 				limit = min(limit, d.X-vg.Points(7))
 			}
 		}
@@ -703,20 +703,6 @@ func fitText(st text.Style, s string, w vg.Length) string {
 		}
 	}
 	return string(rs[:keep])
-}
-
-func abs(x vg.Length) vg.Length {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func ifv[T any](c bool, a, b T) T {
-	if c {
-		return a
-	}
-	return b
 }
 
 // arrow strokes a line with a filled head at its end.

@@ -53,7 +53,7 @@ func NewCriticalData(r *Results) (*DivergenceData, string) {
 
 func criticalFigure(r *Results) Figure {
 	d, why := NewCriticalData(r)
-	f := Figure{ID: "critical", Title: "Critical transition search (liveness, MaceMC)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
+	f := Figure{Title: "Critical transition search (liveness, MaceMC)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
 	if d != nil {
 		f.Data = d
 		c := r.Liveness.Report.Critical

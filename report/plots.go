@@ -19,7 +19,8 @@ import (
 // A Figure is one plot of the report: the data it is fed (what the golden
 // tests compare), how to draw it, and how to read it.
 type Figure struct {
-	// ID names the figure: its HTML section and its PNG file.
+	// ID names the figure: its HTML section and its PNG file (Figures
+	// sets it from the figure's builder).
 	ID    string
 	Title string
 	// Guide is the one-paragraph reading guide under the plot.
@@ -59,7 +60,8 @@ func Figures(r *Results) []Figure {
 	return buildFigures(r, bs)
 }
 
-// figureBuilder builds one figure; id names it should it fail.
+// figureBuilder builds one figure. id names it: buildFigure sets the
+// figure's ID, or the placeholder's should the building fail.
 type figureBuilder struct {
 	id    string
 	build func(*Results) Figure
@@ -80,7 +82,9 @@ func buildFigure(r *Results, b figureBuilder) (f Figure) {
 			f = failedFigure(b.id, "Plot "+b.id, fmt.Sprint(v))
 		}
 	}()
-	return b.build(r)
+	f = b.build(r)
+	f.ID = b.id
+	return f
 }
 
 // failedFigure is the placeholder of a figure whose plot failed: it says
@@ -205,7 +209,7 @@ func histogram(xs []float64) []Bin {
 
 func profileFigure(r *Results) Figure {
 	d, why := NewProfileData(r)
-	f := Figure{ID: "profile", Title: "Execution-time distribution of the profile (phase 1b)", Missing: why, W: vg.Points(640), H: vg.Points(400)}
+	f := Figure{Title: "Execution-time distribution of the profile (phase 1b)", Missing: why, W: vg.Points(640), H: vg.Points(400)}
 	if d != nil {
 		f.Data = d
 		above := ""
@@ -681,7 +685,7 @@ func NewDivergenceData(r *Results) (*DivergenceData, string) {
 
 func divergenceFigure(r *Results) Figure {
 	d, why := NewDivergenceData(r)
-	f := Figure{ID: "divergence", Title: "Divergence search (phase 3a, MacePC Figure 3)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
+	f := Figure{Title: "Divergence search (phase 3a, MacePC Figure 3)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
 	if d != nil {
 		f.Data = d
 		nexp, nbin := 0, 0
@@ -855,7 +859,8 @@ func divergenceProbes(p *plot.Plot, d *DivergenceData, y func(DivProbe) float64)
 
 func fmtSec(v float64) string { return fmt.Sprintf("%.3f s", v) }
 
-func ifs(c bool, a, b string) string {
+// ifs is a if c holds, else b.
+func ifs[T any](c bool, a, b T) T {
 	if c {
 		return a
 	}

@@ -183,7 +183,7 @@ func regressReplay(rg *Regress) []string {
 
 func regressFigure(r *Results) Figure {
 	rg := r.Regress
-	f := Figure{ID: "regress", Title: "Regression test against the baseline (macepc regress)", W: vg.Points(640), H: vg.Points(400), rows: regressRows(rg)}
+	f := Figure{Title: "Regression test against the baseline (macepc regress)", W: vg.Points(640), H: vg.Points(400), rows: regressRows(rg)}
 	d := &RegressFigureData{Regression: rg.Regression}
 	for _, x := range f.rows {
 		d.Rows = append(d.Rows, [2]string{x.Key, x.Value})
