@@ -10,9 +10,14 @@
 //     (package divergence) uses the profile's Q3 instead, as the paper
 //     does.
 //   - Search (phase 2) explores executions in index order until one is
-//     anomalous, within a budget. With several workers the answer is still
-//     the anomalous execution with the lowest index, so it depends only on
-//     the path source, never on the number of workers.
+//     anomalous, then a triage budget more, within an overall budget, and
+//     collects every anomalous execution. With several workers the
+//     executions explored are still those with the lowest indexes, so the
+//     answer depends only on the path source, never on the number of
+//     workers.
+//   - Triage groups the anomalies into classes, by execution-time mode and
+//     by the events that set them apart from the normal executions, and
+//     ranks the classes by severity, so that phase 3a analyses the worst.
 //   - Correlate (phase 3b) correlates the count of every event label,
 //     plain ("deliver JoinReply") and composite ("deliver JoinReply →
 //     Remove", the paper's Figure 4), with execution time, and ranks the
@@ -33,11 +38,17 @@
 //
 //	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{EDD: set, CountWindow: prof.Q3}}
 //	var samples []anomaly.Sample
-//	found, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), maxRuns,
+//	found, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: 1000, Triage: 200},
 //		func(r *timedsim.Result) bool { return prof.Anomalous(r.ExecTime) },
 //		func(i int, r *timedsim.Result) { samples = append(samples, anomaly.NewSample(r)) })
 //	if err != nil { … } // on Ctrl-C, found.Explored executions were explored
-//	if found.Found { … found.Index, found.Result.Path … }
+//	if found.Found { … found.Index, found.Anomalies … }
+//
+// Triage, on every explored execution (anomalous or not) with its windowed
+// counts:
+//
+//	classes := anomaly.Triage(execs, anomaly.TriageConfig{Median: prof.Median})
+//	worst := classes[0].Representative // the execution phase 3a analyses
 //
 // Phase 3b, after adding the samples of phase 3a's random walks:
 //
@@ -60,6 +71,55 @@
 // for small samples, and a plot must use these ones. The threshold is
 // computed from the rounded Q1 and Q3, so it can be recomputed from the
 // reported profile.
+//
+// # Threshold
+//
+// The threshold is the largest of Tukey's fence Q3 + k·IQR (the paper's),
+// a relative floor MinSlowdown·median (RequireSlowdown) and an absolute
+// floor median + MinExcess (RequireExcess). The fence alone flags the tail
+// of any distribution. The relative floor fails for short executions: a
+// protocol whose executions take milliseconds doubles its time with one
+// delayed message, and one whose executions take microseconds (a single
+// node) with one slow handler. The absolute floor says how much slower an
+// execution must be before it matters; the command line sets it by
+// default to one link latency of the scenario's network, the least time a
+// missed message or an extra round can cost, and users of short protocols
+// raise it (--min-excess 100ms).
+//
+// # Triage
+//
+// A fuzzer that stopped at its first crash would report the most frequent
+// bug, not the worst one; so does an anomaly search that stops at its first
+// anomaly. On a protocol whose executions take milliseconds, the first
+// execution above the threshold is usually the network's Pareto tail, 2×
+// the median, while a planted bug that makes 1 execution in 100 take 5 s
+// comes later. Search therefore explores a triage budget after the first
+// anomaly, and Triage classes what it found:
+//
+//   - Findings (a panic, a violated safety property) form one class per
+//     bucket: the finding's text without its numbers.
+//   - A slow execution's signature is the set of labels that set it apart
+//     from the normal executions of the same search, counted within the
+//     count window (the normal execution time, before any recovery timer
+//     fires): "+label" for a label it has and fewer than Rare (1%) of the
+//     normal executions have, "-label" for one it lacks and more than 99%
+//     have. Signatures that share at least half of their labels (Jaccard
+//     index ≥ 1/2) join one group, transitively, so that one race seen with
+//     and without one of its consequences is one problem; executions with
+//     an empty signature (jitter: nothing unusual happened) form their
+//     own group.
+//   - Each group splits into execution-time modes: sorted by time, a new
+//     mode starts where one time exceeds the previous by more than ModeGap
+//     (1.5×). A bug that waits for one or two rounds of a 20 s maintenance
+//     timer makes two modes, 20 s and 40 s.
+//
+// Classes rank by severity: findings first (larger first), then the slow
+// classes by Excess, the time their executions spent above the median in
+// all — how much the class costs, frequency times magnitude — then by
+// Slowdown, then by their first member. Each class's representative is its
+// member with the fewest steps (then the lowest index), the smallest
+// reproducer, which phase 3a analyses; the others can be analysed on
+// demand (macepc diverge --class N).
 //
 // # Length-controlled correlation
 //

@@ -46,11 +46,15 @@ type Profile struct {
 	Max       time.Duration `json:"max_ns"`
 	Threshold time.Duration `json:"threshold_ns"`
 	// TukeyThreshold is Q3 + IQRFactor·(Q3−Q1), the paper's threshold;
-	// Threshold is the larger of it and MinSlowdown·Median.
+	// Threshold is the largest of it, MinSlowdown·Median and
+	// Median + MinExcess.
 	TukeyThreshold time.Duration `json:"tukey_threshold_ns"`
 	// MinSlowdown (0: none) is the least slowdown relative to the median
 	// that counts as anomalous (RequireSlowdown).
 	MinSlowdown float64 `json:"min_slowdown"`
+	// MinExcess (0: none) is the least absolute excess over the median
+	// that counts as anomalous (RequireExcess).
+	MinExcess time.Duration `json:"min_excess_ns"`
 
 	// IQRFactor is the factor of the interquartile range in Threshold =
 	// Q3 + IQRFactor·(Q3−Q1): MildOutliers (1.5, the paper) or
@@ -152,8 +156,35 @@ func (p *Profile) RequireSlowdown(factor float64) error {
 		return fmt.Errorf("anomaly: minimum slowdown %v × median %v overflows a duration", factor, p.Median)
 	}
 	p.MinSlowdown = factor
-	p.Threshold = max(p.TukeyThreshold, time.Duration(floor))
+	p.setThreshold()
 	return nil
+}
+
+// RequireExcess raises the threshold to at least Median + excess; 0 adds
+// no floor. A relative floor alone fails for short executions: when an
+// execution takes microseconds (one node, no messages) or a few
+// milliseconds (a small protocol on a fast network), twice the median is
+// one slow handler or one delayed message away, and the network model's
+// Pareto tail produces such executions all the time. An absolute floor
+// says how much slower an execution must be before it matters to the
+// user, whatever the median. It returns an error for a negative excess or
+// one whose threshold overflows.
+func (p *Profile) RequireExcess(excess time.Duration) error {
+	if excess < 0 {
+		return fmt.Errorf("anomaly: minimum excess %v is negative", excess)
+	}
+	if excess > math.MaxInt64-p.Median {
+		return fmt.Errorf("anomaly: median %v + minimum excess %v overflows a duration", p.Median, excess)
+	}
+	p.MinExcess = excess
+	p.setThreshold()
+	return nil
+}
+
+// setThreshold is the largest of Tukey's threshold and the two floors.
+func (p *Profile) setThreshold() {
+	slow := time.Duration(math.Round(p.MinSlowdown * float64(p.Median))) // checked by RequireSlowdown
+	p.Threshold = max(p.TukeyThreshold, slow, p.Median+p.MinExcess)
 }
 
 // Anomalous reports whether an execution time d is above the threshold.

@@ -7,54 +7,93 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
+// Found is one anomalous execution of a search.
+type Found struct {
+	// Index is the execution's index in the search.
+	Index int
+	// Result is the execution.
+	Result *timedsim.Result
+}
+
 // SearchResult is the outcome of an anomaly search (phase 2).
 type SearchResult struct {
 	// Found says whether an anomalous execution was found.
 	Found bool
-	// Index is the execution index of the anomalous execution, -1 if none.
+	// Index is the execution index of the first anomalous execution, -1
+	// if none.
 	Index int
-	// Result is the anomalous execution (nil if none).
+	// Result is the first anomalous execution (nil if none).
 	Result *timedsim.Result
-	// Explored is the number of executions handed to each, the anomalous
-	// one included: Index+1 when Found, the budget when the search ran to
-	// its end, the completed prefix when it was cancelled.
+	// Anomalies are all the anomalous executions explored, in index
+	// order; Anomalies[0] is the first (Index, Result).
+	Anomalies []Found
+	// Explored is the number of executions handed to each: the first
+	// anomaly's index + 1 + the triage budget when an anomaly was found
+	// (at most the budget maxRuns), the budget when none was, the
+	// completed prefix when the search was cancelled.
 	Explored int
 }
 
-// Search explores executions 0..maxRuns-1 of ex, execution i following
-// paths(i), until one is anomalous (phase 2). each, if not nil, sees every
-// explored execution in index order, from one goroutine at a time (phase
-// 3b collects its samples there); results are not kept otherwise.
+// SearchConfig bounds a search.
+type SearchConfig struct {
+	// MaxRuns is the number of executions explored at most; it must be
+	// positive.
+	MaxRuns int
+	// Triage is the number of executions explored after the first
+	// anomalous one, to collect the others (0: stop at the first). A
+	// fuzzer that stopped at its first crash would report whichever bug
+	// is most frequent, not the worst one; Triage classifies what this
+	// budget finds.
+	Triage int
+}
+
+// Search explores executions 0..cfg.MaxRuns-1 of ex, execution i following
+// paths(i), until one is anomalous, then cfg.Triage more executions
+// (phase 2), collecting every anomalous execution on the way. each, if not
+// nil, sees every explored execution in index order, from one goroutine
+// at a time (phase 3b collects its samples there); only the anomalous
+// results are kept.
 //
-// The search stops at the anomalous execution with the lowest index, so the
-// answer does not depend on ex.Jobs: workers may have simulated later
-// executions, but each never sees them and they do not count as explored.
+// The explored executions are the ones with the lowest indexes up to the
+// first anomalous index plus cfg.Triage, so the answer does not depend on
+// ex.Jobs: workers may have simulated later executions, but each never
+// sees them and they do not count as explored.
 //
 // On cancellation of ctx Search returns what it explored (the consecutive
 // executions from index 0 that completed) and ctx's error; an error of
-// the explorer (an invalid scenario) is returned as it is. maxRuns must be
-// positive. A nil ex, paths or anomalous is a caller bug: Search panics.
-func Search(ctx context.Context, ex *timedsim.Explorer, paths func(i int) timedsim.Path, maxRuns int,
+// the explorer (an invalid scenario) is returned as it is. A budget that
+// is not positive, or a negative Triage, is an error. A nil ex, paths or
+// anomalous is a caller bug: Search panics.
+func Search(ctx context.Context, ex *timedsim.Explorer, paths func(i int) timedsim.Path, cfg SearchConfig,
 	anomalous func(*timedsim.Result) bool, each func(i int, r *timedsim.Result)) (SearchResult, error) {
 	if ex == nil || paths == nil || anomalous == nil {
 		panic("anomaly: Search needs an explorer, a path source and an anomaly predicate")
 	}
 	res := SearchResult{Index: -1}
-	if maxRuns <= 0 {
-		return res, fmt.Errorf("anomaly: search budget %d is not positive", maxRuns)
+	if cfg.MaxRuns <= 0 {
+		return res, fmt.Errorf("anomaly: search budget %d is not positive", cfg.MaxRuns)
 	}
+	if cfg.Triage < 0 {
+		return res, fmt.Errorf("anomaly: triage budget %d is negative", cfg.Triage)
+	}
+	last := cfg.MaxRuns - 1 // the last index to explore
 	_, done, err := ex.Run(ctx, timedsim.Work{
-		N:    maxRuns,
+		N:    cfg.MaxRuns,
 		Path: paths,
 		Each: func(i int, r *timedsim.Result) bool {
 			if each != nil {
 				each(i, r)
 			}
 			if anomalous(r) {
-				res.Found, res.Index, res.Result = true, i, r
-				return false
+				if !res.Found {
+					res.Found, res.Index, res.Result = true, i, r
+					if i <= last-cfg.Triage {
+						last = i + cfg.Triage
+					}
+				}
+				res.Anomalies = append(res.Anomalies, Found{Index: i, Result: r})
 			}
-			return true
+			return i < last
 		},
 	})
 	res.Explored = done

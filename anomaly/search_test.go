@@ -58,7 +58,7 @@ func TestSearchLowestIndex(t *testing.T) {
 	for _, jobs := range []int{1, 2, 8} {
 		var seen []int
 		ex := &timedsim.Explorer{Scenario: sc, Jobs: jobs}
-		got, err := Search(context.Background(), ex, paths, 100, anomalous, func(i int, r *timedsim.Result) {
+		got, err := Search(context.Background(), ex, paths, SearchConfig{MaxRuns: 100}, anomalous, func(i int, r *timedsim.Result) {
 			seen = append(seen, i)
 			if !reflect.DeepEqual(r.Path, paths(i)) {
 				t.Errorf("jobs %d: each(%d) got the execution of path %v", jobs, i, r.Path)
@@ -91,7 +91,7 @@ func TestSearchRandTree(t *testing.T) {
 	for _, jobs := range []int{1, 8} {
 		ex := &timedsim.Explorer{Scenario: sc, Jobs: jobs}
 		var slow []int // anomalous executions each saw
-		got, err := Search(context.Background(), ex, timedsim.Seeded(6), 300, anomalous, func(i int, r *timedsim.Result) {
+		got, err := Search(context.Background(), ex, timedsim.Seeded(6), SearchConfig{MaxRuns: 300}, anomalous, func(i int, r *timedsim.Result) {
 			if prof.Anomalous(r.ExecTime) {
 				slow = append(slow, i)
 			}
@@ -123,13 +123,13 @@ func TestSearchRandTree(t *testing.T) {
 func TestSearchBudget(t *testing.T) {
 	ex := &timedsim.Explorer{Scenario: randtreeScenario(t, randtree.VariantFixed), Jobs: 4}
 	n := 0
-	got, err := Search(context.Background(), ex, timedsim.Seeded(3), 40,
+	got, err := Search(context.Background(), ex, timedsim.Seeded(3), SearchConfig{MaxRuns: 40},
 		func(r *timedsim.Result) bool { return r.ExecTime > 5*time.Second },
 		func(i int, r *timedsim.Result) { n++ })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (SearchResult{Index: -1, Explored: 40}); got != want || n != 40 {
+	if want := (SearchResult{Index: -1, Explored: 40}); !reflect.DeepEqual(got, want) || n != 40 {
 		t.Errorf("%+v, each called %d times; want %+v", got, n, want)
 	}
 }
@@ -141,7 +141,7 @@ func TestSearchCancel(t *testing.T) {
 	defer cancel()
 	ex := &timedsim.Explorer{Scenario: randtreeScenario(t, randtree.VariantBuggy), Jobs: 4}
 	var seen []int
-	got, err := Search(ctx, ex, timedsim.Seeded(4), 100000,
+	got, err := Search(ctx, ex, timedsim.Seeded(4), SearchConfig{MaxRuns: 100000},
 		func(*timedsim.Result) bool { return false },
 		func(i int, r *timedsim.Result) {
 			seen = append(seen, i)
@@ -168,12 +168,12 @@ func TestSearchErrors(t *testing.T) {
 	never := func(*timedsim.Result) bool { return false }
 	ex := &timedsim.Explorer{Scenario: randtreeScenario(t, randtree.VariantFixed)}
 	for _, n := range []int{0, -1} {
-		got, err := Search(context.Background(), ex, timedsim.Seeded(1), n, never, nil)
+		got, err := Search(context.Background(), ex, timedsim.Seeded(1), SearchConfig{MaxRuns: n}, never, nil)
 		if err == nil || !strings.HasPrefix(err.Error(), "anomaly: ") || got.Index != -1 || got.Explored != 0 {
 			t.Errorf("budget %d: %+v, err %v", n, got, err)
 		}
 	}
-	got, err := Search(context.Background(), &timedsim.Explorer{}, timedsim.Seeded(1), 10, never, nil)
+	got, err := Search(context.Background(), &timedsim.Explorer{}, timedsim.Seeded(1), SearchConfig{MaxRuns: 10}, never, nil)
 	if err == nil || got.Index != -1 || got.Explored != 0 {
 		t.Errorf("no scenario: %+v, err %v", got, err)
 	}
@@ -182,5 +182,5 @@ func TestSearchErrors(t *testing.T) {
 			t.Errorf("nil predicate: recovered %v, want an anomaly panic", r)
 		}
 	}()
-	Search(context.Background(), ex, timedsim.Seeded(1), 10, nil, nil)
+	Search(context.Background(), ex, timedsim.Seeded(1), SearchConfig{MaxRuns: 10}, nil, nil)
 }

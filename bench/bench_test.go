@@ -52,7 +52,7 @@ func TestRunExplorerCounts(t *testing.T) {
 // of this machine), so the benchmark runs the trained configuration of
 // `macepc run` without re-training.
 func randtreeEDD(tb testing.TB) *edd.Set {
-	f, err := os.Open("testdata/randtree-edd.json")
+	f, err := os.Open("../systems/randtree/testdata/edd.json")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -33,6 +33,7 @@ type DivergenceCase struct {
 	Index     int
 	Steps     int
 	ExecTime  time.Duration
+	Median    time.Duration
 	Q3        time.Duration
 	Threshold time.Duration
 }
@@ -60,7 +61,7 @@ func FindAnomaly(ctx context.Context, cfg DivergenceConfig) (*DivergenceCase, er
 	if err := prof.RequireSlowdown(1.5); err != nil {
 		return nil, err
 	}
-	sr, err := anomaly.Search(ctx, ex, timedsim.Seeded(cfg.Seed+1), cfg.MaxRuns,
+	sr, err := anomaly.Search(ctx, ex, timedsim.Seeded(cfg.Seed+1), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns},
 		func(r *timedsim.Result) bool { return prof.Anomalous(r.ExecTime) && r.Steps >= cfg.MinSteps }, nil)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func FindAnomaly(ctx context.Context, cfg DivergenceConfig) (*DivergenceCase, er
 		return nil, fmt.Errorf("bench: no anomaly of %d+ steps in %d executions", cfg.MinSteps, cfg.MaxRuns)
 	}
 	return &DivergenceCase{Scenario: sc, Path: sr.Result.Path, Index: sr.Index, Steps: sr.Result.Steps,
-		ExecTime: sr.Result.ExecTime, Q3: prof.Q3, Threshold: prof.Threshold}, nil
+		ExecTime: sr.Result.ExecTime, Median: prof.Median, Q3: prof.Q3, Threshold: prof.Threshold}, nil
 }
 
 // DivergenceResult is what one divergence search did and how long it took.
@@ -82,13 +83,17 @@ type DivergenceResult struct {
 }
 
 // RunDivergence times divergence.Find on the case with the walk criterion
-// of `macepc diverge` (finished within Q3).
+// of `macepc diverge` (divergence.NewCriterion).
 func RunDivergence(ctx context.Context, cfg DivergenceConfig, c *DivergenceCase) (DivergenceResult, error) {
 	ex := &timedsim.Explorer{Scenario: c.Scenario, Options: cfg.Options, Jobs: cfg.Jobs}
+	crit, err := divergence.NewCriterion(c.Median, c.Q3, c.Threshold, c.ExecTime)
+	if err != nil {
+		return DivergenceResult{}, err
+	}
 	var events int64
 	start := time.Now()
 	rep, err := divergence.Find(ctx, divergence.Config{Explorer: ex, Walks: cfg.Walks, Seed: cfg.Seed + 2,
-		Recovers: func(r *timedsim.Result) bool { return r.Finished && r.ExecTime <= c.Q3 },
+		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 		Each:     func(_, _ int, r *timedsim.Result) { events += int64(r.Steps) }}, c.Path, c.Steps)
 	elapsed := time.Since(start)
 	if err != nil {

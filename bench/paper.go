@@ -77,7 +77,7 @@ type PaperRun struct {
 	Command         string
 	Wall            time.Duration
 	Found           bool
-	Explored        int // executions the search ran (index of the anomaly + 1)
+	Explored        int // executions the search ran to its first anomaly (its index + 1)
 	ExecTime        float64
 	Steps           int
 	DivStep         int
@@ -86,6 +86,7 @@ type PaperRun struct {
 	DivEvent        string
 	SimilarTime     float64
 	Q3              float64
+	Limit           float64 // the walks' recovery limit
 	Top             []PaperCorr
 	BugRank         int // 1-based rank of the first bug label among Top; 0: not there
 }
@@ -218,11 +219,11 @@ func readRun(dir string) (*PaperRun, error) {
 	if a := s.Anomaly; a != nil {
 		r.Found, r.Explored, r.ExecTime, r.Steps = a.Found, a.Explored, a.ExecutionTime, a.Steps
 		if a.Found {
-			r.Explored = a.Index + 1
+			r.Explored = a.FirstIndex + 1
 		}
 	}
 	if d := s.Divergence; d != nil {
-		r.DivStep, r.IgnorableFrac, r.DivEvent, r.SimilarTime, r.DivExecutions = d.Step, d.IgnorableFraction, d.Event, d.SimilarExecutionTime, d.Executions
+		r.DivStep, r.IgnorableFrac, r.DivEvent, r.SimilarTime, r.DivExecutions, r.Limit = d.Step, d.IgnorableFraction, d.Event, d.SimilarExecutionTime, d.Executions, d.Limit
 	}
 	if !r.Found {
 		return r, nil

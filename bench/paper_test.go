@@ -40,7 +40,7 @@ func TestPaperMultiples(t *testing.T) {
 // on top; the fixed variant has none), and the tables name them.
 func TestRunPaper(t *testing.T) {
 	cfg := bench.PaperConfig{
-		Systems: []bench.PaperSystem{{System: randtree.System(), EDD: "testdata/randtree-edd.json", Period: randtree.DefaultRecoveryPeriod,
+		Systems: []bench.PaperSystem{{System: randtree.System(), EDD: "../systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod,
 			Timer: "recovery", BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → *"}}},
 		Runs: 60, Seeds: 1, MaxRuns: 100, Work: t.TempDir(),
 	}
@@ -57,7 +57,7 @@ func TestRunPaper(t *testing.T) {
 		}
 	}
 	r := res.Runs[0]
-	if !r.Found || r.DivStep <= 0 || r.DivStep >= r.Steps || r.SimilarTime > r.Q3 || r.ExecTime < 5 || r.BugRank != 1 {
+	if !r.Found || r.DivStep <= 0 || r.DivStep >= r.Steps || r.SimilarTime > r.Limit || r.Limit < r.Q3 || r.ExecTime < 5 || r.BugRank != 1 {
 		t.Errorf("buggy run: %+v", r)
 	}
 	if res.Fixed[0].Found {
@@ -67,7 +67,7 @@ func TestRunPaper(t *testing.T) {
 	bench.WritePaperTables(&b, cfg, res)
 	for _, want := range []string{
 		"| randtree | buggy | ", "| randtree | fixed | ",
-		"macepc profile --system randtree --variant buggy --seed 1 --profile-runs 60 --edd testdata/randtree-edd.json\n",
+		"macepc profile --system randtree --variant buggy --seed 1 --profile-runs 60 --edd ../systems/randtree/testdata/edd.json\n",
 		"Found in 1 of 1 seeds", "a bug label ranks first in 1",
 		"| randtree | 0 of 1 | – |",
 	} {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -65,7 +66,7 @@ func phases() []struct {
 	}{
 		{"train", []string{fileEDD, fileTrain}},
 		{"profile", []string{fileProfile}},
-		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath}},
+		{"search", []string{fileSearch, fileSearchExecs, fileAnomalyPath, "anomaly-class-*.path.json"}},
 		{"diverge", []string{fileDivergence, fileWalks, fileSimilarPath, fileAnomalyLog, fileSimilarLog, fileDiff, fileEvents}},
 		{"correlate", []string{fileCorrelation}},
 	}
@@ -84,8 +85,20 @@ func clearAfter(dir, phase string) error {
 	}
 	files = append(files, report.FileHTML, report.FileMarkdown) // rendered again at the end
 	for _, f := range files {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("--out: %w", err)
+		names := []string{filepath.Join(dir, f)}
+		if strings.Contains(f, "*") { // a pattern: the files of dir it matches
+			names = names[:0]
+			entries, _ := os.ReadDir(dir) // a missing dir has nothing to remove
+			for _, e := range entries {
+				if ok, _ := filepath.Match(f, e.Name()); ok {
+					names = append(names, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		for _, name := range names {
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("--out: %w", err)
+			}
 		}
 	}
 	if err := os.RemoveAll(filepath.Join(dir, report.DirPlots)); err != nil {
@@ -116,6 +129,7 @@ type countsLine struct {
 	Steps      int            `json:"steps"`
 	Outcome    string         `json:"outcome"`
 	Recovered  *bool          `json:"recovered,omitempty"`
+	Finding    string         `json:"finding,omitempty"` // a panic or safety violation (see finding)
 	Counts     map[string]int `json:"counts"`
 	Window     map[string]int `json:"window"`
 }
@@ -123,7 +137,7 @@ type countsLine struct {
 func newCountsLine(phase string, index, prefix int, seed uint64, r *timedsim.Result) countsLine {
 	smp := anomaly.NewSample(r) // plain and composite labels merged, as phase 3b reads them
 	return countsLine{Phase: phase, Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-		Outcome: r.Outcome.String(), Counts: smp.Counts, Window: smp.Window}
+		Outcome: r.Outcome.String(), Finding: finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
 // jsonLines collects JSON Lines in memory; the file is written atomically

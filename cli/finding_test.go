@@ -142,7 +142,7 @@ func TestProfileRefusesAnotherSystemsTraining(t *testing.T) {
 	o.Reset()
 	e.Reset()
 	st := cli.Run(context.Background(), []string{"profile", "--system", "pingpong", "--out", dir, "--progress", "never"}, &o, &e, both...)
-	if st != cli.ExitError || !strings.Contains(e.String(), "was trained on system crashy, not pingpong") {
+	if st != cli.ExitError || !strings.Contains(e.String(), "was trained with --system crashy, not pingpong") {
 		t.Fatalf("status %d: %s", st, e.String())
 	}
 }

@@ -70,6 +70,14 @@ func (p *progress) grow(total int) {
 	}
 }
 
+// setMax changes the total (a search that found its first anomaly now
+// has a smaller budget).
+func (p *progress) setMax(total int) {
+	if p.bar != nil {
+		p.bar.ChangeMax(total)
+	}
+}
+
 func (p *progress) done() {
 	if p.bar != nil {
 		p.bar.Finish()

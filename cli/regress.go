@@ -225,7 +225,7 @@ func (a *app) regress(args []string) (int, error) {
 	if len(scale) > 0 {
 		eddSource += ", scaled " + strings.Join(scale, ", ")
 	}
-	cur, err := p.profile(rs, seed, runs, base.IQRFactor, base.MinSlowdown, eddSource)
+	cur, err := p.profile(rs, seed, runs, thresholdsOf(base), eddSource)
 	if err != nil {
 		return ExitError, err
 	}

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/divergence"
 )
 
 // pipelineFlags are the flags of `run` and the phase commands; each
@@ -21,9 +23,13 @@ type pipelineFlags struct {
 	trainRuns   int
 	profileRuns int
 	maxRuns     int
+	triageRuns  int
+	class       int
 	walks       int
+	confirm     int
 	iqrFactor   float64
 	minSlowdown float64
+	minExcess   string
 	progress    string
 	shard       string // --shard i/n (shard.go)
 }
@@ -45,14 +51,40 @@ func (f *pipelineFlags) registerProfile(fs *pflag.FlagSet) {
 	fs.IntVar(&f.profileRuns, "profile-runs", 50, "phase 1b: executions that define the normal execution time (quartiles)")
 	fs.Float64Var(&f.iqrFactor, "iqr-factor", anomaly.MildOutliers, "anomaly threshold Q3 + factor*(Q3-Q1): 1.5 mild outliers (the paper), 3 extreme")
 	fs.Float64Var(&f.minSlowdown, "min-slowdown", 1.5, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
+	fs.StringVar(&f.minExcess, "min-excess", "auto", "an anomaly is also at least this much slower than the median, e.g. 100ms for a protocol whose executions take milliseconds (auto: one link latency of the scenario's network; 0: none)")
+}
+
+// thresholds resolves the threshold flags for a system configuration.
+func (f *pipelineFlags) thresholds(rs *resolved) (thresholds, error) {
+	th := thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessBy: "--min-excess " + f.minExcess}
+	if f.minExcess == "auto" {
+		lat := rs.sc.Network.WithDefaults().Latency
+		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+lat.String()+")"
+		return th, nil
+	}
+	d, err := time.ParseDuration(f.minExcess)
+	if f.minExcess == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 {
+		return th, fmt.Errorf("--min-excess must be auto or a duration >= 0 such as 100ms, got %q", f.minExcess)
+	}
+	th.MinExcessNS = int64(d)
+	return th, nil
 }
 
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
+	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first anomaly, to find the others and class them (0: stop at the first)")
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
 	fs.IntVar(&f.walks, "walks", 20, "phase 3a: random walks per prefix (k)")
+	fs.IntVar(&f.confirm, "confirm-walks", divergence.DefaultConfirm, "phase 3a: more walks, cut short at the recovery limit, before a prefix none of whose k walks recovered counts as doomed (0: none, as in MacePC)")
+}
+
+func (f *pipelineFlags) registerClass(fs *pflag.FlagSet) {
+	fs.IntVar(&f.class, "class", 1, "phase 3a: analyse the representative of this class of anomalies (1: the most severe; see search.json)")
 }
 
 func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
@@ -60,7 +92,7 @@ func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
 		name string
 		v    int
 		min  int
-	}{{"train-runs", f.trainRuns, 1}, {"profile-runs", f.profileRuns, 1}, {"max-runs", f.maxRuns, 1}, {"walks", f.walks, 1}, {"jobs", f.sim.jobs, 0}} {
+	}{{"train-runs", f.trainRuns, 1}, {"profile-runs", f.profileRuns, 1}, {"max-runs", f.maxRuns, 1}, {"triage-runs", f.triageRuns, 0}, {"walks", f.walks, 1}, {"confirm-walks", f.confirm, 0}, {"class", f.class, 1}, {"jobs", f.sim.jobs, 0}} {
 		if fs.Lookup(c.name) != nil && c.v < c.min {
 			return fmt.Errorf("--%s must be at least %d, got %d", c.name, c.min, c.v)
 		}
@@ -170,7 +202,11 @@ func (a *app) runAll(args []string) (int, error) {
 
 // runFrom runs phases 1b to 3b.
 func (a *app) runFrom(p *pipeline, rs *resolved, f *pipelineFlags, eddSource string) (int, error) {
-	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, f.iqrFactor, f.minSlowdown, eddSource)
+	th, err := f.thresholds(rs)
+	if err != nil {
+		return ExitError, err
+	}
+	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, th, eddSource)
 	if err != nil {
 		return ExitError, err
 	}
@@ -188,7 +224,7 @@ func (a *app) searchOn(p *pipeline, pf *profileFile, f *pipelineFlags) error {
 	if err != nil {
 		return err
 	}
-	sf, err := p.search(pf, rs, f.maxRuns)
+	sf, err := p.search(pf, rs, f.maxRuns, f.triageRuns)
 	if err != nil {
 		return err
 	}
@@ -196,7 +232,7 @@ func (a *app) searchOn(p *pipeline, pf *profileFile, f *pipelineFlags) error {
 	if sf.Anomaly == nil {
 		return nil
 	}
-	df, err := p.diverge(pf, rs, sf, f.walks)
+	df, err := p.diverge(pf, rs, sf, sf.Anomaly, f.walks, f.confirm)
 	if err != nil {
 		return err
 	}
@@ -293,8 +329,12 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if !fs.Changed("edd") {
 		// The trained EDD of this directory, if phase 1a ran.
 		if trained := filepath.Join(f.out, fileEDD); fileExists(trained) {
-			if err := checkTraining(f.out, f.sim.system); err != nil {
+			from, err := fromTraining(f.out, &f.sim, fs)
+			if err != nil {
 				return ExitError, err
+			}
+			if from {
+				fmt.Fprintf(a.stdout, "profile: the configuration of %s: system=%s variant=%s nodes=%d seed=%d\n", filepath.Join(f.out, fileTrain), f.sim.system, f.sim.variant, f.sim.nodes, f.sim.seed)
 			}
 			f.sim.eddFile = trained
 			eddSource = "trained: " + fileEDD
@@ -310,7 +350,11 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, f.iqrFactor, f.minSlowdown, eddSource)
+	th, err := f.thresholds(rs)
+	if err != nil {
+		return ExitError, err
+	}
+	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, th, eddSource)
 	if err != nil {
 		return ExitError, err
 	}
@@ -347,12 +391,12 @@ func (a *app) searchCmd(args []string) (int, error) {
 	if sp, source, ok, err := a.shardOf(f.shard); err != nil {
 		return ExitError, err
 	} else if ok {
-		return a.searchShard(p, pf, rs, f.maxRuns, sp, source)
+		return a.searchShard(p, pf, rs, f.maxRuns, f.triageRuns, sp, source)
 	}
 	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err
 	}
-	sf, err := p.search(pf, rs, f.maxRuns)
+	sf, err := p.search(pf, rs, f.maxRuns, f.triageRuns)
 	if err != nil {
 		p.salvageSummary(pf)
 		return ExitError, err
@@ -362,7 +406,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 }
 
 func (a *app) divergeCmd(args []string) (int, error) {
-	f, p, pf, rs, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge)
+	f, p, pf, rs, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge, (*pipelineFlags).registerClass)
 	if err != nil {
 		return ExitError, err
 	}
@@ -370,13 +414,14 @@ func (a *app) divergeCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	if err := p.checkDivergeable(sf); err != nil {
+	an, err := p.pickClass(rs, sf, f.class)
+	if err != nil {
 		return ExitError, err
 	}
 	if err := clearAfter(p.dir, "search"); err != nil {
 		return ExitError, err
 	}
-	df, err := p.diverge(pf, rs, sf, f.walks)
+	df, err := p.diverge(pf, rs, sf, an, f.walks, f.confirm)
 	if err != nil {
 		p.salvageSummary(pf)
 		return ExitError, err

@@ -99,10 +99,9 @@ func decodeStrict(name string, index int, data []byte, v any) error {
 // ---- profile ----
 
 type profileShardParams struct {
-	IQRFactor   float64            `json:"iqr_factor"`
-	MinSlowdown float64            `json:"min_slowdown"`
-	EDDSource   string             `json:"edd_source"`
-	Template    *timedsim.PathFile `json:"template"`
+	thresholds
+	EDDSource string             `json:"edd_source"`
+	Template  *timedsim.PathFile `json:"template"`
 }
 
 type labelsSummary struct {
@@ -118,6 +117,10 @@ func (a *app) profileShard(f *pipelineFlags, sp shard.Spec, source, eddSource st
 	if err != nil {
 		return ExitError, err
 	}
+	th, err := f.thresholds(rs)
+	if err != nil {
+		return ExitError, err
+	}
 	seed := f.sim.seed
 	a.printShardStart("profile", rs, seed, f.profileRuns, sp, source)
 	lines, seen, err := p.profileExecs(rs, seed, sp, f.profileRuns)
@@ -129,7 +132,7 @@ func (a *app) profileShard(f *pipelineFlags, sp shard.Spec, source, eddSource st
 		return ExitError, err
 	}
 	sf := &shard.File{Header: shardHeader("profile", rs, seed, f.profileRuns, sp, source,
-		profileShardParams{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, EDDSource: eddSource, Template: tmpl})}
+		profileShardParams{thresholds: th, EDDSource: eddSource, Template: tmpl})}
 	for _, l := range lines {
 		sf.Records = append(sf.Records, shard.Record{Index: l.Index, Data: rawJSON(l)})
 	}
@@ -181,7 +184,7 @@ func (a *app) mergeProfile(p *pipeline, set *shard.Set) (int, error) {
 			seen[l] = true
 		}
 	}
-	pf, err := newProfileFile(rs, h.Seed, h.Runs, par.IQRFactor, par.MinSlowdown, par.EDDSource, lines, seen)
+	pf, err := newProfileFile(rs, h.Seed, h.Runs, par.thresholds, par.EDDSource, lines, seen)
 	if err != nil {
 		return ExitError, err
 	}
@@ -201,19 +204,22 @@ type searchShardParams struct {
 	PhaseSeed   uint64 `json:"phase_seed"`
 	ThresholdNS int64  `json:"threshold_ns"`
 	WindowNS    int64  `json:"window_ns"`
+	TriageRuns  int    `json:"triage_runs"`
 }
 
-type findingSummary struct {
-	Finding string `json:"finding,omitempty"`
+func searchParams(pf *profileFile, triageRuns int) searchShardParams {
+	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS, TriageRuns: triageRuns}
 }
 
-func searchParams(pf *profileFile) searchShardParams {
-	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS}
-}
-
-func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns int, sp shard.Spec, source string) (int, error) {
+// searchShard explores shard sp's executions until its first anomalous
+// one k plus the triage runs: every execution of the shard with a global
+// index up to k + triageRuns. Whichever shard holds the first anomaly g
+// of the whole search, every shard has then explored its executions up to
+// g + triageRuns (its own first anomaly is at g or later), which is what
+// the merge needs.
+func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns, triageRuns int, sp shard.Spec, source string) (int, error) {
 	a.printShardStart("search", rs, pf.Seed, maxRuns, sp, source)
-	par := searchParams(pf)
+	par := searchParams(pf, triageRuns)
 	sf := &shard.File{Header: shardHeader("search", rs, pf.Seed, maxRuns, sp, source, par)}
 	n := sp.Len(maxRuns)
 	if n == 0 {
@@ -226,22 +232,22 @@ func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns in
 	opts := rs.opts
 	opts.CountWindow = time.Duration(pf.Q3NS)
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
-	threshold := time.Duration(pf.Threshold)
-	anomalous := func(r *timedsim.Result) bool { return r.ExecTime > threshold || finding(r) != "" }
 	path := timedsim.Seeded(par.PhaseSeed)
 	prog := a.startProgress(p.progress, "search", n)
-	res, err := anomaly.Search(a.ctx, ex, func(j int) timedsim.Path { return path(sp.Global(j)) }, n, anomalous, func(j int, r *timedsim.Result) {
-		g := sp.Global(j)
-		sf.Records = append(sf.Records, shard.Record{Index: g, Data: rawJSON(newCountsLine("search", g, 0, r.Path.Segments[0].Seed, r))})
-		prog.add(1, "")
-	})
+	// Global indexes k + triageRuns of this shard are its local ones up
+	// to k's + ⌊triageRuns/count⌋.
+	res, err := anomaly.Search(a.ctx, ex, func(j int) timedsim.Path { return path(sp.Global(j)) }, anomaly.SearchConfig{MaxRuns: n, Triage: triageRuns / sp.Count},
+		searchPredicate(pf), func(j int, r *timedsim.Result) {
+			g := sp.Global(j)
+			sf.Records = append(sf.Records, shard.Record{Index: g, Data: rawJSON(newCountsLine("search", g, 0, r.Path.Segments[0].Seed, r))})
+			prog.add(1, "")
+		})
 	prog.done()
 	if err != nil {
 		return ExitError, fmt.Errorf("interrupted in phase search after %d of %d executions of shard %s: no shard file written", res.Explored, n, sp)
 	}
-	if res.Found {
+	if res.Found && res.Explored < n {
 		sf.Footer.Stop = "anomaly"
-		sf.Footer.Summary = rawJSON(findingSummary{Finding: finding(res.Result)})
 	}
 	if err := a.writeShard(p.dir, sf); err != nil {
 		return ExitError, err
@@ -256,51 +262,57 @@ func (a *app) mergeSearch(p *pipeline, set *shard.Set) (int, error) {
 	}
 	h := set.Header()
 	name := set.Files[0].Name
-	if h.ConfigHash != pf.ConfigHash || h.Seed != pf.Seed || !bytes.Equal(h.Params, rawJSON(searchParams(pf))) {
+	var par searchShardParams
+	if err := decodeStrict(name, -1, h.Params, &par); err != nil {
+		return ExitError, fmt.Errorf("%s: malformed search parameters", name)
+	}
+	if h.ConfigHash != pf.ConfigHash || h.Seed != pf.Seed || !bytes.Equal(h.Params, rawJSON(searchParams(pf, par.TriageRuns))) {
 		return ExitError, fmt.Errorf("%s was searched against another profile than %s (config hash %s seed %d %s; the profile has %s seed %d %s): merge into the directory of the profile the shards used",
-			name, p.path(fileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf)))
+			name, p.path(fileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf, par.TriageRuns)))
+	}
+	// Decode every record; the first anomalous execution of the whole
+	// search bounds what the merged search explored.
+	lines := map[int]countsLine{}
+	first := -1
+	for _, f := range set.Files {
+		for _, r := range f.Records {
+			var l countsLine
+			if err := decodeStrict(f.Name, r.Index, r.Data, &l); err != nil {
+				return ExitError, err
+			}
+			if l.Index != r.Index || l.Phase != "search" {
+				return ExitError, fmt.Errorf("%s: execution %d holds a %s line of execution %d", f.Name, r.Index, l.Phase, l.Index)
+			}
+			lines[r.Index] = l
+			if isAnomalous(pf, l) && (first < 0 || r.Index < first) {
+				first = r.Index
+			}
+		}
 	}
 	limit := h.Runs
-	k, stopped := set.FirstStop()
-	if stopped {
-		limit = k + 1
+	if first >= 0 && first < h.Runs-par.TriageRuns {
+		limit = first + par.TriageRuns + 1
 	}
 	recs, err := set.Upto(limit)
 	if err != nil {
 		return ExitError, err
 	}
-	var lines jsonLines
-	var last countsLine
+	var out jsonLines
+	execs := make([]countsLine, 0, len(recs))
 	for _, r := range recs {
-		var l countsLine
-		if err := decodeStrict(set.Files[r.Index%len(set.Files)].Name, r.Index, r.Data, &l); err != nil {
-			return ExitError, err
-		}
-		if l.Index != r.Index || l.Phase != "search" {
-			return ExitError, fmt.Errorf("%s: execution %d holds a %s line of execution %d", set.Files[r.Index%len(set.Files)].Name, r.Index, l.Phase, l.Index)
-		}
-		lines.buf.Write(r.Data)
-		lines.buf.WriteByte('\n')
-		last = l
+		out.buf.Write(r.Data)
+		out.buf.WriteByte('\n')
+		execs = append(execs, lines[r.Index])
 	}
-	par := searchParams(pf)
-	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs,
-		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS}
+	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
+		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS, FirstIndex: -1, Classes: []classRec{}}
 	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err
 	}
-	if stopped {
-		f := set.Files[k%len(set.Files)]
-		var fs findingSummary
-		if err := decodeStrict(f.Name, k, f.Footer.Summary, &fs); err != nil {
-			return ExitError, fmt.Errorf("%s: malformed footer summary: %w", f.Name, err)
-		}
-		sf.Anomaly = &anomalyRec{Index: k, Seed: last.Seed, ExecTimeNS: last.ExecTimeNS, Steps: last.Steps, Outcome: last.Outcome, Finding: fs.Finding, Path: fileAnomalyPath}
-		if err := p.writeAnomalyPath(rs, sf, timedsim.SeedPath(last.Seed)); err != nil {
-			return ExitError, err
-		}
+	if err := p.triage(rs, pf, sf, execs); err != nil {
+		return ExitError, err
 	}
-	if err := lines.write(p.path(fileSearchExecs)); err != nil {
+	if err := out.write(p.path(fileSearchExecs)); err != nil {
 		return ExitError, err
 	}
 	if err := writeJSON(p.path(fileSearch), sf); err != nil {

@@ -11,7 +11,8 @@
 // Find is the MacePC part. The oracle for prefix p replays the first p
 // steps of the anomalous execution and then runs up to k random walks
 // (fresh random continuations) on a timedsim.Explorer; the prefix recovers
-// if one walk meets the criterion, in MacePC "execution time ≤ Q3". The
+// if one walk meets the criterion (MacePC: "execution time ≤ Q3"; macepc:
+// see Criterion below). The
 // report gives the divergence step, the fraction of the execution that can
 // be ignored, the recovering walk with the longest common prefix (the
 // "similar fast execution") and every probe with its walks' execution
@@ -42,13 +43,14 @@
 // paper notes, D marks where the race finished being enqueued onto the
 // pending events, not necessarily where it shows.
 //
-//	prof := …                // phase 1b: Q3 of the normal execution times
+//	prof := …                // phase 1b: median, Q3, threshold of the normal execution times
 //	bad := …                 // phase 2: the anomalous *timedsim.Result
+//	crit, err := divergence.NewCriterion(prof.Median, prof.Q3, prof.Threshold, bad.ExecTime)
 //	rep, err := divergence.Find(ctx, divergence.Config{
 //		Explorer: &timedsim.Explorer{Scenario: sc, Options: opts},
 //		Walks:    20,
 //		Seed:     seed,
-//		Recovers: func(r *timedsim.Result) bool { return r.Finished && r.ExecTime <= q3 },
+//		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 //		Each:     func(p, j int, r *timedsim.Result) { corr.Add(r) }, // phase 3b
 //	}, bad.Path, bad.Steps)
 //	if err != nil { … } // rep is partial on cancellation
@@ -58,31 +60,91 @@
 //
 // # Criterion
 //
-// A walk recovers if its execution time is at most the third quartile Q3
-// of the normal executions, not merely under the outlier threshold
-// Q3 + 1.5·(Q3−Q1) that phase 2 uses to call an execution anomalous. The
-// paper's reason: with the outlier threshold the search finds branches
-// that are only slightly under it — executions that are almost as slow —
-// which distract rather than help. Q3 makes the criterion stricter, which
-// may move D earlier (less precision) but makes the prefix before D
-// confidently safe to ignore. Find takes the criterion as a function so
-// that callers can add conditions (Finished, no safety violation) or use
-// another measure.
+// MacePC counts a walk as recovered when its execution time is at most
+// the third quartile Q3 of the normal executions, not merely under the
+// outlier threshold that phase 2 uses to call an execution anomalous:
+// with the threshold, the paper says, the search finds branches only
+// slightly under it, almost as slow, which distract rather than help.
+//
+// Q3 is the wrong yardstick once a prefix is fixed. It is a property of
+// the unconditional distribution: a quarter of all normal executions end
+// after it. A probe replays a prefix, which fixes the boot times, the
+// first messages' delays and every choice made so far, and only the rest
+// of the execution varies. When the shared prefix happens to be a
+// slightly slow one, every continuation of it ends a little after Q3
+// although none is anomalous by any measure. Measured on the buggy
+// RandTree (32 nodes): from a 64-step prefix, 19 of 20 walks took 0.5028
+// to 0.513 s against a Q3 of 0.5024 s and a threshold of 0.748 s; all 20
+// counted as "not recovered", and the search reported a meaningless
+// divergence point among the nodes' start-up events. The longer the
+// prefix, the less variance is left, so the error grows exactly where the
+// search needs precision.
+//
+// NewCriterion uses instead
+//
+//	Limit = max(Q3, min(Threshold, √(Median·Anomaly)))
+//
+// A walk recovers when it finishes within Limit. The threshold is the
+// definition of "normal" that made the execution anomalous in the first
+// place, so the divergence point is where the execution stops being
+// normal by that same definition, and a reader can check every call
+// against the numbers phase 2 printed. The geometric mean of the median
+// and the anomaly's time answers the paper's concern: a walk counts only
+// if it is nearer, as a ratio, to the typical execution than to the
+// anomaly under analysis, so an execution "almost as slow" never counts.
+// For a 20× anomaly the threshold decides (√20 ≈ 4.5× the median lies
+// above it); for an anomaly just over the threshold the geometric mean
+// does. The criterion is never stricter than the paper's: a walk within
+// Q3 always recovers. An anomaly that is a finding rather than slowness
+// (a panic, a violated safety property) is not slower than the threshold,
+// and its walks recover when they finish normally within the threshold.
+//
+// Find takes the criterion as a function, so that callers can add
+// conditions (no safety violation) or use another measure; the report
+// draws each probe's fastest walk against Q3, the threshold and Limit, so
+// that a wrong call can be seen.
+//
+// # Confirmation
+//
+// "Some walk recovers" is a statistical statement. A prefix from which a
+// random continuation recovers with probability 5% fails all of k = 20
+// walks 36% of the time, and the binary search then stops at a step
+// before the real divergence point, anywhere on a plateau of low but
+// non-zero recovery. On the buggy RandTree, measured with 400 walks per
+// prefix over one anomalous execution, the recovery probability was 93%
+// up to the step that drew the racing node's boot time, 12% from there
+// to the window opener's send, 2% until the racer's own send, and 0
+// after it; 20 walks per probe reported the divergence point on the
+// 12% plateau in 2 of 20 fresh runs.
+//
+// So a probe none of whose k walks recovered runs Config.Confirm more
+// (DefaultConfirm, 80: 100 in all) before it calls the prefix doomed: a
+// recovery probability of 5% is then missed with probability 0.6%, one
+// of 2% with probability 13%. Only whether a confirmation walk recovers
+// matters, so they are cut short at Config.Deadline, the recovery limit
+// (timedsim.Options.Deadline): a doomed walk costs the simulated time of
+// a normal execution, not that of the anomaly, which for a recovery
+// timer of 60 s is some hundred times less. Confirmation walks are not
+// shown to Config.Each: they are not whole executions. A probe that
+// recovers stops at its first recovering walk, as in MacePC.
 //
 // # Cost
 //
 // Search makes at most 2·⌈log2(s+1)⌉+2 probes for an execution of s steps,
-// and each probe runs at most k walks: O(k log s) executions, at most 640
-// for k = 20 and s = 20 000. A recovering probe stops at its first
-// recovering walk; a non-recovering one runs all k, in parallel on the
-// explorer's workers (a probe that recovers may have simulated a few walks
-// past the first recovering one, which are discarded).
+// and each probe runs at most k + Confirm walks: O((k + Confirm) log s)
+// executions, at most 3,200 for k = 20, 80 confirmations and s = 20 000,
+// of which the 2,560 confirmations stop at the recovery limit. A
+// recovering probe stops at its first recovering walk; a non-recovering
+// one runs all k and its confirmations, in parallel on the explorer's
+// workers (a probe that recovers may have simulated a few walks past the
+// first recovering one, which are discarded).
 //
 // # Determinism
 //
-// Walk j of the probe at prefix p has the seed WalkSeed(Config.Seed, p, j),
-// and a probe counts its walks in index order up to and including the first
-// recovering one, whatever order the workers finish them in. The probes
+// Walk j of the probe at prefix p has the seed WalkSeed(Config.Seed, p, j)
+// (confirmation walks are j = k, k+1, …), and a probe counts its walks in
+// index order up to and including the first recovering one, whatever order
+// the workers finish them in. The probes
 // depend only on earlier probes' answers. So the report — step, probes,
 // execution times, the similar execution — and the sequence of results
 // shown to Config.Each are the same for any Explorer.Jobs, and the same on

@@ -9,9 +9,14 @@ import (
 )
 
 // DefaultWalks is the number of random walks per probe when Config.Walks
-// is 0. The paper does not say which k it used; 20 walks find a recovering
-// continuation whose probability is 15% with probability 96%.
+// is 0. The paper does not say which k it used.
 const DefaultWalks = 20
+
+// DefaultConfirm is the number of confirmation walks when Config.Confirm
+// is 0: with the k = 20 walks, a probe runs 100 before it calls a prefix
+// doomed, so it misses a recovery probability of 5% with probability
+// 0.6% (20 walks: 36%). See the package documentation, "Confirmation".
+const DefaultConfirm = 80
 
 // Config configures Find.
 type Config struct {
@@ -21,14 +26,23 @@ type Config struct {
 	// Walks is k, the number of random walks per probe (DefaultWalks when
 	// 0).
 	Walks int
+	// Confirm is the number of confirmation walks a probe runs after its
+	// k walks when none of them recovered, before it calls the prefix
+	// doomed (DefaultConfirm when 0; -1 for none, MacePC's probe).
+	Confirm int
+	// Deadline, if positive, cuts the confirmation walks short at this
+	// simulated time (timedsim.Options.Deadline): a walk still running
+	// then cannot meet Recovers. Callers set it to the criterion's limit.
+	Deadline time.Duration
 	// Seed is the base seed of the walks (see WalkSeed).
 	Seed uint64
-	// Recovers is the criterion a walk must meet to count as recovered;
-	// MacePC uses "ExecTime <= the profile's Q3".
+	// Recovers is the criterion a walk must meet to count as recovered
+	// (MacePC: "ExecTime <= the profile's Q3"; see Criterion).
 	Recovers func(*timedsim.Result) bool
-	// Each, if set, sees every walk result that counts — the walks of each
-	// probe up to and including its first recovering walk, or all k — in
-	// a deterministic order: probe order, then walk index. Phase 3b
+	// Each, if set, sees the walks among the first k of each probe that
+	// count — up to and including its first recovering walk, or all k —
+	// in a deterministic order: probe order, then walk index (never a
+	// confirmation walk, which may be cut short). Phase 3b
 	// correlates these executions. Each and Recovers are called from one
 	// goroutine at a time; each result is a fresh value that they may
 	// keep.
@@ -39,16 +53,21 @@ type Config struct {
 type ProbeRecord struct {
 	// Prefix is the number of steps of the anomalous path replayed.
 	Prefix int
-	// Walks is the number of walks run and counted: RecoveredWalk+1 when
-	// a walk recovered, otherwise k (fewer if Interrupted).
+	// Walks is the number of walks run and counted: up to and including
+	// the first recovering walk when the prefix recovered, otherwise k
+	// plus the confirmation walks (fewer if Interrupted).
 	Walks int
 	// Recovered says some walk met the criterion.
 	Recovered bool
-	// RecoveredWalk is the index of the first recovering walk, -1 if none.
+	// RecoveredWalk is the index of the first recovering walk, -1 if none
+	// (an index of k or more is a confirmation walk).
 	RecoveredWalk int
-	// ExecTimes are the execution times of the counted walks, in walk
-	// order.
+	// ExecTimes are the execution times of the counted walks among the
+	// first k, in walk order, then of a recovering confirmation walk; the
+	// confirmation walks that did not recover are counted in Cut (they
+	// may have been cut short at Config.Deadline).
 	ExecTimes []time.Duration
+	Cut       int
 	// Interrupted says the probe did not finish (its run returned an
 	// error, usually because ctx was cancelled): its counted walks are in
 	// Walks and ExecTimes, and Recovered is false. Only the last record of
@@ -81,8 +100,9 @@ type Report struct {
 	Similar *timedsim.Result
 	// SimilarWalk is Similar's walk index, -1 when Step < 0.
 	SimilarWalk int
-	// Walks is k, the number of walks per probe.
-	Walks int
+	// Walks is k, the number of walks per probe, and Confirm the
+	// confirmation walks of a probe that none of its k walks recovered.
+	Walks, Confirm int
 	// Probes lists the probes in call order.
 	Probes []ProbeRecord
 	// Executions is the number of walks simulated and counted in total
@@ -104,17 +124,18 @@ func WalkSeed(base uint64, p, j int) uint64 {
 // execution: Search over prefixes 0..totalSteps of the path anomalous,
 // where the probe at prefix p runs up to k walks
 // anomalous.Branch(p, WalkSeed(cfg.Seed, p, j)), j = 0..k-1, in parallel
-// on cfg.Explorer, and recovers if one of them meets cfg.Recovers. A probe
-// counts its walks in index order and stops at the first recovering one,
-// so the report does not depend on the number of workers. totalSteps is
-// normally the anomalous execution's Result.Steps.
+// on cfg.Explorer, and recovers if r = cfg.MinRecovered of them meet
+// cfg.Recovers. A probe counts its walks in index order and stops at the
+// r-th recovering one, so the report does not depend on the number of
+// workers. totalSteps is normally the anomalous execution's Result.Steps.
 //
 // On error — ctx cancelled, or the explorer failing to build a simulator —
 // Find returns the error (starting "divergence: ") and a partial report:
 // Probes and Executions cover what ran, and Step is the longest prefix
 // known to recover so far (a lower bound), with its Similar walk. An
 // anomalous path that is not valid is an error. Find panics on caller
-// bugs: a nil Explorer or Recovers, Walks < 0, totalSteps < 0.
+// bugs: a nil Explorer or Recovers, Walks < 0, MinRecovered outside
+// [0, k], totalSteps < 0.
 func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps int) (*Report, error) {
 	switch {
 	case cfg.Explorer == nil:
@@ -129,20 +150,31 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 	if err := anomalous.Validate(); err != nil {
 		return nil, fmt.Errorf("divergence: anomalous path: %w", err)
 	}
-	k := cfg.Walks
+	k, confirm := cfg.Walks, cfg.Confirm
 	if k == 0 {
 		k = DefaultWalks
 	}
-	rep := &Report{Step: -1, TotalSteps: totalSteps, SimilarWalk: -1, Walks: k}
+	switch {
+	case confirm == 0:
+		confirm = DefaultConfirm
+	case confirm < 0:
+		confirm = 0
+	}
+	cut := *cfg.Explorer
+	if cfg.Deadline > 0 {
+		cut.Options.Deadline = cfg.Deadline
+	}
+	rep := &Report{Step: -1, TotalSteps: totalSteps, SimilarWalk: -1, Walks: k, Confirm: confirm}
 	// recovered holds each recovering probe's first recovering walk:
 	// O(log totalSteps) results.
 	recovered := make(map[int]*timedsim.Result)
 	oracle := func(ctx context.Context, p int) (bool, error) {
 		rec := ProbeRecord{Prefix: p, RecoveredWalk: -1, ExecTimes: make([]time.Duration, 0, k)}
 		var first *timedsim.Result
+		walk := func(j int) timedsim.Path { return anomalous.Branch(p, WalkSeed(cfg.Seed, p, j)) }
 		_, done, err := cfg.Explorer.Run(ctx, timedsim.Work{
 			N:    k,
-			Path: func(j int) timedsim.Path { return anomalous.Branch(p, WalkSeed(cfg.Seed, p, j)) },
+			Path: walk,
 			Each: func(j int, r *timedsim.Result) bool {
 				rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
 				if cfg.Each != nil {
@@ -156,14 +188,31 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 			},
 		})
 		rec.Walks = done
-		rep.Executions += done
+		if err == nil && !rec.Recovered && confirm > 0 {
+			// Confirmation walks k, k+1, …: only whether one recovers.
+			_, done, err = cut.Run(ctx, timedsim.Work{
+				N:    confirm,
+				Path: func(i int) timedsim.Path { return walk(k + i) },
+				Each: func(i int, r *timedsim.Result) bool {
+					if cfg.Recovers(r) {
+						rec.Recovered, rec.RecoveredWalk, first = true, k+i, r
+						rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
+						return false
+					}
+					rec.Cut++
+					return true
+				},
+			})
+			rec.Walks += done
+		}
+		rep.Executions += rec.Walks
 		if err != nil {
 			rec.Recovered, rec.RecoveredWalk, rec.Interrupted = false, -1, true
 			rep.Probes = append(rep.Probes, rec)
 			return false, err
 		}
 		rep.Probes = append(rep.Probes, rec)
-		if first != nil {
+		if rec.Recovered {
 			recovered[p] = first
 		}
 		return rec.Recovered, nil

@@ -100,10 +100,18 @@ type eachCall struct {
 // Each calls.
 func (c *randTreeCase) find(t *testing.T, jobs, k int) (*Report, []eachCall) {
 	t.Helper()
+	return c.findConfirm(t, jobs, k, 0)
+}
+
+// findConfirm is find with Config.Confirm = confirm.
+func (c *randTreeCase) findConfirm(t *testing.T, jobs, k, confirm int) (*Report, []eachCall) {
+	t.Helper()
 	var calls []eachCall
 	rep, err := Find(context.Background(), Config{
 		Explorer: &timedsim.Explorer{Scenario: c.sc, Jobs: jobs},
 		Walks:    k,
+		Confirm:  confirm,
+		Deadline: c.q3,
 		Seed:     walkSeed,
 		Recovers: c.recovers,
 		Each: func(p, j int, r *timedsim.Result) {
@@ -145,23 +153,37 @@ func TestPhase3aDivergenceRandTree(t *testing.T) {
 		t.Errorf("%d probes, bound %d", len(rep.Probes), searchBound(rep.TotalSteps))
 	}
 
-	// Probe records: consistent with themselves and with the search.
-	sum := 0
+	// Probe records: consistent with themselves and with the search. A
+	// probe counts its first k walks in ExecTimes up to the first
+	// recovering one; when none of them recovers it runs DefaultConfirm
+	// confirmation walks, cut short, until one recovers.
+	sum, eachWalks, confirmed := 0, 0, 0
 	var at, after *ProbeRecord
 	for i := range rep.Probes {
 		p := &rep.Probes[i]
 		sum += p.Walks
-		if p.Interrupted || p.Walks != len(p.ExecTimes) || p.Walks < 1 || p.Walks > k {
+		eachWalks += min(p.Walks, k)
+		full := min(p.Walks, k)
+		switch {
+		case p.Interrupted || p.Walks < 1 || p.Walks > k+DefaultConfirm:
 			t.Fatalf("probe %+v: inconsistent", *p)
+		case !p.Recovered && (p.RecoveredWalk != -1 || p.Walks != k+DefaultConfirm || p.Cut != DefaultConfirm || len(p.ExecTimes) != k):
+			t.Errorf("probe %+v: a doomed prefix runs k walks and all confirmations", *p)
+		case p.Recovered && p.RecoveredWalk != p.Walks-1:
+			t.Errorf("probe %+v: does not stop at its recovering walk", *p)
+		case p.Recovered && p.RecoveredWalk < k && (p.Cut != 0 || len(p.ExecTimes) != p.Walks):
+			t.Errorf("probe %+v: recovered among the first k walks, yet ran confirmations", *p)
+		case p.Recovered && p.RecoveredWalk >= k && (p.Cut != p.RecoveredWalk-k || len(p.ExecTimes) != k+1):
+			t.Errorf("probe %+v: recovered by a confirmation walk, inconsistent counts", *p)
 		}
-		for j, et := range p.ExecTimes {
+		if p.Recovered && p.RecoveredWalk >= k {
+			confirmed++
+		}
+		for j, et := range p.ExecTimes[:full] {
 			fast := et <= c.q3
-			if last := j == p.Walks-1; fast != (last && p.Recovered) {
+			if last := j == p.RecoveredWalk; fast != (last && p.Recovered) {
 				t.Errorf("prefix %d walk %d: %v vs Q3 %v, but record %+v", p.Prefix, j, et, c.q3, *p)
 			}
-		}
-		if p.Recovered != (p.RecoveredWalk >= 0) || (p.Recovered && p.RecoveredWalk != p.Walks-1) || (!p.Recovered && p.Walks != k) {
-			t.Errorf("probe %+v: inconsistent", *p)
 		}
 		if p.Recovered != (p.Prefix <= rep.Step) {
 			t.Errorf("probe at prefix %d recovered %v, but the divergence step is %d", p.Prefix, p.Recovered, rep.Step)
@@ -173,8 +195,11 @@ func TestPhase3aDivergenceRandTree(t *testing.T) {
 			after = p
 		}
 	}
-	if sum != rep.Executions || len(calls) != rep.Executions {
-		t.Errorf("Executions %d, sum of probe walks %d, Each calls %d", rep.Executions, sum, len(calls))
+	if sum != rep.Executions || len(calls) != eachWalks {
+		t.Errorf("Executions %d, sum of probe walks %d; Each calls %d, walks among the first k %d", rep.Executions, sum, len(calls), eachWalks)
+	}
+	if confirmed == 0 {
+		t.Errorf("no probe recovered by a confirmation walk: the seeds no longer exercise confirmation")
 	}
 	if at == nil || after == nil {
 		t.Fatalf("no probe at prefix %d or %d: %+v", rep.Step, rep.Step+1, rep.Probes)
@@ -183,7 +208,7 @@ func TestPhase3aDivergenceRandTree(t *testing.T) {
 	// Each: probe order, then walk index, the walks' paths and times.
 	i := 0
 	for _, p := range rep.Probes {
-		for j := range p.Walks {
+		for j := range min(p.Walks, k) {
 			want := eachCall{p.Prefix, j, c.bad.Path.Branch(p.Prefix, WalkSeed(walkSeed, p.Prefix, j)), p.ExecTimes[j], 0}
 			got := calls[i]
 			got.Steps = 0
@@ -199,7 +224,7 @@ func TestPhase3aDivergenceRandTree(t *testing.T) {
 	if rep.Similar == nil || rep.SimilarWalk != at.RecoveredWalk {
 		t.Fatalf("Similar %v walk %d, probe at the divergence step %+v", rep.Similar, rep.SimilarWalk, *at)
 	}
-	if !c.recovers(rep.Similar) || rep.Similar.ExecTime != at.ExecTimes[rep.SimilarWalk] {
+	if !c.recovers(rep.Similar) || rep.Similar.ExecTime != at.ExecTimes[min(rep.SimilarWalk, k)] {
 		t.Errorf("Similar: %v %v, Q3 %v, probe %+v", rep.Similar.Outcome, rep.Similar.ExecTime, c.q3, *at)
 	}
 	wantPath := c.bad.Path.Branch(rep.Step, WalkSeed(walkSeed, rep.Step, rep.SimilarWalk))
@@ -221,18 +246,19 @@ func TestPhase3aDivergenceRandTree(t *testing.T) {
 	ev := badLog[rep.Step]
 	t.Logf("divergence point: step %d at %v, node %v: %s (from %v)", ev.Step, ev.Start, ev.Node, ev.Label, ev.From)
 
-	// Prefix Step+1 really does not recover with the probe's walks:
-	// re-run them one by one, outside the explorer.
+	// Prefix Step+1 really does not recover with the probe's walks, the
+	// confirmation walks included: re-run them one by one, whole, outside
+	// the explorer.
 	sim, err = timedsim.NewSimulator(c.sc, timedsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for j := range k {
+	for j := range k + DefaultConfirm {
 		r := sim.Run(c.bad.Path.Branch(rep.Step+1, WalkSeed(walkSeed, rep.Step+1, j)))
 		if c.recovers(r) {
 			t.Errorf("prefix %d walk %d recovers (%v), the report says none does", rep.Step+1, j, r.ExecTime)
 		}
-		if r.ExecTime != after.ExecTimes[j] {
+		if j < k && r.ExecTime != after.ExecTimes[j] {
 			t.Errorf("prefix %d walk %d: %v, report %v", rep.Step+1, j, r.ExecTime, after.ExecTimes[j])
 		}
 	}
@@ -259,7 +285,7 @@ func TestFindCriterionExtremes(t *testing.T) {
 	c := newRandTreeCase(t)
 	e := &timedsim.Explorer{Scenario: c.sc}
 
-	never, err := Find(context.Background(), Config{Explorer: e, Recovers: func(*timedsim.Result) bool { return false }}, c.bad.Path, c.bad.Steps)
+	never, err := Find(context.Background(), Config{Explorer: e, Confirm: -1, Recovers: func(*timedsim.Result) bool { return false }}, c.bad.Path, c.bad.Steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,6 +294,14 @@ func TestFindCriterionExtremes(t *testing.T) {
 		never.Probes[0].Prefix != 1 || never.Probes[1].Prefix != 0 ||
 		never.Probes[0].Walks != DefaultWalks || never.Probes[1].Walks != DefaultWalks {
 		t.Errorf("never recovers: %+v", never)
+	}
+	confirmed, err := Find(context.Background(), Config{Explorer: e, Confirm: 7, Recovers: func(*timedsim.Result) bool { return false }}, c.bad.Path, c.bad.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if confirmed.Step != -1 || confirmed.Executions != 2*(DefaultWalks+7) || confirmed.Confirm != 7 ||
+		confirmed.Probes[0].Walks != DefaultWalks+7 || confirmed.Probes[0].Cut != 7 || len(confirmed.Probes[0].ExecTimes) != DefaultWalks {
+		t.Errorf("never recovers, 7 confirmations: %+v", confirmed)
 	}
 
 	always, err := Find(context.Background(), Config{Explorer: e, Walks: 3, Recovers: func(*timedsim.Result) bool { return true }}, c.bad.Path, c.bad.Steps)
@@ -289,7 +323,7 @@ func TestFindCriterionExtremes(t *testing.T) {
 // counts agree with what Each saw.
 func TestFindCancel(t *testing.T) {
 	c := newRandTreeCase(t)
-	full, _ := c.find(t, 1, DefaultWalks)
+	full, _ := c.findConfirm(t, 1, DefaultWalks, -1)
 	// mid is halfway through the first probe that does not recover: with
 	// one worker, cancelling there interrupts that probe after exactly
 	// DefaultWalks/2 walks.
@@ -310,6 +344,7 @@ func TestFindCancel(t *testing.T) {
 		rep, err := Find(ctx, Config{
 			Explorer: &timedsim.Explorer{Scenario: c.sc, Jobs: 1},
 			Seed:     walkSeed,
+			Confirm:  -1,
 			Recovers: c.recovers,
 			Each: func(int, int, *timedsim.Result) {
 				seen++

@@ -75,6 +75,14 @@ type Options struct {
 	// whose correlation with execution time disappears when only this
 	// window is counted merely scales with the execution's length.
 	CountWindow time.Duration
+	// Deadline, if positive and before the scenario's timeout, ends an
+	// execution whose next event would start after it, with outcome Cut
+	// and ExecTime Deadline (a lower bound). It is for searches that only
+	// need to know whether an execution finishes by a time (phase 3a's
+	// confirmation walks) and would waste time simulating a slow one to
+	// its end; the events before the deadline are those of the full
+	// execution.
+	Deadline time.Duration
 }
 
 // Outcome says how an execution ended.
@@ -99,9 +107,11 @@ const (
 	// Interrupted: the context was cancelled (Ctrl-C); the result is not
 	// an execution of the path and the explorer discards it.
 	Interrupted
+	// Cut: the next event would start after Options.Deadline.
+	Cut
 )
 
-var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated", "interrupted"}
+var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated", "interrupted", "cut"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {

@@ -506,12 +506,21 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 			return
 		}
 		res.Outcome, res.ExecTime = o, s.sc.Timeout
+		if o == Cut {
+			res.ExecTime = s.opts.Deadline
+		}
+	}
+	// Events that start after the deadline end the execution as those
+	// after the timeout do, with outcome Cut.
+	timeout, past := s.sc.Timeout, TimedOut
+	if d := s.opts.Deadline; d > 0 && d < timeout {
+		timeout, past = d, Cut
 	}
 	for {
 		s.q.settle()
 		if s.q.len() == 0 {
 			if late {
-				end(TimedOut)
+				end(past)
 			} else {
 				end(Stalled)
 			}
@@ -547,9 +556,9 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 			}
 			start = n.clock
 		}
-		if start > s.sc.Timeout {
-			if e.at > s.sc.Timeout {
-				end(TimedOut)
+		if start > timeout {
+			if e.at > timeout {
+				end(past)
 				return
 			}
 			// Paper semantics: this node's work runs past the timeout, but

@@ -102,6 +102,7 @@ func TestRunReadmeJob(t *testing.T) {
 				Step                 int     `json:"step"`
 				TotalSteps           int     `json:"total_steps"`
 				SimilarExecutionTime float64 `json:"similar_execution_time"`
+				Limit                float64 `json:"limit"`
 			} `json:"divergence"`
 		}
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -110,7 +111,7 @@ func TestRunReadmeJob(t *testing.T) {
 		if s.Anomaly.Found != (c.variant == "buggy") {
 			t.Fatalf("%s: anomaly found = %v", c.variant, s.Anomaly.Found)
 		}
-		if d := s.Divergence; c.variant == "buggy" && (d == nil || d.Step <= 0 || d.Step >= d.TotalSteps || d.SimilarExecutionTime > s.Profile.Q3) {
+		if d := s.Divergence; c.variant == "buggy" && (d == nil || d.Step <= 0 || d.Step >= d.TotalSteps || d.SimilarExecutionTime > d.Limit || d.Limit < s.Profile.Q3) {
 			t.Fatalf("buggy: divergence %+v, Q3 %v", d, s.Profile.Q3)
 		}
 	}

@@ -41,7 +41,7 @@ func main() {
 // them.
 func Systems() []bench.PaperSystem {
 	return []bench.PaperSystem{
-		{System: randtree.System(), EDD: "bench/testdata/randtree-edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
+		{System: randtree.System(), EDD: "systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
 			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
 		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset",
 			BugLabels: []string{"deliver Announce*"}},
