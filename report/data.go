@@ -55,7 +55,10 @@ type Summary struct {
 	} `json:"phase_seeds"`
 	ConfigHash string `json:"config_hash"`
 	EDD        string `json:"edd"`
-	Profile    struct {
+	// Training says which parts of the answer depend on freshly trained
+	// durations (empty with committed ones).
+	Training string `json:"training"`
+	Profile  struct {
 		Runs        int      `json:"runs"`
 		Q1          float64  `json:"q1"`
 		Median      float64  `json:"median"`
@@ -76,6 +79,16 @@ type Summary struct {
 		Steps         int     `json:"steps"`
 		Finding       string  `json:"finding"`
 		Path          string  `json:"path"`
+		Class         int     `json:"class"`
+		FirstIndex    int     `json:"first_index"`
+		Anomalies     int     `json:"anomalies"`
+		Classes       []struct {
+			Rank           int    `json:"rank"`
+			Executions     int    `json:"executions"`
+			Representative int    `json:"representative"`
+			Path           string `json:"path"`
+			Text           string `json:"text"`
+		} `json:"classes"`
 	} `json:"anomaly"`
 	Divergence *struct {
 		Step                 int     `json:"step"`
@@ -86,6 +99,9 @@ type Summary struct {
 		SimilarPath          string  `json:"similar_path"`
 		Diff                 string  `json:"diff"`
 		Executions           int     `json:"executions"`
+		Criterion            string  `json:"criterion"`
+		Limit                float64 `json:"limit"`
+		Why                  string  `json:"why"`
 	} `json:"divergence"`
 	Correlations []SummaryCorr `json:"correlations"`
 	LengthOnly   []SummaryCorr `json:"length_only"`
@@ -127,16 +143,28 @@ type Search struct {
 	Version     int    `json:"version"`
 	Seed        uint64 `json:"seed"`
 	MaxRuns     int    `json:"max_runs"`
+	TriageRuns  int    `json:"triage_runs"`
 	Explored    int    `json:"explored"`
 	Complete    bool   `json:"complete"`
 	ThresholdNS int64  `json:"threshold_ns"`
-	Anomaly     *struct {
-		Index      int    `json:"index"`
-		ExecTimeNS int64  `json:"exec_time_ns"`
-		Steps      int    `json:"steps"`
-		Outcome    string `json:"outcome"`
-		Finding    string `json:"finding"`
-	} `json:"anomaly"`
+	FirstIndex  int    `json:"first_index"`
+	Anomalies   int    `json:"anomalies"`
+	Classes     []struct {
+		Rank    int   `json:"rank"`
+		Members []int `json:"members"`
+	} `json:"classes"`
+	Anomaly *SearchAnomaly `json:"anomaly"`
+}
+
+// SearchAnomaly is search.json's anomaly: the representative of the
+// class ranked first.
+type SearchAnomaly struct {
+	Index      int    `json:"index"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Outcome    string `json:"outcome"`
+	Finding    string `json:"finding"`
+	Class      int    `json:"class"`
 }
 
 // CountsLine is one line of search-executions.jsonl or
@@ -157,7 +185,12 @@ type Divergence struct {
 	Format            string  `json:"format"`
 	Version           int     `json:"version"`
 	Walks             int     `json:"walks"`
+	Confirm           int     `json:"confirm_walks"`
+	Criterion         string  `json:"criterion"`
+	LimitNS           int64   `json:"limit_ns"`
+	MedianNS          int64   `json:"median_ns"`
 	Q3NS              int64   `json:"q3_ns"`
+	ThresholdNS       int64   `json:"threshold_ns"`
 	Step              int     `json:"step"`
 	TotalSteps        int     `json:"total_steps"`
 	IgnorableFraction float64 `json:"ignorable_fraction"`
@@ -186,6 +219,7 @@ type Probe struct {
 	Recovered     bool    `json:"recovered"`
 	RecoveredWalk int     `json:"recovered_walk"`
 	ExecTimesNS   []int64 `json:"exec_times_ns"`
+	Cut           int     `json:"cut_walks"`
 }
 
 // Events is divergence-events.json: both executions' events around the

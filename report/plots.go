@@ -506,8 +506,12 @@ type SearchData struct {
 	Points    []SearchPoint `json:"points"`
 	Threshold float64       `json:"threshold"`
 	Q3        float64       `json:"q3"`
-	// AnomalyIndex is the anomalous execution's index, -1 if none.
+	// AnomalyIndex is the analysed anomalous execution's index, -1 if
+	// none; FirstIndex the first anomalous one's.
 	AnomalyIndex int  `json:"anomaly_index"`
+	FirstIndex   int  `json:"first_index"`
+	Anomalies    int  `json:"anomalies"`
+	Classes      int  `json:"classes"`
 	Explored     int  `json:"explored"`
 	MaxRuns      int  `json:"max_runs"`
 	Complete     bool `json:"complete"`
@@ -517,6 +521,9 @@ type SearchData struct {
 type SearchPoint struct {
 	Index int     `json:"index"`
 	Time  float64 `json:"time"`
+	// Class is the rank of the anomaly class the execution is in, 0 for
+	// a normal execution.
+	Class int `json:"class,omitempty"`
 }
 
 // NewSearchData extracts the search plot's data.
@@ -528,15 +535,25 @@ func NewSearchData(r *Results) (*SearchData, string) {
 	if len(r.SearchExecs) == 0 {
 		return nil, "the anomaly search explored no execution"
 	}
-	d := &SearchData{Threshold: secsNS(s.ThresholdNS), AnomalyIndex: -1, Explored: s.Explored, MaxRuns: s.MaxRuns, Complete: s.Complete}
+	d := &SearchData{Threshold: secsNS(s.ThresholdNS), AnomalyIndex: -1, FirstIndex: -1, Explored: s.Explored, MaxRuns: s.MaxRuns, Complete: s.Complete,
+		Anomalies: s.Anomalies, Classes: len(s.Classes)}
 	if r.Profile != nil {
 		d.Q3 = secsNS(r.Profile.Q3NS)
 	}
 	if s.Anomaly != nil {
-		d.AnomalyIndex = s.Anomaly.Index
+		d.AnomalyIndex, d.FirstIndex = s.Anomaly.Index, s.FirstIndex
+	}
+	if a := r.Summary.Anomaly; a != nil && a.Found {
+		d.AnomalyIndex = a.Index // the one phase 3a analysed (diverge --class)
+	}
+	class := map[int]int{}
+	for _, c := range s.Classes {
+		for _, m := range c.Members {
+			class[m] = c.Rank
+		}
 	}
 	for _, l := range r.SearchExecs {
-		d.Points = append(d.Points, SearchPoint{Index: l.Index, Time: secsNS(l.ExecTimeNS)})
+		d.Points = append(d.Points, SearchPoint{Index: l.Index, Time: secsNS(l.ExecTimeNS), Class: class[l.Index]})
 	}
 	slices.SortFunc(d.Points, func(a, b SearchPoint) int { return cmp.Compare(a.Index, b.Index) })
 	return d, ""
@@ -549,11 +566,8 @@ func searchFigure(r *Results) Figure {
 		f.Data = d
 		what := fmt.Sprintf("no execution crossed it in %d executions", d.Explored)
 		if d.AnomalyIndex >= 0 {
-			for _, p := range d.Points {
-				if p.Index == d.AnomalyIndex {
-					what = fmt.Sprintf("execution %d is the first above it (%s, %.1f× the threshold), so the search stopped after %d of at most %d executions", p.Index, fmtSec(p.Time), p.Time/d.Threshold, d.Explored, d.MaxRuns)
-				}
-			}
+			what = fmt.Sprintf("execution %d is the first above it; the search went on for %d more executions to find the others, %d anomalous in all (red), which it classed into %d class%s by execution time and by the events that set them apart from the normal executions. The ringed one, execution %d, is the representative of the class analysed below",
+				d.FirstIndex, d.Explored-d.FirstIndex-1, d.Anomalies, d.Classes, ifs(d.Classes == 1, "", "es"), d.AnomalyIndex)
 		}
 		f.Guide = fmt.Sprintf("Each dot is one execution the search explored, in index order, at its execution time; the orange line is the anomaly threshold %s and the dashed grey line the profile's Q3 %s. %s. "+
 			"Executions just under the threshold hint at a family of slow executions; a lone dot far above it is typically a rare ordering that a recovery mechanism eventually repairs. "+
@@ -565,13 +579,17 @@ func searchFigure(r *Results) Figure {
 func searchPlot(d *SearchData) func(draw.Canvas) {
 	p := newPlot("", "execution index", "execution time (s)")
 	p.Add(plotter.NewGrid())
-	var norm, anom plotter.XYs
+	var norm, anom, chosen plotter.XYs
 	lo, hi := math.Min(d.Threshold, d.Q3), d.Threshold
 	for _, pt := range d.Points {
 		xy := plotter.XY{X: float64(pt.Index), Y: pt.Time}
-		if pt.Index == d.AnomalyIndex {
+		switch {
+		case pt.Index == d.AnomalyIndex:
+			chosen = append(chosen, xy)
 			anom = append(anom, xy)
-		} else {
+		case pt.Class > 0:
+			anom = append(anom, xy)
+		default:
 			norm = append(norm, xy)
 		}
 		lo, hi = math.Min(lo, pt.Time), math.Max(hi, pt.Time)
@@ -603,10 +621,20 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	}
 	if len(anom) > 0 {
 		s, _ := plotter.NewScatter(anom)
-		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("anomaly: execution %d, %s", d.AnomalyIndex, fmtSec(anom[0].Y)), s)
-		p.Add(labels(anom, []string{fmt.Sprintf("#%d  %s", d.AnomalyIndex, fmtSec(anom[0].Y))}, 9, colAnomaly, draw.XRight, draw.YCenter, vg.Point{X: -7}))
+		p.Legend.Add(fmt.Sprintf("anomalous execution (%d)", len(anom)), s)
+	}
+	if len(chosen) > 0 {
+		s, _ := plotter.NewScatter(chosen)
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("analysed: execution %d, %s", d.AnomalyIndex, fmtSec(chosen[0].Y)), s)
+		xa := draw.XRight                                // above the ring, ending at it
+		if chosen[0].X < p.X.Min+0.3*(p.X.Max-p.X.Min) { // keep it inside: starting at it
+			xa = draw.XLeft
+		}
+		p.Add(labels(chosen, []string{fmt.Sprintf("#%d  %s", d.AnomalyIndex, fmtSec(chosen[0].Y))}, 9, colAnomaly, xa, draw.YBottom, vg.Point{Y: 8}))
 	}
 	p.Legend.Left = true
 	p.Legend.XOffs = vg.Points(4)
@@ -634,6 +662,12 @@ type DivergenceData struct {
 	Criterion string `json:"criterion"`
 	Execution string `json:"execution"`
 	Point     string `json:"point"` // the name of Step: divergence point, critical transition
+	// Q3, Threshold and Limit (seconds) are the profile's Q3, the anomaly
+	// threshold and the recovery limit of the walks; 0 when the search
+	// has no execution times (the liveness mode's critical transition).
+	Q3        float64 `json:"q3,omitempty"`
+	Threshold float64 `json:"threshold,omitempty"`
+	Limit     float64 `json:"limit,omitempty"`
 }
 
 // DivProbe is one probed prefix.
@@ -643,6 +677,11 @@ type DivProbe struct {
 	Prefix    int    `json:"prefix"`
 	Walks     int    `json:"walks"` // walks run (the probe stops at the first recovering one)
 	Recovered bool   `json:"recovered"`
+	// Fastest is the execution time of the probe's fastest whole walk
+	// (seconds; 0 without times); Cut counts its confirmation walks, cut
+	// short at the recovery limit.
+	Fastest float64 `json:"fastest,omitempty"`
+	Cut     int     `json:"cut,omitempty"`
 }
 
 // NewDivergenceData extracts the divergence plot's data.
@@ -657,8 +696,13 @@ func NewDivergenceData(r *Results) (*DivergenceData, string) {
 	if len(df.Probes) == 0 {
 		return nil, "the divergence search ran no probe"
 	}
+	limit, crit := df.LimitNS, df.Criterion
+	if crit == "" { // written before the recovery limit: MacePC's Q3
+		limit, crit = df.Q3NS, "finishes within Q3"
+	}
 	d := &DivergenceData{TotalSteps: df.TotalSteps, Step: df.Step, Lower: -1, Upper: -1, Walks: df.Walks,
-		Criterion: "a walk within Q3", Execution: "anomalous execution", Point: "divergence point"}
+		Criterion: "a walk " + crit, Execution: "anomalous execution", Point: "divergence point",
+		Q3: secsNS(df.Q3NS), Threshold: secsNS(df.ThresholdNS), Limit: secsNS(limit)}
 	if df.Event != nil {
 		d.Event = fmt.Sprintf("step %d: %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)
 		if df.Event.From != "" {
@@ -678,14 +722,18 @@ func NewDivergenceData(r *Results) (*DivergenceData, string) {
 				exp = false
 			}
 		}
-		d.Probes = append(d.Probes, DivProbe{Order: i + 1, Phase: ph, Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered})
+		dp := DivProbe{Order: i + 1, Phase: ph, Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, Cut: pr.Cut}
+		if len(pr.ExecTimesNS) > 0 {
+			dp.Fastest = secsNS(slices.Min(pr.ExecTimesNS))
+		}
+		d.Probes = append(d.Probes, dp)
 	}
 	return d, ""
 }
 
 func divergenceFigure(r *Results) Figure {
 	d, why := NewDivergenceData(r)
-	f := Figure{Title: "Divergence search (phase 3a, MacePC Figure 3)", Missing: why, W: vg.Points(640), H: vg.Points(340)}
+	f := Figure{Title: "Divergence search (phase 3a, MacePC Figure 3)", Missing: why, W: vg.Points(640), H: vg.Points(560)}
 	if d != nil {
 		f.Data = d
 		nexp, nbin := 0, 0
@@ -701,12 +749,106 @@ func divergenceFigure(r *Results) Figure {
 			where = fmt.Sprintf("the divergence point is step %d of %d (red line%s): from the first %d steps some walk still recovers, from one more step none of %d does, so the first %.1f%% of the anomalous execution can be ignored",
 				d.Step, d.TotalSteps, ifs(d.Event != "", ", "+d.Event, ""), d.Step, d.Walks, 100*float64(d.Step)/float64(max(d.TotalSteps, 1)))
 		}
-		f.Guide = fmt.Sprintf("The black bar is the anomalous execution, %d steps long. Each mark is a probe: replay the execution's first x steps, then run up to %d random continuations (walks); "+
-			"green circle: a walk finished within Q3 (recovered), red cross: none did. Above the bar, the exponential phase (%d probes: prefixes 1, 2, 4, …) finds the bounds %s (grey dashed lines); "+
-			"below it, the binary phase (%d probes) narrows them. %s. The number by each mark is how many walks it ran.",
-			d.TotalSteps, d.Walks, nexp, boundsText(d), nbin, upper(where))
+		f.Guide = fmt.Sprintf("The black bar is the anomalous execution, %d steps long. Each mark is a probe: replay the execution's first x steps, then run up to %d random continuations (walks), and more, cut short, when none of those recovers; "+
+			"green circle: %s (recovered), red cross: none did. Above the bar, the exponential phase (%d probes: prefixes 1, 2, 4, …) finds the bounds %s (grey dashed lines); "+
+			"below it, the binary phase (%d probes) narrows them. %s. The number by each mark is how many walks it ran. "+
+			"The lower panel shows each probe's fastest whole walk against the profile's Q3 (grey), the anomaly threshold (orange) and the recovery limit (green, %s): a probe whose fastest walk lies just above the limit, or a recovered one just under it, is a close call.",
+			d.TotalSteps, d.Walks, d.Criterion, nexp, boundsText(d), nbin, upper(where), fmtSec(d.Limit))
+		if d.Limit == 0 {
+			f.H = vg.Points(340)
+		}
 	}
-	return finish(f, func() func(draw.Canvas) { return divergencePlot(d).Draw })
+	return finish(f, func() func(draw.Canvas) { return divergenceDraw(d) })
+}
+
+// divergenceDraw is Figure 3: the probes over the execution, and under
+// them, when the walks have execution times, each probe's fastest walk
+// against Q3, the threshold and the recovery limit, on the same x axis.
+func divergenceDraw(d *DivergenceData) func(draw.Canvas) {
+	top := divergencePlot(d)
+	if d.Limit == 0 {
+		return top.Draw
+	}
+	bot := fastestPlot(d, top.X.Min, top.X.Max)
+	return func(c draw.Canvas) {
+		// The probe rows get three fifths of the height.
+		split := c.Min.Y + (c.Max.Y-c.Min.Y)*2/5
+		tc, bc := c, c
+		tc.Min.Y, bc.Max.Y = split, split
+		cs := plot.Align([][]*plot.Plot{{top}}, draw.Tiles{Rows: 1, Cols: 1}, tc)
+		bs := plot.Align([][]*plot.Plot{{bot}}, draw.Tiles{Rows: 1, Cols: 1}, bc)
+		// Line the two data areas up on x.
+		tdc, bdc := top.DataCanvas(cs[0][0]), bot.DataCanvas(bs[0][0])
+		left, right := max(tdc.Min.X, bdc.Min.X), min(tdc.Max.X, bdc.Max.X)
+		cs[0][0].Min.X += left - tdc.Min.X
+		cs[0][0].Max.X -= tdc.Max.X - right
+		bs[0][0].Min.X += left - bdc.Min.X
+		bs[0][0].Max.X -= bdc.Max.X - right
+		top.Draw(cs[0][0])
+		bot.Draw(bs[0][0])
+	}
+}
+
+// fastestPlot is Figure 3's lower panel: each probe's fastest whole walk
+// at its prefix, with Q3, the threshold and the recovery limit.
+func fastestPlot(d *DivergenceData, xmin, xmax float64) *plot.Plot {
+	p := newPlot("", "prefix length (steps replayed)", "fastest walk (s)")
+	p.Add(plotter.NewGrid())
+	p.X.Min, p.X.Max = xmin, xmax
+	var rec, non plotter.XYs
+	lo, hi := math.Min(d.Q3, d.Limit), math.Max(d.Threshold, d.Limit)
+	for _, pr := range d.Probes {
+		if pr.Fastest <= 0 {
+			continue
+		}
+		xy := plotter.XY{X: float64(pr.Prefix), Y: pr.Fastest}
+		if pr.Recovered {
+			rec = append(rec, xy)
+		} else {
+			non = append(non, xy)
+		}
+		lo, hi = math.Min(lo, pr.Fastest), math.Max(hi, pr.Fastest)
+	}
+	if lo > 0 && hi/lo > 5 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logSecTicks{}
+		p.Y.Min, p.Y.Max = lo/1.3, hi*1.6
+	} else {
+		span := math.Max(hi-lo, math.Max(hi*0.02, 1e-9))
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.15*span), hi+0.3*span
+		p.Y.Tick.Marker = secTicks{}
+	}
+	if d.Q3 > 0 {
+		l := hline(d.Q3, xmin, xmax, colQuartile, 1, vg.Points(4), vg.Points(2))
+		p.Add(l)
+		p.Legend.Add("Q3 "+fmtSec(d.Q3), l)
+	}
+	if d.Threshold > 0 {
+		l := hline(d.Threshold, xmin, xmax, colThreshold, 1.5)
+		p.Add(l)
+		p.Legend.Add("threshold "+fmtSec(d.Threshold), l)
+	}
+	if d.Limit != d.Threshold && d.Limit != d.Q3 {
+		l := hline(d.Limit, xmin, xmax, colSimilar, 1, vg.Points(2), vg.Points(2))
+		p.Add(l)
+		p.Legend.Add("recovery limit "+fmtSec(d.Limit), l)
+	}
+	if len(rec) > 0 {
+		s, _ := plotter.NewScatter(rec)
+		s.GlyphStyle = draw.GlyphStyle{Color: colSimilar, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Add(s)
+	}
+	if len(non) > 0 {
+		s, _ := plotter.NewScatter(non)
+		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		p.Add(s)
+	}
+	if d.Step >= 0 {
+		p.Add(vline(float64(d.Step), p.Y.Min, p.Y.Max, colAnomaly, 1.5))
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), -vg.Points(2)
+	return p
 }
 
 func boundsText(d *DivergenceData) string {
@@ -766,7 +908,7 @@ func divergenceAxes(p *plot.Plot, d *DivergenceData, nexp int, y func(DivProbe) 
 	}
 	p.X.Min, p.X.Max = -0.02*xmax, xmax*1.08
 	// Room below the binary probes' rows for the legend at the bottom left.
-	p.Y.Min, p.Y.Max = math.Min(-float64(len(d.Probes)-nexp)-1.2, -2.5), float64(nexp)+1.2
+	p.Y.Min, p.Y.Max = math.Min(-float64(len(d.Probes)-nexp)-2.2, -2.5), float64(nexp)+1.2
 	var ticks []plot.Tick
 	for _, pr := range d.Probes {
 		ticks = append(ticks, plot.Tick{Value: y(pr), Label: fmt.Sprint(pr.Order)})
@@ -839,13 +981,13 @@ func divergenceProbes(p *plot.Plot, d *DivergenceData, y func(DivProbe) float64)
 		s, _ := plotter.NewScatter(rec)
 		s.GlyphStyle = draw.GlyphStyle{Color: colSimilar, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		p.Add(s)
-		p.Legend.Add("recovered ("+d.Criterion+")", s)
+		p.Legend.Add("recovered", s)
 	}
 	if len(non) > 0 {
 		s, _ := plotter.NewScatter(non)
 		s.GlyphStyle = draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("not recovered (%d walk%s)", d.Walks, ifs(d.Walks == 1, "", "s")), s)
+		p.Legend.Add("not recovered", s)
 	}
 	if len(txy) > 0 {
 		p.Add(labels(txy, txt, 8, colQuartile, draw.XLeft, draw.YCenter, vg.Point{X: 7}))

@@ -32,13 +32,7 @@ func TestProfileAnomalyLabelReadable(t *testing.T) {
 			Finished   bool  `json:"finished"`
 		}{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
 	}
-	r.Search = &Search{Anomaly: &struct {
-		Index      int    `json:"index"`
-		ExecTimeNS int64  `json:"exec_time_ns"`
-		Steps      int    `json:"steps"`
-		Outcome    string `json:"outcome"`
-		Finding    string `json:"finding"`
-	}{ExecTimeNS: int64(a * 1e9)}}
+	r.Search = &Search{Anomaly: &SearchAnomaly{ExecTimeNS: int64(a * 1e9)}}
 	d, _ := NewProfileData(r)
 	w, h := vg.Points(640), vg.Points(400)
 	rec := &recorder.Canvas{}

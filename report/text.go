@@ -64,10 +64,15 @@ func verdict(r *Results) (string, bool) {
 		return fmt.Sprintf("The anomaly search was interrupted after %d executions without finding an anomaly.", a.Explored), false
 	case !a.Found:
 		return fmt.Sprintf("No anomaly in %d executions: every execution finished within the threshold %s.", a.Explored, fmtSec(s.Profile.Threshold)), false
-	case a.Finding != "":
-		return fmt.Sprintf("Finding: execution %d of the search: %s.", a.Index, a.Finding), true
 	}
-	return fmt.Sprintf("Anomaly: execution %d of the search took %s, %.1f× the median %s.", a.Index, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+	classes := ""
+	if n := len(a.Classes); n > 0 {
+		classes = fmt.Sprintf(" (%d anomalous executions in %d class%s; this is class %d's)", a.Anomalies, n, ifs(n == 1, "", "es"), a.Class)
+	}
+	if a.Finding != "" {
+		return fmt.Sprintf("Finding: execution %d of the search%s: %s.", a.Index, classes, a.Finding), true
+	}
+	return fmt.Sprintf("Anomaly: execution %d of the search%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
 }
 
 // configRows is the run's configuration and seeds.
@@ -85,10 +90,21 @@ func configRows(r *Results) []row {
 		rows = append(rows, row{"quartiles", r.Profile.Estimator})
 	}
 	if a := s.Anomaly; a != nil {
-		rows = append(rows, row{"search budget", fmt.Sprintf("%d executions", a.MaxRuns)})
+		budget := fmt.Sprintf("%d executions", a.MaxRuns)
+		if sr := r.Search; sr != nil {
+			budget += fmt.Sprintf("; after the first anomaly, %d more to find and class the others", sr.TriageRuns)
+		}
+		rows = append(rows, row{"search budget", budget})
 	}
 	if d := r.Divergence; d != nil {
-		rows = append(rows, row{"divergence walks", fmt.Sprintf("k = %d per prefix; a walk recovers within Q3 %s", d.Walks, fmtSec(secsNS(d.Q3NS)))})
+		crit := d.Criterion
+		if crit == "" { // written before the recovery limit
+			crit, d.LimitNS = "finishes within Q3", d.Q3NS
+		}
+		rows = append(rows, row{"divergence walks", fmt.Sprintf("k = %d per prefix, then up to %d confirmation walks when none recovers; a walk recovers if it %s (%s)", d.Walks, d.Confirm, crit, fmtSec(secsNS(d.LimitNS)))})
+	}
+	if s.Training != "" {
+		rows = append(rows, row{"what depends on the training", s.Training})
 	}
 	return rows
 }
@@ -120,24 +136,41 @@ func summaryRows(r *Results) []row {
 	case !a.Found:
 		rows = append(rows, row{"anomaly search", fmt.Sprintf("nothing above the threshold in %d executions%s", a.Explored, ifs(a.Complete, "", " (interrupted)"))})
 	default:
+		if len(a.Classes) > 0 {
+			rows = append(rows, row{"anomalies", fmt.Sprintf("%d of %d executions explored (the first at %d), in %d class%s by execution time and the events that set them apart",
+				a.Anomalies, a.Explored, a.FirstIndex, len(a.Classes), ifs(len(a.Classes) == 1, "", "es"))})
+			for i, c := range a.Classes {
+				if i == maxClassRows {
+					rows = append(rows, row{"…", fmt.Sprintf("%d more classes in %s", len(a.Classes)-i, FileSearch)})
+					break
+				}
+				rows = append(rows, row{fmt.Sprintf("class %d", c.Rank), c.Text + ifs(c.Path != "", "; replay "+c.Path, "")})
+			}
+		}
 		what := fmt.Sprintf("%s (%.1f× the median), %d steps", fmtSec(a.ExecutionTime), a.ExecutionTime/max(p.Median, 1e-9), a.Steps)
 		if a.Finding != "" {
 			what = a.Finding + fmt.Sprintf(", %d steps", a.Steps)
 		}
-		rows = append(rows, row{"anomalous execution", fmt.Sprintf("execution %d of %d explored: %s", a.Index, a.Explored, what)})
+		rows = append(rows, row{"analysed execution", fmt.Sprintf("execution %d, class %d's representative: %s", a.Index, a.Class, what)})
 	}
 	if d := s.Divergence; d != nil {
 		if d.Step < 0 {
 			rows = append(rows, row{"divergence point", "none: no walk recovers even from the start (the slowness does not come from a rare choice)"})
 		} else {
+			rows = append(rows, row{"divergence point", d.Event})
+			if d.Why != "" {
+				rows = append(rows, row{"why it decides", d.Why})
+			}
 			rows = append(rows,
-				row{"divergence point", d.Event},
 				row{"ignorable", fmt.Sprintf("the first %.1f%% of the %d steps (%d walk executions)", 100*d.IgnorableFraction, d.TotalSteps, d.Executions)},
 				row{"similar fast execution", fmt.Sprintf("%s, same first %d steps", fmtSec(d.SimilarExecutionTime), d.Step)})
 		}
 	}
 	return rows
 }
+
+// maxClassRows is the number of anomaly classes the summary lists.
+const maxClassRows = 5
 
 // profileAbove counts the profile executions above the threshold.
 func profileAbove(pf *Profile) int {
