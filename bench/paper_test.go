@@ -11,6 +11,7 @@ import (
 
 	"github.com/macepc/macepc/bench"
 	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // TestPaperMultiples checks the clustering figures on hand-made times with
@@ -89,5 +90,37 @@ func TestRunPaperErrors(t *testing.T) {
 	_, err = bench.RunPaper(context.Background(), bench.PaperConfig{Systems: []bench.PaperSystem{sys}, Seeds: 1, MaxRuns: 1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "must be positive") {
 		t.Errorf("zero runs: %v", err)
+	}
+}
+
+// TestRunStability: two fresh RandTree runs (training included) each find
+// the race, and the table says what each answered and the rates.
+func TestRunStability(t *testing.T) {
+	var sys bench.PaperSystem
+	for _, s := range bench.PaperSystems() {
+		if s.System.Name == "randtree" {
+			sys = s
+		}
+	}
+	bug := func(ev []timedsim.TimedEvent) []int { return randtree.FindRace(ev).All() }
+	cfg := bench.StabilityConfig{System: sys, BugSteps: bug, Variant: "buggy", Seed: 1, Runs: 2, Work: t.TempDir()}
+	runs, err := bench.RunStability(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for i, r := range runs {
+		if !r.Found || r.Classes < 1 || r.DivStep <= 0 || r.OnBug < 0 || r.DivEvent == "" || len(r.Top) == 0 {
+			t.Errorf("run %d: %+v", i, r)
+		}
+	}
+	var b strings.Builder
+	bench.WriteStability(&b, cfg, runs, time.Second)
+	for _, want := range []string{"#### randtree", "`macepc run --system randtree --variant buggy --seed 1`", "| 1 | ", "| 2 | ", "An anomaly in 2 of 2 runs; the divergence event a step of the bug in "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -150,8 +150,9 @@ type Search struct {
 	FirstIndex  int    `json:"first_index"`
 	Anomalies   int    `json:"anomalies"`
 	Classes     []struct {
-		Rank    int   `json:"rank"`
-		Members []int `json:"members"`
+		Rank      int      `json:"rank"`
+		Members   []int    `json:"members"`
+		Signature []string `json:"signature"`
 	} `json:"classes"`
 	Anomaly *SearchAnomaly `json:"anomaly"`
 }
