@@ -5,12 +5,12 @@
 // "CI regression gate" section quotes its table. Run it from the
 // repository's root:
 //
-//	go run ./bench/cmd/regressrates [--detect-pairs 20] [--fp-pairs 100] [--runs 50,200] [--case SUBSTRING]
+//	go run ./bench/cmd/regressrates [--detect-pairs 20] [--fp-pairs 100] [--runs 50,100,150,200] [--fp-runs 50,200] [--case SUBSTRING]
 //
 // Pair k profiles the baseline with seed k and runs the gate with seed
 // k+1000, for k = 1 … pairs. It drives macepc's own commands in process
 // with committed event durations, so the table comes out the same on
-// every run. The whole table takes about half an hour on two cores.
+// every run. The whole table takes about an hour on two cores.
 package main
 
 import (
@@ -38,9 +38,9 @@ func main() {
 	}
 }
 
-// cases are the table's rows for the given numbers of runs: detection
-// first, then false positives.
-func cases(runs []int, detect, fp int) []bench.RegressCase {
+// cases are the table's rows: detection at each of runs, then false
+// positives at each of fpRuns.
+func cases(runs, fpRuns []int, detect, fp int) []bench.RegressCase {
 	rt, rtEDD := randtree.System(), "macepctest/testdata/edd.json" // the README's example: the seed distributions
 	var out []bench.RegressCase
 	for _, n := range runs {
@@ -49,7 +49,7 @@ func cases(runs []int, detect, fp int) []bench.RegressCase {
 			bench.RegressCase{Name: fmt.Sprintf("detect what-if Join 2x, %d runs", n), System: rt, Base: "fixed", Current: "fixed", Scale: []string{"deliver Join=2"}, EDD: rtEDD, Runs: n, Pairs: detect, SeedOffset: 1000},
 		)
 	}
-	for _, n := range runs {
+	for _, n := range fpRuns {
 		out = append(out,
 			bench.RegressCase{Name: fmt.Sprintf("same randtree fixed, %d runs", n), System: rt, Base: "fixed", Current: "fixed", EDD: rtEDD, Runs: n, Pairs: fp, SeedOffset: 1000},
 			bench.RegressCase{Name: fmt.Sprintf("same randtree buggy, %d runs", n), System: rt, Base: "buggy", Current: "buggy", EDD: rtEDD, Runs: n, Pairs: fp, SeedOffset: 1000},
@@ -66,7 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	detect := fs.Int("detect-pairs", 20, "seed pairs of each detection row")
 	fp := fs.Int("fp-pairs", 100, "seed pairs of each false-positive row")
-	runs := fs.IntSlice("runs", []int{50, 200}, "executions of each side")
+	runs := fs.IntSlice("runs", []int{50, 100, 150, 200}, "executions of each side in the detection rows")
+	fpRuns := fs.IntSlice("fp-runs", []int{50, 200}, "executions of each side in the false-positive rows")
 	only := fs.StringSlice("case", nil, "only the rows whose name contains one of these")
 	jobs := fs.Int("jobs", 0, "workers (0: all cores; changes no figure)")
 	work := fs.String("work", "", "keep the commands' results in this directory (default: a temporary one, removed)")
@@ -78,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("regressrates: unexpected argument %q", fs.Arg(0))
 	}
 	cfg := bench.RegressConfig{Jobs: *jobs, Work: *work}
-	for _, c := range cases(*runs, *detect, *fp) {
+	for _, c := range cases(*runs, *fpRuns, *detect, *fp) {
 		keep := len(*only) == 0
 		for _, o := range *only {
 			keep = keep || strings.Contains(c.Name, o)
