@@ -121,8 +121,19 @@ type Test struct {
 	Name string `json:"name"`
 	// P is the test's own p-value.
 	P float64 `json:"p"`
+	// Attainable is the smallest p-value the test could give on this
+	// pool of executions, however they were split between the samples
+	// (for the tail test, the exact permutation test's; for the shift
+	// test, the bootstrap's resolution, 2/(Resamples+1)).
+	Attainable float64 `json:"attainable_p"`
+	// Excluded says that Attainable is at least Alpha: the test cannot
+	// find anything here, and Tarone's rule leaves it out of Holm's
+	// family (Level 0, AdjustedP 1), so that it costs the other test
+	// nothing.
+	Excluded bool `json:"excluded"`
 	// Level is the significance level Holm's procedure compares P with:
-	// Alpha/(k−r+1) for the r-th smallest of k p-values.
+	// Alpha/(k−r+1) for the r-th smallest of the k p-values of the tests
+	// not excluded.
 	Level float64 `json:"level"`
 	// AdjustedP is Holm's adjusted p-value: the test is rejected when it
 	// is below Alpha.
@@ -218,13 +229,29 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	c.MedianRatio, c.Q3Ratio = ci[0], ci[1]
 	c.BootstrapP = min(1, 2*min(atMost[0], atMost[1]))
 	c.MannWhitney = mannWhitneySorted(xs, ys)
-	c.Tests = append(c.Tests, Test{Name: TestShift, P: max(c.MannWhitney.P, c.BootstrapP)})
+	// The shift test's p-value is at least the bootstrap's, which is at
+	// least 2/(Resamples+1).
+	c.Tests = append(c.Tests, Test{Name: TestShift, P: max(c.MannWhitney.P, c.BootstrapP), Attainable: min(1, 2/float64(cfg.Resamples+1))})
 	if cfg.Threshold > 0 {
 		o, p := tailTest(base, cur, cfg.Threshold, cfg.Resamples, rng)
 		c.Outliers = o
-		c.Tests = append(c.Tests, Test{Name: TestTail, P: p})
+		c.Tests = append(c.Tests, Test{Name: TestTail, P: p, Attainable: tailAttainable(o.Base+o.Current, len(xs), len(ys))})
 	}
-	holm(c.Tests, cfg.Alpha)
+	var family []Test
+	for _, t := range c.Tests {
+		if t.Attainable < cfg.Alpha {
+			family = append(family, t)
+		}
+	}
+	holm(family, cfg.Alpha)
+	for i := range c.Tests {
+		c.Tests[i].Excluded, c.Tests[i].AdjustedP = true, 1
+		for _, f := range family {
+			if f.Name == c.Tests[i].Name {
+				c.Tests[i] = f
+			}
+		}
+	}
 
 	level := 100 * (1 - cfg.Alpha)
 	for _, t := range c.Tests {
@@ -259,11 +286,18 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	c.Regression = len(c.Reasons) > 0
 	if o := c.Outliers; o != nil && !c.Regression && o.Current*len(xs) > o.Base*len(ys) {
 		t := c.Test(TestTail)
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (tail test p = %.3g, Fisher %.3g, Holm-adjusted %.3g ≥ %g): %s",
-			o.Current, len(ys), o.Threshold, o.Base, len(xs), t.P, o.P, t.AdjustedP, cfg.Alpha, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
+		why := fmt.Sprintf("tail test p = %.3g, Fisher %.3g, Holm-adjusted %.3g ≥ %g", t.P, o.P, t.AdjustedP, cfg.Alpha)
+		if t.Excluded {
+			why = fmt.Sprintf("tail test p = %.3g, Fisher %.3g; with %d executions above the threshold in all, no split of them gives p below %.3g ≥ %g, and the test is left out", t.P, o.P, o.Base+o.Current, t.Attainable, cfg.Alpha)
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (%s): %s",
+			o.Current, len(ys), o.Threshold, o.Base, len(xs), why, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
 	}
-	if minP := 1 / float64(cfg.Resamples+1); minP >= cfg.Alpha/float64(len(c.Tests)) {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d resamples cannot give a p-value below %.3g, and Holm's first level is %.3g: raise the resamples", cfg.Resamples, minP, cfg.Alpha/float64(len(c.Tests))))
+	if t := c.Test(TestShift); t.Excluded {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the shift test is left out: %d bootstrap resamples cannot give it a p-value below %.3g ≥ %g: raise the resamples", cfg.Resamples, t.Attainable, cfg.Alpha))
+	}
+	if t := c.Test(TestTail); t != nil && !t.Excluded && 1/float64(cfg.Resamples+1) >= t.Level {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d permutations cannot give the tail test a p-value below %.3g, and Holm compares it with %.3g: raise the resamples", cfg.Resamples, 1/float64(cfg.Resamples+1), t.Level))
 	}
 	return c, nil
 }
@@ -310,6 +344,22 @@ func binomCDF(k, n int, r float64) float64 {
 		p += math.Exp(lchoose(n, x) + float64(x)*math.Log(r) + float64(n-x)*math.Log1p(-r))
 	}
 	return min(p, 1)
+}
+
+// tailAttainable is the smallest p-value the exact tail test can give
+// when k of the n+m pooled executions are above the threshold, however
+// they are split. Both of its statistics grow with the executions above
+// the threshold that the current sample takes, so a split that puts all
+// k there (possible when k ≤ m) is at least as extreme as any other: the
+// p-value is at least the share of such splits, C(m,k)/C(n+m,k), and that
+// one split attains it. With k > m the split that gives the current
+// sample the m largest excesses is the most extreme: at least
+// 1/C(n+m,m). It is 1 for k = 0: the test can never reject.
+func tailAttainable(k, n, m int) float64 {
+	if k > m {
+		return math.Exp(-lchoose(n+m, m))
+	}
+	return math.Exp(lchoose(m, k) - lchoose(n+m, k))
 }
 
 // holm applies Holm's step-down procedure at level alpha to the tests'

@@ -657,3 +657,101 @@ func TestCompareFamilyWiseError(t *testing.T) {
 		t.Errorf("false positives: %d of 300 with Holm (want at most 45), %d without a correction (want more)", holmFP, rawFP)
 	}
 }
+
+// tailAttainable against the enumeration: over every way the pool could
+// have been split, the smallest exact p-value of the tail test,
+// C(m,k)/C(n+m,k) (6 of 50 + 50: 0.0133; 2 of 10 + 10: 45/190; 5 of 2 +
+// 10: 252/792), or with more slow executions than current places the
+// one split that gives the current sample the largest excesses, 1 of
+// C(n+m,m) (11 of 50 + 10: 1/C(60,10)).
+func TestTailAttainable(t *testing.T) {
+	for _, c := range []struct {
+		k, n, m int
+		want    float64
+	}{
+		{0, 50, 50, 1}, {6, 50, 50, 15890700.0 / 1192052400}, {2, 10, 10, 45.0 / 190}, {5, 2, 10, 252.0 / 792}, {11, 50, 10, 1.0 / 75394027566},
+	} {
+		if got := tailAttainable(c.k, c.n, c.m); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("tailAttainable(%d, %d, %d) = %v, want %v", c.k, c.n, c.m, got, c.want)
+		}
+	}
+	ms := time.Millisecond
+	for _, c := range []struct {
+		pool []time.Duration
+		n    int
+	}{
+		{[]time.Duration{50 * ms, 60 * ms, 70 * ms, 110 * ms, 90 * ms, 300 * ms, 55 * ms, 65 * ms, 400 * ms, 75 * ms}, 5},
+		{[]time.Duration{150 * ms, 60 * ms, 170 * ms, 110 * ms, 90 * ms, 300 * ms, 55 * ms, 65 * ms, 400 * ms, 75 * ms, 80 * ms, 85 * ms}, 2},
+	} {
+		// Every split of the pool as the observed one.
+		best := 1.0
+		var rec func(start int, base []int)
+		rec = func(start int, base []int) {
+			if len(base) == c.n {
+				var b, cur []time.Duration
+				for i, x := range c.pool {
+					if slices.Contains(base, i) {
+						b = append(b, x)
+					} else {
+						cur = append(cur, x)
+					}
+				}
+				_, _, p := bruteTail(slices.Concat(b, cur), c.n, 100*ms)
+				best = min(best, p)
+				return
+			}
+			for i := start; i < len(c.pool); i++ {
+				rec(i+1, append(base, i))
+			}
+		}
+		rec(0, nil)
+		k := 0
+		for _, x := range c.pool {
+			if x > 100*ms {
+				k++
+			}
+		}
+		if got := tailAttainable(k, c.n, len(c.pool)-c.n); math.Abs(got-best) > 1e-12 {
+			t.Errorf("pool %v, baseline %d: tailAttainable %v, enumeration %v", c.pool, c.n, got, best)
+		}
+	}
+}
+
+// Tarone's rule: a test that cannot reach alpha on this pool is left out
+// of Holm's family. With nothing above the threshold the tail test can
+// never reject: the shift test alone is compared with alpha. With 20 of
+// 50 current executions far above it, both are in the family and the
+// smaller p-value is compared with alpha/2.
+func TestCompareTarone(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	cfg := DefaultCompareConfig()
+	cfg.Seed, cfg.Threshold = 1, 750*time.Millisecond
+	base, cur := mixture(r, 50, 0, 0), mixture(r, 50, 0, 0)
+	c, err := Compare(base, cur, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift, tail := c.Test(TestShift), c.Test(TestTail)
+	if shift.Excluded || shift.Level != 0.01 || !tail.Excluded || tail.Attainable != 1 || tail.Level != 0 || tail.AdjustedP != 1 || tail.Rejected {
+		t.Errorf("nothing above the threshold: %+v", c.Tests)
+	}
+	for i := 0; i < 20; i++ {
+		cur[i] = 10 * time.Second
+	}
+	if c, err = Compare(base, cur, cfg); err != nil {
+		t.Fatal(err)
+	}
+	shift, tail = c.Test(TestShift), c.Test(TestTail)
+	if shift.Excluded || tail.Excluded || tail.Level != 0.005 || !tail.Rejected || shift.Level != 0.01 {
+		t.Errorf("20 of 50 above the threshold: %+v", c.Tests)
+	}
+	// Too few resamples for the shift test (its bootstrap p-value is at
+	// least 2/101 ≥ 0.01): it is left out, with a warning, and the tail
+	// test alone is compared with alpha; the permutations can give it
+	// 1/101 < 0.01.
+	cfg.Resamples = 100
+	if c, err = Compare(base, cur, cfg); err != nil || !c.Test(TestShift).Excluded || c.Test(TestTail).Level != 0.01 || !c.Regression ||
+		len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "the shift test is left out: 100 bootstrap resamples cannot give it a p-value below 0.0198") {
+		t.Errorf("100 resamples: %v %+v", err, c)
+	}
+}

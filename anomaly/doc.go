@@ -171,7 +171,19 @@
 // adjusted p-value. Holm controls the family-wise error rate at Alpha
 // whatever the dependence between the tests; without a correction two
 // tests at Alpha each would fail unchanged code up to twice as often.
-// Without a threshold there is only the shift test, at Alpha.
+//
+// A test that cannot reach Alpha on the pooled executions, however they
+// were split, is left out of the family (Tarone 1990) and costs the other
+// nothing: the tail test when the pool has few executions above the
+// threshold (none at all, typically, when the bulk of the distribution is
+// what changed), its smallest p-value being C(m,k)/C(n+m,k) for k of
+// them; the shift test when Resamples is too small for its bootstrap
+// p-value, at least 2/(Resamples+1), to go below Alpha. Whether a test is
+// left out depends on the pool alone, and under the null hypothesis each
+// test is valid given the pool (the permutation tests exactly, and the
+// shift test through Mann–Whitney, its lower bound), so the rule keeps
+// the family-wise rate at Alpha. Without a threshold there is only the
+// shift test, at Alpha.
 //
 // # What a baseline of n executions can see
 //
@@ -180,11 +192,14 @@
 // random under the null hypothesis; when k current executions are slower
 // than all the baseline's, a split puts all k in the current sample with
 // probability C(m,k)/C(n+m,k), and no such test has a smaller p-value.
-// For 50 executions each this is 0.0133 for k = 6 and 0.0029 for k = 8,
-// so at Alpha = 0.01 (Alpha/2 for the first Holm step) RandTree's 8%
-// bug, which puts Binomial(50, 0.08) slow executions in the current
-// sample, is caught only about 4% of the time; the best conceivable exact
-// test at 0.01 would catch it about 30% of the time.
+// For 50 executions each this is 0.0133 for k = 6, 0.0062 for k = 7 and
+// 0.0029 for k = 8. RandTree's bug (8% of executions slow with the seed
+// distributions) puts Binomial(50, 0.08) slow executions in the current
+// sample: 8 or more, which Holm's first level Alpha/2 = 0.005 needs, in 4%
+// of profiles (with 6 or fewer in the pool, Tarone's rule leaves the tail
+// test out). Even a test of the tail alone at 0.01, randomized at the
+// boundary as the Neyman–Pearson lemma allows, would catch it at most
+// 30% of the time.
 //
 // Running more current executions does not help past a point, because
 // the baseline itself is the limit: with k of n baseline executions slow,
@@ -194,14 +209,16 @@
 // k = 0 that is (1 − r)^50, 0.016 for r = 8%: above Alpha for any current
 // sample. No test at all can do better without assuming more: a baseline
 // of the buggy code itself shows no slow execution in (1 − 0.08)^50 =
-// 1.6% of 50-execution profiles and then looks like the fixed code's, so
-// a gate that caught the bug 95% of the time against a fixed baseline
-// would fail unchanged buggy code in at least 1.5% of seed pairs. Compare
-// therefore warns, when the current sample has more executions above the
-// threshold than the baseline but not significantly more, with the
-// smallest rate this baseline can tell from its own; the README's "CI
-// regression gate" section gives the measured rates at 50 and 200
-// executions.
+// 1.6% of 50-execution profiles, and its other executions are
+// distributed as the fixed code's, so a gate that caught the bug 95% of
+// the time against a fixed baseline would fail unchanged buggy code in
+// at least 0.95 · 1.6% = 1.5% of seed pairs. Hence the 50-execution gate
+// cannot both catch this bug 19 times in 20 and fail unchanged code at
+// most once in 100; with 150 executions each it does both (the README's
+// "CI regression gate" section has the measured rates). Compare warns,
+// when the current sample has more executions above the threshold than
+// the baseline but not significantly more, with the smallest rate this
+// baseline can tell from its own.
 //
 // # Determinism
 //

@@ -100,7 +100,7 @@ var regressMethod = []string{
 	"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
 	"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
 	"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
-	"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a rejected test is a regression",
+	"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
 }
 
 type regressFlags struct {
@@ -426,7 +426,7 @@ func pct(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 
 func (a *app) printRegress(p *pipeline, rf *regressFile) {
 	w := a.stdout
-	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over %d tests; tolerated slowdown %g%%; %d bootstrap resamples and permutations):\n", rf.Alpha, len(rf.Tests), 100*rf.MaxSlowdown, rf.Resamples)
+	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples)
 	level := 100 * (1 - rf.Alpha)
 	for _, r := range []struct {
 		name      string
@@ -454,6 +454,10 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 			what = fmt.Sprintf("median or Q3 beyond %s; the larger of Mann-Whitney %.3g and bootstrap %.3g", pct(1+rf.MaxSlowdown), mw.P, rf.BootstrapP)
 		case anomaly.TestTail:
 			what = fmt.Sprintf("more or longer executions above the threshold; min-P of Fisher %.3g and excess %.3g", o.P, o.ExcessP)
+		}
+		if t.Excluded {
+			fmt.Fprintf(w, "  %s test (%s): p = %.3g; left out, it cannot reach alpha on these executions (smallest attainable p %.3g)\n", t.Name, what, t.P, t.Attainable)
+			continue
 		}
 		verdict := "passed"
 		if t.Rejected {

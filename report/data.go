@@ -361,14 +361,18 @@ type Regress struct {
 	Warnings   []string      `json:"warnings"`
 }
 
-// RegressTest is one test of regress.json: its p-value, the level Holm's
-// procedure compared it with, its adjusted p-value and the decision.
+// RegressTest is one test of regress.json: its p-value, the smallest it
+// could have been (a test that cannot reach alpha is excluded), the level
+// Holm's procedure compared it with, its adjusted p-value and the
+// decision.
 type RegressTest struct {
-	Name      string  `json:"name"`
-	P         float64 `json:"p"`
-	Level     float64 `json:"level"`
-	AdjustedP float64 `json:"adjusted_p"`
-	Rejected  bool    `json:"rejected"`
+	Name       string  `json:"name"`
+	P          float64 `json:"p"`
+	Attainable float64 `json:"attainable_p"`
+	Excluded   bool    `json:"excluded"`
+	Level      float64 `json:"level"`
+	AdjustedP  float64 `json:"adjusted_p"`
+	Rejected   bool    `json:"rejected"`
 }
 
 // RegressSide is the baseline's or the current run's configuration.
