@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -12,12 +13,14 @@ import (
 
 // Defaults of CompareConfig.
 const (
-	// DefaultAlpha is the significance level of the regression test.
+	// DefaultAlpha is the family-wise significance level of the
+	// regression test: the probability that unchanged code fails it.
 	DefaultAlpha = 0.01
 	// DefaultMaxSlowdown is the largest relative slowdown of the median
 	// or Q3 that is tolerated (5%).
 	DefaultMaxSlowdown = 0.05
-	// DefaultResamples is the number of bootstrap resamples.
+	// DefaultResamples is the number of bootstrap resamples, and of
+	// random permutations of the tail test.
 	DefaultResamples = 2000
 	// ExactMannWhitney is the largest sample size (of each sample) for
 	// which MannWhitney computes the exact null distribution when there
@@ -25,26 +28,37 @@ const (
 	ExactMannWhitney = 50
 )
 
+// Names of the tests of a Comparison (Test.Name).
+const (
+	// TestShift is the test of a shift of the typical execution: the
+	// median or Q3 slower than the tolerance allows.
+	TestShift = "shift"
+	// TestTail is the test of the tail: more executions above the
+	// baseline's threshold, or more time spent above it.
+	TestTail = "tail"
+)
+
 // CompareConfig holds the thresholds of the regression test (Compare);
 // DefaultCompareConfig has the defaults.
 type CompareConfig struct {
-	// Alpha is the significance level: of the Mann–Whitney test, of the
-	// outlier-rate test, and 1−Alpha is the level of the bootstrap
-	// confidence intervals.
+	// Alpha is the family-wise significance level: the tests are
+	// combined by Holm's procedure so that unchanged code fails with
+	// probability at most Alpha. 1−Alpha is also the level of the
+	// reported bootstrap confidence intervals.
 	Alpha float64
-	// MaxSlowdown is the tolerated relative slowdown, 0.05 for 5%: a
-	// significant shift is a regression only when the lower confidence
-	// bound of the median or Q3 ratio exceeds 1+MaxSlowdown. 0 tolerates
-	// nothing.
+	// MaxSlowdown is the tolerated relative slowdown, 0.05 for 5%: the
+	// shift test asks whether the median or Q3 ratio exceeds
+	// 1+MaxSlowdown. 0 tolerates nothing.
 	MaxSlowdown float64
-	// Resamples is the number of bootstrap resamples.
+	// Resamples is the number of bootstrap resamples, and of random
+	// permutations of the tail test.
 	Resamples int
-	// Seed seeds the bootstrap's PCG: the same inputs and seed give the
-	// same intervals.
+	// Seed seeds the PCG of the bootstrap and the permutations: the same
+	// inputs and seed give the same result.
 	Seed uint64
 	// Threshold is the baseline's anomaly threshold (Profile.Threshold);
-	// the outlier rates of both samples are counted above it. 0 skips the
-	// outlier comparison.
+	// the tail test counts the executions above it and the time spent
+	// above it. 0 skips the tail test.
 	Threshold time.Duration
 }
 
@@ -80,7 +94,9 @@ type MannWhitneyResult struct {
 	Exact bool `json:"exact"`
 }
 
-// Outliers compares the rate of executions above the baseline's threshold.
+// Outliers compares the tails above the baseline's threshold: how many
+// executions of each sample are above it, and how much time they spend
+// above it.
 type Outliers struct {
 	Threshold time.Duration `json:"threshold_ns"`
 	Base      int           `json:"base"`
@@ -88,6 +104,42 @@ type Outliers struct {
 	// P is the one-sided p-value of Fisher's exact test that the current
 	// rate is higher than the baseline's.
 	P float64 `json:"p"`
+	// BaseExcess and CurrentExcess are the mean excess over the threshold
+	// of each sample, Σ max(0, t − Threshold)/n: the time per execution
+	// lost above the threshold.
+	BaseExcess    time.Duration `json:"base_excess_ns"`
+	CurrentExcess time.Duration `json:"current_excess_ns"`
+	// ExcessP is the one-sided permutation p-value that the current mean
+	// excess is larger than the baseline's.
+	ExcessP float64 `json:"excess_p"`
+}
+
+// Test is one hypothesis of the regression test, with its p-value and
+// Holm's decision.
+type Test struct {
+	// Name is TestShift or TestTail.
+	Name string `json:"name"`
+	// P is the test's own p-value.
+	P float64 `json:"p"`
+	// Attainable is the smallest p-value the test could give on this
+	// pool of executions, however they were split between the samples
+	// (for the tail test, the exact permutation test's; for the shift
+	// test, the bootstrap's resolution, 2/(Resamples+1)).
+	Attainable float64 `json:"attainable_p"`
+	// Excluded says that Attainable is at least Alpha: the test cannot
+	// find anything here, and Tarone's rule leaves it out of Holm's
+	// family (Level 0, AdjustedP 1), so that it costs the other test
+	// nothing.
+	Excluded bool `json:"excluded"`
+	// Level is the significance level Holm's procedure compares P with:
+	// Alpha/(k−r+1) for the r-th smallest of the k p-values of the tests
+	// not excluded.
+	Level float64 `json:"level"`
+	// AdjustedP is Holm's adjusted p-value: the test is rejected when it
+	// is below Alpha.
+	AdjustedP float64 `json:"adjusted_p"`
+	// Rejected says the test found a regression.
+	Rejected bool `json:"rejected"`
 }
 
 // Comparison is the result of Compare.
@@ -103,27 +155,47 @@ type Comparison struct {
 	MedianRatio Interval          `json:"median_ratio"`
 	Q3Ratio     Interval          `json:"q3_ratio"`
 	MannWhitney MannWhitneyResult `json:"mann_whitney"`
+	// BootstrapP is the bootstrap p-value of "neither the median nor Q3
+	// ratio exceeds 1+MaxSlowdown": twice the smaller of the fractions of
+	// resampled median and Q3 ratios at or below 1+MaxSlowdown (with the
+	// usual +1 in numerator and denominator), at most 1.
+	BootstrapP float64 `json:"bootstrap_p"`
 	// Outliers is nil when no threshold was given.
 	Outliers *Outliers `json:"outliers"`
+	// Tests are the shift test and, with a threshold, the tail test, in
+	// that order.
+	Tests []Test `json:"tests"`
 
 	// Config is the configuration compared with.
 	Config CompareConfig `json:"-"`
-	// Regression is the verdict; Reasons say why (empty when false).
+	// Regression is the verdict, true when a test is rejected; Reasons
+	// say why (empty when false).
 	Regression bool     `json:"regression"`
 	Reasons    []string `json:"reasons"`
 	// Warnings say what the verdict may be missing: more current
 	// executions above the baseline's threshold than the baseline had,
-	// but too few to be significant (a rare slow execution needs many
-	// runs to show in Fisher's test).
+	// but too few to be significant, and the smallest rate of slow
+	// executions this baseline can tell from its own.
 	Warnings []string `json:"warnings"`
+}
+
+// Test returns the test of that name, or nil.
+func (c *Comparison) Test(name string) *Test {
+	for i := range c.Tests {
+		if c.Tests[i].Name == name {
+			return &c.Tests[i]
+		}
+	}
+	return nil
 }
 
 // Compare tests whether the execution times cur are a performance
 // regression against the baseline times base (see the package
-// documentation, "Regression test", for the rule). Neither slice is
-// modified. It returns an error when a sample is empty, holds a negative
-// time, when a baseline quartile is 0, or for a configuration outside
-// 0 < Alpha < 1, 0 ≤ MaxSlowdown < ∞, Resamples ≥ 1, Threshold ≥ 0.
+// documentation, "Regression test", for the tests and how they are
+// combined). Neither slice is modified. It returns an error when a sample
+// is empty, holds a negative time, when a baseline quartile is 0, or for a
+// configuration outside 0 < Alpha < 1, 0 ≤ MaxSlowdown < ∞,
+// Resamples ≥ 1, Threshold ≥ 0.
 func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) {
 	if math.IsNaN(cfg.Alpha) || cfg.Alpha <= 0 || cfg.Alpha >= 1 {
 		return nil, fmt.Errorf("anomaly: alpha %v is not in (0, 1)", cfg.Alpha)
@@ -152,37 +224,259 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 		return nil, fmt.Errorf("anomaly: the baseline's median or Q3 is 0: ratios are undefined")
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d616365706372)) // "macepcr"
-	ci := bootstrapRatios(xs, ys, []float64{0.5, 0.75}, cfg.Resamples, cfg.Alpha, rng)
-	c.MedianRatio, c.Q3Ratio = ci[0], ci[1]
-	c.MannWhitney = mannWhitneySorted(xs, ys)
-	if cfg.Threshold > 0 {
-		o := &Outliers{Threshold: cfg.Threshold, Base: countAbove(xs, cfg.Threshold), Current: countAbove(ys, cfg.Threshold)}
-		o.P = fisherGreater(o.Base, len(xs), o.Current, len(ys))
-		c.Outliers = o
-	}
-
 	limit := 1 + cfg.MaxSlowdown
-	if c.MannWhitney.P < cfg.Alpha {
-		for _, r := range []struct {
-			name string
-			iv   Interval
-		}{{"median", c.MedianRatio}, {"Q3", c.Q3Ratio}} {
-			if r.iv.Low > limit {
-				c.Reasons = append(c.Reasons, fmt.Sprintf("%s %+.1f%% (%.0f%% CI %+.1f%% to %+.1f%%) exceeds the tolerated %+.1f%%, Mann-Whitney p = %.3g < %g",
-					r.name, 100*(r.iv.Estimate-1), 100*(1-cfg.Alpha), 100*(r.iv.Low-1), 100*(r.iv.High-1), 100*cfg.MaxSlowdown, c.MannWhitney.P, cfg.Alpha))
+	ci, atMost := bootstrapRatios(xs, ys, []float64{0.5, 0.75}, limit, cfg.Resamples, cfg.Alpha, rng)
+	c.MedianRatio, c.Q3Ratio = ci[0], ci[1]
+	c.BootstrapP = min(1, 2*min(atMost[0], atMost[1]))
+	c.MannWhitney = mannWhitneySorted(xs, ys)
+	// The shift test's p-value is at least the bootstrap's, which is at
+	// least 2/(Resamples+1).
+	c.Tests = append(c.Tests, Test{Name: TestShift, P: max(c.MannWhitney.P, c.BootstrapP), Attainable: min(1, 2/float64(cfg.Resamples+1))})
+	if cfg.Threshold > 0 {
+		o, p := tailTest(base, cur, cfg.Threshold, cfg.Resamples, rng)
+		c.Outliers = o
+		c.Tests = append(c.Tests, Test{Name: TestTail, P: p, Attainable: tailAttainable(o.Base+o.Current, len(xs), len(ys))})
+	}
+	var family []Test
+	for _, t := range c.Tests {
+		if t.Attainable < cfg.Alpha {
+			family = append(family, t)
+		}
+	}
+	holm(family, cfg.Alpha)
+	for i := range c.Tests {
+		c.Tests[i].Excluded, c.Tests[i].AdjustedP = true, 1
+		for _, f := range family {
+			if f.Name == c.Tests[i].Name {
+				c.Tests[i] = f
 			}
 		}
 	}
-	if o := c.Outliers; o != nil && o.P < cfg.Alpha {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), Fisher p = %.3g < %g",
-			o.Current, len(ys), o.Threshold, o.Base, len(xs), o.P, cfg.Alpha))
+
+	level := 100 * (1 - cfg.Alpha)
+	for _, t := range c.Tests {
+		if !t.Rejected {
+			continue
+		}
+		holmText := fmt.Sprintf("Holm-adjusted p = %.3g < %g", t.AdjustedP, cfg.Alpha)
+		switch t.Name {
+		case TestShift:
+			// Name the quartiles whose own evidence suffices.
+			var what []string
+			for i, r := range []struct {
+				name string
+				iv   Interval
+			}{{"median", c.MedianRatio}, {"Q3", c.Q3Ratio}} {
+				if max(c.MannWhitney.P, min(1, 2*atMost[i])) < t.Level {
+					what = append(what, fmt.Sprintf("%s %+.1f%% (%.0f%% CI %+.1f%% to %+.1f%%)", r.name, 100*(r.iv.Estimate-1), level, 100*(r.iv.Low-1), 100*(r.iv.High-1)))
+				}
+			}
+			verb := "exceeds"
+			if len(what) > 1 {
+				verb = "exceed"
+			}
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%s %s the tolerated %+.1f%%: shift test p = %.3g (Mann-Whitney %.3g, bootstrap %.3g), %s",
+				strings.Join(what, " and "), verb, 100*cfg.MaxSlowdown, t.P, c.MannWhitney.P, c.BootstrapP, holmText))
+		case TestTail:
+			o := c.Outliers
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), %v per execution spent above it (baseline: %v): tail test p = %.3g (Fisher %.3g, excess %.3g), %s",
+				o.Current, len(ys), o.Threshold, o.Base, len(xs), o.CurrentExcess, o.BaseExcess, t.P, o.P, o.ExcessP, holmText))
+		}
 	}
 	c.Regression = len(c.Reasons) > 0
 	if o := c.Outliers; o != nil && !c.Regression && o.Current*len(xs) > o.Base*len(ys) {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (Fisher p = %.3g ≥ %g): a rare slow execution needs more runs to be told apart from chance",
-			o.Current, len(ys), o.Threshold, o.Base, len(xs), o.P, cfg.Alpha))
+		t := c.Test(TestTail)
+		why := fmt.Sprintf("tail test p = %.3g, Fisher %.3g, Holm-adjusted %.3g ≥ %g", t.P, o.P, t.AdjustedP, cfg.Alpha)
+		if t.Excluded {
+			why = fmt.Sprintf("tail test p = %.3g, Fisher %.3g; with %d executions above the threshold in all, no split of them gives p below %.3g ≥ %g, and the test is left out", t.P, o.P, o.Base+o.Current, t.Attainable, cfg.Alpha)
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (%s): %s",
+			o.Current, len(ys), o.Threshold, o.Base, len(xs), why, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
+	}
+	if t := c.Test(TestShift); t.Excluded {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the shift test is left out: %d bootstrap resamples cannot give it a p-value below %.3g ≥ %g: raise the resamples", cfg.Resamples, t.Attainable, cfg.Alpha))
+	}
+	if t := c.Test(TestTail); t != nil && !t.Excluded && 1/float64(cfg.Resamples+1) >= t.Level {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d permutations cannot give the tail test a p-value below %.3g, and Holm compares it with %.3g: raise the resamples", cfg.Resamples, 1/float64(cfg.Resamples+1), t.Level))
 	}
 	return c, nil
+}
+
+// detectableText says which rates of slow executions a baseline of n
+// executions, k of them above its threshold, can tell from its own.
+func detectableText(k, n int, level float64) string {
+	return fmt.Sprintf("a baseline of %d executions with %d above its threshold cannot tell a rate of slow executions below %.1f%% from its own, however many current executions run (the one-sided %.4g upper Clopper-Pearson bound of its rate): to catch rarer slow executions, profile a larger baseline",
+		n, k, 100*ClopperPearsonUpper(k, n, level), 1-level)
+}
+
+// ClopperPearsonUpper is the one-sided 1−level upper Clopper–Pearson
+// bound of a binomial rate with k successes in n trials: the rate r at
+// which P(X ≤ k) = level for X ~ Binomial(n, r); 1 when k = n. It panics
+// unless 0 ≤ k ≤ n, n ≥ 1 and 0 < level < 1 (caller bugs).
+//
+// It bounds the gate's tail test: with k of n baseline executions above
+// the threshold, Fisher's test cannot reach level however many current
+// executions run unless the current rate exceeds this bound (the p-value
+// of an infinite current sample of rate r is P(X ≤ k)).
+func ClopperPearsonUpper(k, n int, level float64) float64 {
+	if n < 1 || k < 0 || k > n || !(level > 0 && level < 1) {
+		panic(fmt.Sprintf("anomaly: ClopperPearsonUpper(%d, %d, %v)", k, n, level))
+	}
+	if k == n {
+		return 1
+	}
+	lo, hi := 0.0, 1.0
+	for i := 0; i < 100; i++ { // P(X ≤ k) decreases in r: bisect
+		r := (lo + hi) / 2
+		if binomCDF(k, n, r) > level {
+			lo = r
+		} else {
+			hi = r
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// binomCDF is P(X ≤ k) for X ~ Binomial(n, r), 0 < r < 1.
+func binomCDF(k, n int, r float64) float64 {
+	p := 0.0
+	for x := 0; x <= k; x++ {
+		p += math.Exp(lchoose(n, x) + float64(x)*math.Log(r) + float64(n-x)*math.Log1p(-r))
+	}
+	return min(p, 1)
+}
+
+// tailAttainable is the smallest p-value the exact tail test can give
+// when k of the n+m pooled executions are above the threshold, however
+// they are split. Both of its statistics grow with the executions above
+// the threshold that the current sample takes, so a split that puts all
+// k there (possible when k ≤ m) is at least as extreme as any other: the
+// p-value is at least the share of such splits, C(m,k)/C(n+m,k), and that
+// one split attains it. With k > m the split that gives the current
+// sample the m largest excesses is the most extreme: at least
+// 1/C(n+m,m). It is 1 for k = 0: the test can never reject.
+func tailAttainable(k, n, m int) float64 {
+	if k > m {
+		return math.Exp(-lchoose(n+m, m))
+	}
+	return math.Exp(lchoose(m, k) - lchoose(n+m, k))
+}
+
+// holm applies Holm's step-down procedure at level alpha to the tests'
+// p-values: sorted ascending (ties in the given order), the r-th of k is
+// compared with alpha/(k−r+1) as long as every earlier one was rejected.
+// Equivalently, its adjusted p-value max over s ≤ r of (k−s+1)·p_(s), at
+// most 1, is below alpha. The family-wise error rate is at most alpha
+// whatever the dependence between the tests.
+func holm(tests []Test, alpha float64) {
+	order := make([]int, len(tests))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(tests[a].P, tests[b].P) })
+	k, adj := len(tests), 0.0
+	for r, i := range order {
+		t := &tests[i]
+		t.Level = alpha / float64(k-r)
+		adj = max(adj, min(1, float64(k-r)*t.P))
+		t.AdjustedP = adj
+		t.Rejected = adj < alpha
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// tailTest compares the tails of base and cur above thr: the number of
+// executions above it (Fisher's exact test) and their mean excess over it
+// (a permutation test), combined into one p-value by the min-P method of
+// Westfall and Young over the same permutations. The observed split and
+// perms random splits of the pooled times into a baseline of len(base)
+// and a current sample of len(cur) are exchangeable under the null
+// hypothesis, and each statistic's p-value at a split is its rank among
+// all of them; the combined p-value is the fraction of splits whose
+// smaller p-value is at most the observed one. It is exact (valid at any
+// sample size) and, because both statistics see the same splits, it pays
+// for two statistics only as much as they disagree.
+func tailTest(base, cur []time.Duration, thr time.Duration, perms int, rng *rand.Rand) (*Outliers, float64) {
+	n, m := len(base), len(cur)
+	o := &Outliers{Threshold: thr}
+	// The pooled excesses above thr (exact integer nanoseconds), the
+	// baseline's first; only the executions above thr matter.
+	var excess []int64
+	var sumBase, sumCur int64
+	for i, t := range slices.Concat(base, cur) {
+		if t <= thr {
+			continue
+		}
+		e := int64(t - thr)
+		excess = append(excess, e)
+		if i >= n {
+			o.Current++
+			sumCur += e
+		} else {
+			o.Base++
+			sumBase += e
+		}
+	}
+	o.BaseExcess = time.Duration(math.Round(float64(sumBase) / float64(n)))
+	o.CurrentExcess = time.Duration(math.Round(float64(sumCur) / float64(m)))
+	K := len(excess)
+	// Fisher's p-value for each possible current count.
+	fisher := make([]float64, K+1)
+	for c := range fisher {
+		fisher[c] = fisherGreater(K-c, n, c, m)
+	}
+	o.P = fisher[o.Current]
+	if K == 0 {
+		o.ExcessP = 1
+		return o, 1
+	}
+	// Split b = 0 is the observed one, 1 … perms are random. For a fixed
+	// pool the current's mean excess minus the baseline's is increasing
+	// in the current's sum of excesses: the statistic is that sum.
+	counts := make([]int, perms+1)
+	sums := make([]int64, perms+1)
+	counts[0], sums[0] = o.Current, sumCur
+	// A random split draws the current sample, m of the N pooled
+	// executions, uniformly; only which of the K tail executions it
+	// takes matters, and each in turn is taken with probability (current
+	// places left)/(executions left).
+	for b := 1; b <= perms; b++ {
+		c, s, left, places := 0, int64(0), n+m, m
+		for _, e := range excess {
+			if rng.IntN(left) < places {
+				c++
+				s += e
+				places--
+			}
+			left--
+		}
+		counts[b], sums[b] = c, s
+	}
+	sorted := slices.Clone(sums)
+	slices.Sort(sorted)
+	total := float64(perms + 1)
+	excessP := func(s int64) float64 { // the fraction of splits with a sum ≥ s
+		i, _ := slices.BinarySearch(sorted, s)
+		return float64(len(sorted)-i) / total
+	}
+	o.ExcessP = excessP(sums[0])
+	obs := min(o.P, o.ExcessP)
+	hits := 0
+	for b := range counts {
+		if min(fisher[counts[b]], excessP(sums[b])) <= obs {
+			hits++
+		}
+	}
+	return o, float64(hits) / total
 }
 
 func sortedNS(what string, ds []time.Duration) ([]float64, error) {
@@ -216,8 +510,11 @@ func countAbove(sorted []float64, t time.Duration) int {
 // then the current's from rng. The interval is the alpha/2 and 1−alpha/2
 // quantiles (type 4) of the resampled ratios; the estimate is the ratio of
 // the samples' own quantiles. A resample whose baseline quantile is 0
-// gives a ratio of +Inf.
-func bootstrapRatios(base, cur []float64, ps []float64, resamples int, alpha float64, rng *rand.Rand) []Interval {
+// gives a ratio of +Inf. atMost[i] is the one-sided bootstrap p-value of
+// "the ratio is at most limit": (1 + the number of resampled ratios ≤
+// limit)/(resamples + 1). The interval's lower end exceeds limit exactly
+// when fewer than about alpha/2 of the ratios are at most limit.
+func bootstrapRatios(base, cur []float64, ps []float64, limit float64, resamples int, alpha float64, rng *rand.Rand) (ivs []Interval, atMost []float64) {
 	ratios := make([][]float64, len(ps))
 	for i := range ratios {
 		ratios[i] = make([]float64, resamples)
@@ -236,16 +533,18 @@ func bootstrapRatios(base, cur []float64, ps []float64, resamples int, alpha flo
 			ratios[i][r] = quantile4(p, cs) / quantile4(p, bs)
 		}
 	}
-	out := make([]Interval, len(ps))
+	ivs, atMost = make([]Interval, len(ps)), make([]float64, len(ps))
 	for i, p := range ps {
 		slices.Sort(ratios[i])
-		out[i] = Interval{
+		ivs[i] = Interval{
 			Estimate: quantile4(p, cur) / quantile4(p, base),
 			Low:      quantile4(alpha/2, ratios[i]),
 			High:     quantile4(1-alpha/2, ratios[i]),
 		}
+		k, _ := slices.BinarySearch(ratios[i], math.Nextafter(limit, math.Inf(1))) // ratios ≤ limit
+		atMost[i] = float64(1+k) / float64(resamples+1)
 	}
-	return out
+	return ivs, atMost
 }
 
 // MannWhitney is the one-sided Mann–Whitney U test (Wilcoxon rank-sum) of
@@ -371,12 +670,6 @@ func exactUpperTail(m, n, u int) float64 {
 // number of the k1+k2 marked items that fall among n2 drawn from n1+n2.
 func fisherGreater(k1, n1, k2, n2 int) float64 {
 	K, N := k1+k2, n1+n2
-	lchoose := func(n, k int) float64 {
-		a, _ := math.Lgamma(float64(n + 1))
-		b, _ := math.Lgamma(float64(k + 1))
-		c, _ := math.Lgamma(float64(n - k + 1))
-		return a - b - c
-	}
 	total := lchoose(N, n2)
 	p := 0.0
 	for x := k2; x <= min(K, n2); x++ {
@@ -386,4 +679,12 @@ func fisherGreater(k1, n1, k2, n2 int) float64 {
 		p += math.Exp(lchoose(K, x) + lchoose(N-K, n2-x) - total)
 	}
 	return min(p, 1)
+}
+
+// lchoose is log C(n, k).
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
 }

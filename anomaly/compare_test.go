@@ -187,7 +187,7 @@ func drawSD(rng *rand.Rand, n int, scale, sd float64) []float64 {
 // interval covers the truth about 90% of the time.
 func TestBootstrapRatios(t *testing.T) {
 	rng := func(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 1)) }
-	got := bootstrapRatios([]float64{100, 100, 100}, []float64{200, 200}, []float64{0.5, 0.75}, 50, 0.1, rng(1))
+	got, _ := bootstrapRatios([]float64{100, 100, 100}, []float64{200, 200}, []float64{0.5, 0.75}, 1.05, 50, 0.1, rng(1))
 	for _, iv := range got {
 		if iv != (Interval{2, 2, 2}) {
 			t.Errorf("constant samples: %+v, want 2 [2, 2]", iv)
@@ -195,9 +195,9 @@ func TestBootstrapRatios(t *testing.T) {
 	}
 	r := rng(2)
 	base, cur := draw(r, 50, 100), draw(r, 50, 120)
-	a := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(7))
-	b := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(7))
-	c := bootstrapRatios(base, cur, []float64{0.5}, 500, 0.1, rng(8))
+	a, aAt := bootstrapRatios(base, cur, []float64{0.5}, 1.15, 500, 0.1, rng(7))
+	b, _ := bootstrapRatios(base, cur, []float64{0.5}, 1.15, 500, 0.1, rng(7))
+	c, _ := bootstrapRatios(base, cur, []float64{0.5}, 1.15, 500, 0.1, rng(8))
 	if a[0] != b[0] || a[0] == c[0] {
 		t.Errorf("seed 7 twice: %+v %+v; seed 8: %+v", a[0], b[0], c[0])
 	}
@@ -226,11 +226,22 @@ func TestBootstrapRatios(t *testing.T) {
 	if want := (Interval{cur[24] / base[24], ratios[24], ratios[474]}); a[0] != want {
 		t.Errorf("bootstrap %+v, by hand %+v", a[0], want)
 	}
+	// The p-value of "ratio ≤ 1.15" by hand: (1 + the ratios ≤ 1.15)/501.
+	atMost := 1
+	for _, x := range ratios {
+		if x <= 1.15 {
+			atMost++
+		}
+	}
+	if want := float64(atMost) / 501; aAt[0] != want || atMost < 2 || atMost > 499 {
+		t.Errorf("bootstrap p of ratio ≤ 1.15: %v, by hand %v (%d of 500): want strictly inside", aAt[0], want, atMost-1)
+	}
 
 	covered, reps := 0, 200
 	for i := 0; i < reps; i++ {
 		base, cur := draw(r, 50, 100), draw(r, 50, 120)
-		iv := bootstrapRatios(base, cur, []float64{0.5}, 400, 0.1, r)[0]
+		ivs, _ := bootstrapRatios(base, cur, []float64{0.5}, 1.2, 400, 0.1, r)
+		iv := ivs[0]
 		if iv.Low <= 1.2 && 1.2 <= iv.High {
 			covered++
 		}
@@ -303,7 +314,7 @@ func TestCompareRule(t *testing.T) {
 	}
 	thr := time.Duration(800 * ms)
 	c = check("outliers", spiky, cfg(1, 0.05, thr), true, "10 of 50 executions above")
-	if c.Outliers.Base != 0 || c.Outliers.Current != 10 || len(c.Warnings) != 0 {
+	if c.Outliers.Base != 0 || c.Outliers.Current != 10 || len(c.Warnings) != 0 || !c.Test(TestTail).Rejected || c.Test(TestShift).Rejected {
 		t.Errorf("outliers: %+v, warnings %q (a regression needs none)", c.Outliers, c.Warnings)
 	}
 	// Bimodal: 30 of 50 executions 6% slower, 20 unchanged. The median
@@ -319,11 +330,15 @@ func TestCompareRule(t *testing.T) {
 	check("outliers without threshold", spiky, cfg(1, 0.5, 0), false, "")
 
 	// 2 of 50 executions 10x slower against none: Fisher p = 0.247, not a
-	// regression, but a warning says the rare slow executions are there.
+	// regression, but a warning says the rare slow executions are there,
+	// and that this baseline (50 executions, none slow) cannot tell a rate
+	// below 1 − 0.005^(1/50) = 10.1% from its own: the tail test is
+	// compared with alpha/2 = 0.005 at best.
 	rare := slices.Clone(base)
 	rare[0], rare[25] = rare[0]*10, rare[25]*10
 	c = check("rare outliers", rare, cfg(1, 0.05, thr), false, "")
-	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "2 of 50 executions above the baseline's threshold") || !strings.Contains(c.Warnings[0], "not significant (Fisher p = 0.247") {
+	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "2 of 50 executions above the baseline's threshold") || !strings.Contains(c.Warnings[0], "not significant (tail test p = 0.2") ||
+		!strings.Contains(c.Warnings[0], "Fisher 0.247") || !strings.Contains(c.Warnings[0], "cannot tell a rate of slow executions below 10.1% from its own") {
 		t.Errorf("rare outliers: warnings %q", c.Warnings)
 	}
 	if c = check("no outliers", base, cfg(1, 0.05, thr), false, ""); len(c.Warnings) != 0 {
@@ -363,5 +378,380 @@ func TestCompareErrors(t *testing.T) {
 		if _, err := Compare(c.base, c.cur, cfg); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "anomaly: ") {
 			t.Errorf("Compare(%v, %v, %+v): %v, want %q", c.base, c.cur, cfg, err, c.want)
 		}
+	}
+}
+
+// Holm's procedure by hand at alpha 0.05. {0.004, 0.03}: 0.004 < 0.025,
+// then 0.03 < 0.05: both rejected, adjusted 0.008 and 0.03. {0.02, 0.03}:
+// 0.02 < 0.025 and 0.03 < 0.05: both, adjusted 0.04 and max(0.04, 0.03).
+// {0.03, 0.04}: 0.03 ≥ 0.025 stops: none, adjusted 0.06 and 0.06.
+// {0.001, 0.5, 0.02}: levels 0.05/3, 0.05/2, 0.05 for 0.001, 0.02, 0.5:
+// the first two. Ties keep their order.
+func TestHolm(t *testing.T) {
+	for _, c := range []struct {
+		p, adj, level []float64
+		rejected      []bool
+	}{
+		{[]float64{0.004, 0.03}, []float64{0.008, 0.03}, []float64{0.025, 0.05}, []bool{true, true}},
+		{[]float64{0.03, 0.004}, []float64{0.03, 0.008}, []float64{0.05, 0.025}, []bool{true, true}},
+		{[]float64{0.02, 0.03}, []float64{0.04, 0.04}, []float64{0.025, 0.05}, []bool{true, true}},
+		{[]float64{0.03, 0.04}, []float64{0.06, 0.06}, []float64{0.025, 0.05}, []bool{false, false}},
+		{[]float64{0.001, 0.5, 0.02}, []float64{0.003, 0.5, 0.04}, []float64{0.05 / 3, 0.05, 0.025}, []bool{true, false, true}},
+		{[]float64{0.02, 0.02}, []float64{0.04, 0.04}, []float64{0.025, 0.05}, []bool{true, true}},
+		{[]float64{0.7}, []float64{0.7}, []float64{0.05}, []bool{false}},
+	} {
+		tests := make([]Test, len(c.p))
+		for i, p := range c.p {
+			tests[i] = Test{Name: string(rune('a' + i)), P: p}
+		}
+		holm(tests, 0.05)
+		for i, tt := range tests {
+			if math.Abs(tt.AdjustedP-c.adj[i]) > 1e-12 || math.Abs(tt.Level-c.level[i]) > 1e-12 || tt.Rejected != c.rejected[i] {
+				t.Errorf("p %v: test %d: %+v, want adjusted %v level %v rejected %v", c.p, i, tt, c.adj[i], c.level[i], c.rejected[i])
+			}
+		}
+	}
+}
+
+// bruteTail enumerates every split of the pooled times into a baseline
+// of n and a current sample of the rest and returns the exact p-values of
+// the tail test: Fisher's (by counting), the excess's, and their min-P
+// combination — the naive reference of tailTest's permutations.
+func bruteTail(pool []time.Duration, n int, thr time.Duration) (fisher, excess, combined float64) {
+	N := len(pool)
+	type split struct {
+		count int
+		sum   int64
+	}
+	var splits []split
+	var rec func(start int, inBase []bool, k int)
+	rec = func(start int, inBase []bool, k int) {
+		if k == n {
+			var s split
+			for i, t := range pool {
+				if !inBase[i] && t > thr {
+					s.count++
+					s.sum += int64(t - thr)
+				}
+			}
+			splits = append(splits, s)
+			return
+		}
+		for i := start; i < N; i++ {
+			inBase[i] = true
+			rec(i+1, inBase, k+1)
+			inBase[i] = false
+		}
+	}
+	rec(0, make([]bool, N), 0)
+	// The observed split: the first n are the baseline.
+	var obs split
+	for _, t := range pool[n:] {
+		if t > thr {
+			obs.count++
+			obs.sum += int64(t - thr)
+		}
+	}
+	total := float64(len(splits))
+	pc := func(s split) float64 {
+		k := 0
+		for _, x := range splits {
+			if x.count >= s.count {
+				k++
+			}
+		}
+		return float64(k) / total
+	}
+	pe := func(s split) float64 {
+		k := 0
+		for _, x := range splits {
+			if x.sum >= s.sum {
+				k++
+			}
+		}
+		return float64(k) / total
+	}
+	fisher, excess = pc(obs), pe(obs)
+	m := min(fisher, excess)
+	k := 0
+	for _, x := range splits {
+		if min(pc(x), pe(x)) <= m {
+			k++
+		}
+	}
+	return fisher, excess, float64(k) / total
+}
+
+// The tail test against the enumeration of all C(12,6) = 924 splits:
+// Fisher's p-value is exact, the permutation p-values of the excess and
+// of the min-P combination are within Monte Carlo error (20000
+// permutations: standard error at most 0.0036). Three cases: the current
+// sample has more slow executions; as many but longer ones (Fisher sees
+// nothing, the excess does); and fewer.
+func TestTailTestAgainstEnumeration(t *testing.T) {
+	ms := time.Millisecond
+	thr := 100 * ms
+	for _, c := range []struct {
+		name      string
+		base, cur []time.Duration
+	}{
+		{"more", []time.Duration{50 * ms, 60 * ms, 70 * ms, 80 * ms, 90 * ms, 150 * ms}, []time.Duration{55 * ms, 65 * ms, 400 * ms, 300 * ms, 120 * ms, 95 * ms}},
+		{"longer", []time.Duration{50 * ms, 110 * ms, 120 * ms, 80 * ms, 90 * ms, 60 * ms}, []time.Duration{55 * ms, 900 * ms, 700 * ms, 70 * ms, 85 * ms, 95 * ms}},
+		{"fewer", []time.Duration{150 * ms, 160 * ms, 170 * ms, 80 * ms, 90 * ms, 60 * ms}, []time.Duration{55 * ms, 65 * ms, 75 * ms, 85 * ms, 95 * ms, 130 * ms}},
+	} {
+		pool := slices.Concat(c.base, c.cur)
+		wantF, wantE, wantC := bruteTail(pool, len(c.base), thr)
+		o, p := tailTest(c.base, c.cur, thr, 20000, rand.New(rand.NewPCG(1, 2)))
+		if math.Abs(o.P-wantF) > 1e-9 || math.Abs(o.ExcessP-wantE) > 0.012 || math.Abs(p-wantC) > 0.012 {
+			t.Errorf("%s: Fisher %.4f excess %.4f combined %.4f; enumeration %.4f %.4f %.4f", c.name, o.P, o.ExcessP, p, wantF, wantE, wantC)
+		}
+		if p < min(o.P, o.ExcessP)-0.012 {
+			t.Errorf("%s: combined p %.4f below the smaller p-value %.4f", c.name, p, min(o.P, o.ExcessP))
+		}
+	}
+	// "longer" by hand: two slow executions on each side (4 of 12), so
+	// Fisher's p is P(X ≥ 2) = 1 − [C(8,6) + 4·C(8,5)]/C(12,6) = 672/924 =
+	// 0.727. The current sum of excesses, 800 + 600 ms, beats every split
+	// but those with both 900 ms and 700 ms in the current sample: p =
+	// C(10,4)/C(12,6) = 210/924 = 0.227. A split has min-P at most 0.227
+	// when it holds both (all four slow ones included): combined 0.227.
+	o, p := tailTest([]time.Duration{50 * ms, 110 * ms, 120 * ms, 80 * ms, 90 * ms, 60 * ms}, []time.Duration{55 * ms, 900 * ms, 700 * ms, 70 * ms, 85 * ms, 95 * ms}, thr, 20000, rand.New(rand.NewPCG(1, 2)))
+	if o.Base != 2 || o.Current != 2 || o.BaseExcess != 5*ms || o.CurrentExcess != 233333333 || math.Abs(o.P-672.0/924) > 1e-9 ||
+		math.Abs(o.ExcessP-210.0/924) > 0.012 || math.Abs(p-210.0/924) > 0.012 {
+		t.Errorf("longer: %+v, combined p %.4f", o, p)
+	}
+}
+
+// mixture draws n execution times: a fraction slow of them at about
+// slowAt (±1%), the others at 500ms ± 2%, rounded to the nanosecond.
+func mixture(rng *rand.Rand, n int, slow float64, slowAt time.Duration) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		at := 500 * time.Millisecond
+		sd := 0.02
+		if rng.Float64() < slow {
+			at, sd = slowAt, 0.01
+		}
+		out[i] = time.Duration(math.Round(float64(at) * (1 + sd*rng.NormFloat64())))
+	}
+	return out
+}
+
+// The "heavy tail": the baseline already has slow executions (8
+// of 50, just above its 750ms threshold), and the change makes them 20
+// times slower (8 of 50 at 10 s). The rate above the threshold did not
+// move (Fisher p about 0.6) and neither did the quartiles: the rule that
+// looked only at the rate let this through. The excess over the
+// threshold, 8·9.25 s against 8·0.05 s, is larger in the current sample
+// than in any split that does not put all 8 slow executions there:
+// p ≈ C(50,8)/C(100,8) = 0.0029 < alpha/2.
+func TestCompareHeavierTail(t *testing.T) {
+	ms := time.Millisecond
+	r := rand.New(rand.NewPCG(5, 5))
+	base, cur := mixture(r, 50, 0, 0), mixture(r, 50, 0, 0)
+	for i := 0; i < 8; i++ {
+		base[i*6] = 800*ms + time.Duration(i)*ms
+		cur[i*6+1] = 10*time.Second + time.Duration(i)*ms
+	}
+	cfg := DefaultCompareConfig()
+	cfg.Seed, cfg.Threshold = 1, 750*ms
+	c, err := Compare(base, cur, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Outliers.Base != 8 || c.Outliers.Current != 8 || c.Outliers.P < 0.4 || c.MannWhitney.P < 0.01 {
+		t.Fatalf("the set-up: %+v, Mann-Whitney %+v", c.Outliers, c.MannWhitney)
+	}
+	if !c.Regression || !c.Test(TestTail).Rejected || c.Test(TestShift).Rejected || c.Outliers.ExcessP > 0.005 ||
+		len(c.Reasons) != 1 || !strings.HasPrefix(c.Reasons[0], "8 of 50 executions above the baseline's threshold 750ms (baseline: 8 of 50), 1.48") {
+		t.Errorf("a heavier tail: regression %v, tests %+v, outliers %+v, reasons %q", c.Regression, c.Tests, c.Outliers, c.Reasons)
+	}
+}
+
+// The RandTree case at 50 executions each: 6 current executions
+// 20 times slower, none in the baseline. No test that is exact under
+// exchangeability can reach below C(50,6)/C(100,6) = 0.0133 here, above
+// alpha, let alone alpha/2: Compare says "no regression" and warns that
+// this baseline cannot tell a rate below 10.1% from its own. The same
+// slowdown with 200 executions each is a regression.
+func TestCompareRareSlowNeedsALargerBaseline(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	cfg := DefaultCompareConfig()
+	cfg.Seed, cfg.Threshold = 1, 750*time.Millisecond
+	base, cur := mixture(r, 50, 0, 0), mixture(r, 50, 0, 0)
+	for i := 0; i < 6; i++ {
+		cur[i*8] = 10 * time.Second
+	}
+	c, err := Compare(base, cur, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// C(50,6)/C(100,6) = 15890700/1192052400.
+	if b := 15890700.0 / 1192052400; c.Regression || math.Abs(c.Outliers.P-b) > 1e-9 || c.Test(TestTail).P < b-0.005 ||
+		len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "below 10.1% from its own") {
+		t.Errorf("6 of 50 against 0 of 50: regression %v, outliers %+v, tests %+v, warnings %q", c.Regression, c.Outliers, c.Tests, c.Warnings)
+	}
+	base, cur = mixture(r, 200, 0, 0), mixture(r, 200, 0, 0)
+	for i := 0; i < 16; i++ { // 8%
+		cur[i*12] = 10 * time.Second
+	}
+	if c, err = Compare(base, cur, cfg); err != nil || !c.Regression || !c.Test(TestTail).Rejected {
+		t.Errorf("16 of 200 against 0 of 200: %v %+v", err, c)
+	}
+}
+
+// ClopperPearsonUpper by hand: with no success in n trials the bound is
+// 1 − level^(1/n) (P(X ≤ 0) = (1−r)^n); 1 of 2 at level 0.5 solves
+// 1 − r² = 0.5; n of n is 1.
+func TestClopperPearsonUpper(t *testing.T) {
+	for _, c := range []struct {
+		k, n  int
+		level float64
+		want  float64
+	}{
+		{0, 50, 0.005, 1 - math.Pow(0.005, 1.0/50)},
+		{0, 200, 0.01, 1 - math.Pow(0.01, 1.0/200)},
+		{1, 2, 0.5, math.Sqrt(0.5)},
+		{3, 3, 0.01, 1},
+	} {
+		if got := ClopperPearsonUpper(c.k, c.n, c.level); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("ClopperPearsonUpper(%d, %d, %v) = %v, want %v", c.k, c.n, c.level, got, c.want)
+		}
+	}
+	if got := ClopperPearsonUpper(0, 50, 0.005); math.Abs(got-0.1005) > 5e-4 {
+		t.Errorf("the 50-run baseline's bound: %v, want 10.1%%", got)
+	}
+}
+
+// The family-wise error rate under the null hypothesis: 300 pairs of
+// samples of one heavy-tailed distribution (8% of executions 20 times
+// slower, as RandTree buggy), 60 each (Mann–Whitney's normal
+// approximation: the exact distribution is slow to compute), with no
+// tolerated slowdown (so the shift test is not conservative by
+// construction) at alpha 0.1. Holm's procedure keeps the rate of pairs
+// with any rejected test at most alpha (30 of 300, plus 3 standard
+// errors: 45); testing each at alpha without a correction errs more often.
+func TestCompareFamilyWiseError(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	cfg := DefaultCompareConfig()
+	cfg.Alpha, cfg.MaxSlowdown, cfg.Resamples, cfg.Threshold = 0.1, 0, 400, 750*time.Millisecond
+	holmFP, rawFP := 0, 0
+	for i := 0; i < 300; i++ {
+		cfg.Seed = uint64(i)
+		c, err := Compare(mixture(r, 60, 0.08, 10*time.Second), mixture(r, 60, 0.08, 10*time.Second), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Regression {
+			holmFP++
+		}
+		for _, tt := range c.Tests {
+			if tt.P < cfg.Alpha {
+				rawFP++
+				break
+			}
+		}
+	}
+	t.Logf("false positives at alpha 0.1: %d of 300 with Holm, %d without a correction", holmFP, rawFP)
+	if holmFP > 45 || rawFP <= holmFP {
+		t.Errorf("false positives: %d of 300 with Holm (want at most 45), %d without a correction (want more)", holmFP, rawFP)
+	}
+}
+
+// tailAttainable against the enumeration: over every way the pool could
+// have been split, the smallest exact p-value of the tail test,
+// C(m,k)/C(n+m,k) (6 of 50 + 50: 0.0133; 2 of 10 + 10: 45/190; 5 of 2 +
+// 10: 252/792), or with more slow executions than current places the
+// one split that gives the current sample the largest excesses, 1 of
+// C(n+m,m) (11 of 50 + 10: 1/C(60,10)).
+func TestTailAttainable(t *testing.T) {
+	for _, c := range []struct {
+		k, n, m int
+		want    float64
+	}{
+		{0, 50, 50, 1}, {6, 50, 50, 15890700.0 / 1192052400}, {2, 10, 10, 45.0 / 190}, {5, 2, 10, 252.0 / 792}, {11, 50, 10, 1.0 / 75394027566},
+	} {
+		if got := tailAttainable(c.k, c.n, c.m); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("tailAttainable(%d, %d, %d) = %v, want %v", c.k, c.n, c.m, got, c.want)
+		}
+	}
+	ms := time.Millisecond
+	for _, c := range []struct {
+		pool []time.Duration
+		n    int
+	}{
+		{[]time.Duration{50 * ms, 60 * ms, 70 * ms, 110 * ms, 90 * ms, 300 * ms, 55 * ms, 65 * ms, 400 * ms, 75 * ms}, 5},
+		{[]time.Duration{150 * ms, 60 * ms, 170 * ms, 110 * ms, 90 * ms, 300 * ms, 55 * ms, 65 * ms, 400 * ms, 75 * ms, 80 * ms, 85 * ms}, 2},
+	} {
+		// Every split of the pool as the observed one.
+		best := 1.0
+		var rec func(start int, base []int)
+		rec = func(start int, base []int) {
+			if len(base) == c.n {
+				var b, cur []time.Duration
+				for i, x := range c.pool {
+					if slices.Contains(base, i) {
+						b = append(b, x)
+					} else {
+						cur = append(cur, x)
+					}
+				}
+				_, _, p := bruteTail(slices.Concat(b, cur), c.n, 100*ms)
+				best = min(best, p)
+				return
+			}
+			for i := start; i < len(c.pool); i++ {
+				rec(i+1, append(base, i))
+			}
+		}
+		rec(0, nil)
+		k := 0
+		for _, x := range c.pool {
+			if x > 100*ms {
+				k++
+			}
+		}
+		if got := tailAttainable(k, c.n, len(c.pool)-c.n); math.Abs(got-best) > 1e-12 {
+			t.Errorf("pool %v, baseline %d: tailAttainable %v, enumeration %v", c.pool, c.n, got, best)
+		}
+	}
+}
+
+// Tarone's rule: a test that cannot reach alpha on this pool is left out
+// of Holm's family. With nothing above the threshold the tail test can
+// never reject: the shift test alone is compared with alpha. With 20 of
+// 50 current executions far above it, both are in the family and the
+// smaller p-value is compared with alpha/2.
+func TestCompareTarone(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	cfg := DefaultCompareConfig()
+	cfg.Seed, cfg.Threshold = 1, 750*time.Millisecond
+	base, cur := mixture(r, 50, 0, 0), mixture(r, 50, 0, 0)
+	c, err := Compare(base, cur, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift, tail := c.Test(TestShift), c.Test(TestTail)
+	if shift.Excluded || shift.Level != 0.01 || !tail.Excluded || tail.Attainable != 1 || tail.Level != 0 || tail.AdjustedP != 1 || tail.Rejected {
+		t.Errorf("nothing above the threshold: %+v", c.Tests)
+	}
+	for i := 0; i < 20; i++ {
+		cur[i] = 10 * time.Second
+	}
+	if c, err = Compare(base, cur, cfg); err != nil {
+		t.Fatal(err)
+	}
+	shift, tail = c.Test(TestShift), c.Test(TestTail)
+	if shift.Excluded || tail.Excluded || tail.Level != 0.005 || !tail.Rejected || shift.Level != 0.01 {
+		t.Errorf("20 of 50 above the threshold: %+v", c.Tests)
+	}
+	// Too few resamples for the shift test (its bootstrap p-value is at
+	// least 2/101 ≥ 0.01): it is left out, with a warning, and the tail
+	// test alone is compared with alpha; the permutations can give it
+	// 1/101 < 0.01.
+	cfg.Resamples = 100
+	if c, err = Compare(base, cur, cfg); err != nil || !c.Test(TestShift).Excluded || c.Test(TestTail).Level != 0.01 || !c.Regression ||
+		len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "the shift test is left out: 100 bootstrap resamples cannot give it a p-value below 0.0198") {
+		t.Errorf("100 resamples: %v %+v", err, c)
 	}
 }

@@ -57,7 +57,9 @@
 // regress --baseline DIR|profile.json profiles the current code with the
 // baseline's configuration (its template path file: system, variant, nodes,
 // options, EDD; and its seed and runs) and compares both distributions with
-// anomaly.Compare; writes the current profile.json, regress.json,
+// anomaly.Compare (a shift test and a tail test, combined by Holm's
+// procedure at family-wise --alpha; regress.json has each test's p-value,
+// Holm level and adjusted p-value); writes the current profile.json, regress.json,
 // regress.svg and regress.png (both ECDFs, report.RegressPlot), and exits
 // 1 on a regression. The baseline's seed is the default, so unchanged code
 // gives identical executions; --seed measures against other executions.

@@ -59,11 +59,14 @@ type regressFile struct {
 	MedianRatio  anomaly.Interval          `json:"median_ratio"`
 	Q3Ratio      anomaly.Interval          `json:"q3_ratio"`
 	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
+	BootstrapP   float64                   `json:"bootstrap_p"`
 	Outliers     regressOutliers           `json:"outliers"`
-	Regression   bool                      `json:"regression"`
-	Reasons      []string                  `json:"reasons"`
-	Warnings     []string                  `json:"warnings"`
-	Plot         []string                  `json:"plot"`
+	// Tests are the shift and tail tests with Holm's decision.
+	Tests      []anomaly.Test `json:"tests"`
+	Regression bool           `json:"regression"`
+	Reasons    []string       `json:"reasons"`
+	Warnings   []string       `json:"warnings"`
+	Plot       []string       `json:"plot"`
 }
 
 type regressSide struct {
@@ -80,6 +83,11 @@ type regressOutliers struct {
 	Base        int     `json:"base"`
 	Current     int     `json:"current"`
 	P           float64 `json:"p"`
+	// BaseExcessNS and CurrentExcessNS are the mean excess over the
+	// threshold per execution; ExcessP its permutation p-value.
+	BaseExcessNS    int64   `json:"base_excess_ns"`
+	CurrentExcessNS int64   `json:"current_excess_ns"`
+	ExcessP         float64 `json:"excess_p"`
 	// Executions are the current executions above the threshold; the
 	// first one's path file is regress-outlier.path.json.
 	Executions []execLine `json:"executions"`
@@ -90,9 +98,9 @@ var regressMethod = []string{
 	"execution times: the baseline's profile.json and a profile of the current code with the baseline's system, nodes, options and EDD (variant, seed and runs too unless overridden)",
 	"median and Q3: gonum stat.Quantile, stat.LinInterp (type 4), as the profile",
 	"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
-	"test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections",
-	"outliers: executions above the baseline's anomaly threshold, one-sided Fisher exact test",
-	"regression: either the Mann-Whitney p-value is below alpha and the median's or Q3's interval lies above 1+max-slowdown, or the Fisher p-value is below alpha",
+	"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
+	"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
+	"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
 }
 
 type regressFlags struct {
@@ -122,8 +130,8 @@ func (a *app) regress(args []string) (int, error) {
 	fl.IntVar(&f.nodes, "nodes", 0, "refuse a baseline with another number of nodes")
 	fl.StringVar(&f.eddFile, "edd", "", "refuse a baseline profiled with other event duration distributions than this edd.json")
 	fl.StringVar(&f.maxSlowdown, "max-slowdown", "5%", "tolerated slowdown of the median and Q3: a percentage (5%) or a fraction (0.05)")
-	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "significance level of the tests; the intervals are at 1-alpha")
-	fl.IntVar(&f.resamples, "resamples", anomaly.DefaultResamples, "bootstrap resamples")
+	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "family-wise significance level: Holm's procedure over the shift and tail tests; the intervals are at 1-alpha")
+	fl.IntVar(&f.resamples, "resamples", anomaly.DefaultResamples, "bootstrap resamples, and permutations of the tail test")
 	fl.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
 	if err := fl.Parse(args); err != nil {
@@ -250,9 +258,10 @@ func (a *app) regress(args []string) (int, error) {
 		Current:       regressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
 		ConfigChanged: changed, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod,
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
-		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney,
-		Outliers:   regressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P, Executions: []execLine{}},
-		Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{fileRegressSVG, fileRegressPNG}}
+		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
+		Outliers: regressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
+			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []execLine{}},
+		Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{fileRegressSVG, fileRegressPNG}}
 	for _, e := range cur.Executions {
 		if e.ExecTimeNS > base.Threshold {
 			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
@@ -417,7 +426,7 @@ func pct(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 
 func (a *app) printRegress(p *pipeline, rf *regressFile) {
 	w := a.stdout
-	fmt.Fprintf(w, "regression test (alpha %g, tolerated slowdown %g%%, %d bootstrap resamples):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples)
+	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples)
 	level := 100 * (1 - rf.Alpha)
 	for _, r := range []struct {
 		name      string
@@ -433,9 +442,28 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 	}
 	fmt.Fprintf(w, "  Mann-Whitney U = %g of %d pairs, one-sided p = %.3g (%s)\n", mw.U, rf.Baseline.Runs*rf.Current.Runs, mw.P, how)
 	o := rf.Outliers
-	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g\n", fmtS(secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P)
+	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
+		fmtS(secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtS(secs(o.CurrentExcessNS)), fmtS(secs(o.BaseExcessNS)), o.ExcessP)
 	if o.Path != "" {
 		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", p.path(o.Path))
+	}
+	for _, t := range rf.Tests {
+		what := ""
+		switch t.Name {
+		case anomaly.TestShift:
+			what = fmt.Sprintf("median or Q3 beyond %s; the larger of Mann-Whitney %.3g and bootstrap %.3g", pct(1+rf.MaxSlowdown), mw.P, rf.BootstrapP)
+		case anomaly.TestTail:
+			what = fmt.Sprintf("more or longer executions above the threshold; min-P of Fisher %.3g and excess %.3g", o.P, o.ExcessP)
+		}
+		if t.Excluded {
+			fmt.Fprintf(w, "  %s test (%s): p = %.3g; left out, it cannot reach alpha on these executions (smallest attainable p %.3g)\n", t.Name, what, t.P, t.Attainable)
+			continue
+		}
+		verdict := "passed"
+		if t.Rejected {
+			verdict = "REJECTED"
+		}
+		fmt.Fprintf(w, "  %s test (%s): p = %.3g, Holm level %.3g, adjusted p = %.3g: %s\n", t.Name, what, t.P, t.Level, t.AdjustedP, verdict)
 	}
 	if rf.Regression {
 		for _, r := range rf.Reasons {

@@ -36,7 +36,9 @@
 //     message names the execution and its path file for `macepc replay`;
 //   - the median or Q3 is significantly slower than the baseline's beyond
 //     Config.MaxSlowdown (5% by default), or significantly more executions
-//     are above the threshold (the rule of anomaly.Compare).
+//     are above the threshold or significantly more time is spent above it
+//     (anomaly.Compare's shift and tail tests, combined by Holm's
+//     procedure at family-wise Config.Alpha).
 //
 // Run is the same without a test: it returns the Result.
 //

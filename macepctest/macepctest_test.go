@@ -77,7 +77,7 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if !rec.failed || rec.fatal || r == nil || !r.Regression {
 		t.Fatalf("deliver Join=2: failed %v fatal %v result %+v messages %q", rec.failed, rec.fatal, r, rec.msgs)
 	}
-	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "performance regression of randtree fixed") || !strings.Contains(msg, "exceeds the tolerated +5.0%") {
+	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "performance regression of randtree fixed") || !strings.Contains(msg, "exceed the tolerated +5.0%") {
 		t.Errorf("message: %s", msg)
 	}
 	cfg.MaxSlowdown = 0.2

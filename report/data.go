@@ -377,16 +377,37 @@ type Regress struct {
 		P     float64 `json:"p"`
 		Exact bool    `json:"exact"`
 	} `json:"mann_whitney"`
-	Outliers struct {
-		ThresholdNS int64   `json:"threshold_ns"`
-		Base        int     `json:"base"`
-		Current     int     `json:"current"`
-		P           float64 `json:"p"`
-		Path        string  `json:"path"`
+	// BootstrapP is the bootstrap half of the shift test.
+	BootstrapP float64 `json:"bootstrap_p"`
+	Outliers   struct {
+		ThresholdNS     int64   `json:"threshold_ns"`
+		Base            int     `json:"base"`
+		Current         int     `json:"current"`
+		P               float64 `json:"p"`
+		BaseExcessNS    int64   `json:"base_excess_ns"`
+		CurrentExcessNS int64   `json:"current_excess_ns"`
+		ExcessP         float64 `json:"excess_p"`
+		Path            string  `json:"path"`
 	} `json:"outliers"`
-	Regression bool     `json:"regression"`
-	Reasons    []string `json:"reasons"`
-	Warnings   []string `json:"warnings"`
+	// Tests are the shift and tail tests with Holm's decision.
+	Tests      []RegressTest `json:"tests"`
+	Regression bool          `json:"regression"`
+	Reasons    []string      `json:"reasons"`
+	Warnings   []string      `json:"warnings"`
+}
+
+// RegressTest is one test of regress.json: its p-value, the smallest it
+// could have been (a test that cannot reach alpha is excluded), the level
+// Holm's procedure compared it with, its adjusted p-value and the
+// decision.
+type RegressTest struct {
+	Name       string  `json:"name"`
+	P          float64 `json:"p"`
+	Attainable float64 `json:"attainable_p"`
+	Excluded   bool    `json:"excluded"`
+	Level      float64 `json:"level"`
+	AdjustedP  float64 `json:"adjusted_p"`
+	Rejected   bool    `json:"rejected"`
 }
 
 // RegressSide is the baseline's or the current run's configuration.
