@@ -26,6 +26,31 @@
 // A System bundles a protocol's variants and scenario builder for the CLI
 // (package cli).
 //
+// # Parameters
+//
+// A system may declare parameters (System.Params): scenarios and protocol
+// knobs that a user sets with --param name=value, each with a default, a
+// one-line doc and validation (an enumeration in Param.Values, or Check:
+// CheckInt, CheckDuration, CheckBool). Such a system builds its scenarios
+// with BuildParams, which gets every declared parameter's value; the
+// resolved values are kept in Scenario.Params, enter ConfigHash, and are
+// written into path files (format version 2, "params"), so a path replays
+// with the values it was made with and a path whose values differ from the
+// configuration is refused as stale. A system without parameters keeps the
+// hash it had before parameters existed, and its path files are still
+// written as version 1.
+//
+//	sys := timedsim.System{Name: "kv", Variants: …, DefaultNodes: 5,
+//		Params: []timedsim.Param{
+//			{Name: "scenario", Default: "election", Doc: "which hazard", Values: []string{"election", "rejoin"}},
+//			{Name: "tick", Default: "100ms", Doc: "tick interval", Check: timedsim.CheckDuration(time.Millisecond)},
+//		},
+//		BuildParams: func(variant string, nodes int, p timedsim.Params) (*timedsim.Scenario, error) {
+//			return build(p.Get("scenario"), p.Duration("tick"), nodes)
+//		},
+//	}
+//	sc, err := sys.ScenarioParams("", 0, timedsim.Params{"scenario": "rejoin"})
+//
 // # Time
 //
 // Each event is the paper's tuple <node, event, start, duration>. The

@@ -50,6 +50,11 @@ type Scenario struct {
 	// hash so that path files of an older revision are refused. Bump it
 	// when a change to the protocol makes old paths replay differently.
 	Revision string
+	// Params are the system parameters the scenario was built with, every
+	// declared one resolved (System.ScenarioParams sets them; empty for a
+	// system without parameters). They enter the config hash and path
+	// files.
+	Params Params
 }
 
 // Validate reports what is wrong with a scenario.
@@ -167,13 +172,27 @@ type System struct {
 	DefaultVariant string
 	// DefaultNodes is used when no node count is given.
 	DefaultNodes int
-	// Build returns the scenario of a variant with n nodes.
+	// Build returns the scenario of a variant with n nodes (a system
+	// without Params).
 	Build func(variant string, nodes int) (*Scenario, error)
+	// Params declares the system's parameters, set with --param
+	// name=value: scenarios, protocol knobs. A system with Params builds
+	// its scenarios with BuildParams instead of Build.
+	Params []Param
+	// BuildParams returns the scenario of a variant with n nodes and the
+	// given parameter values (every declared parameter is present).
+	BuildParams func(variant string, nodes int, p Params) (*Scenario, error)
 }
 
-// Scenario builds and validates a variant's scenario, with errors that
-// name the choices.
+// Scenario builds and validates a variant's scenario with the default
+// parameter values, with errors that name the choices.
 func (s System) Scenario(variant string, nodes int) (*Scenario, error) {
+	return s.ScenarioParams(variant, nodes, nil)
+}
+
+// ScenarioParams is Scenario with parameter values (see ResolveParams):
+// the scenario's Params are set to every declared parameter's value.
+func (s System) ScenarioParams(variant string, nodes int, set Params) (*Scenario, error) {
 	if variant == "" {
 		variant = s.defaultVariant()
 	}
@@ -187,10 +206,26 @@ func (s System) Scenario(variant string, nodes int) (*Scenario, error) {
 	if !found {
 		return nil, fmt.Errorf("timedsim: system %q has no variant %q (variants: %s)", s.Name, variant, strings.Join(s.VariantNames(), ", "))
 	}
-	sc, err := s.Build(variant, nodes)
+	params, err := s.ResolveParams(set)
 	if err != nil {
 		return nil, err
 	}
+	var sc *Scenario
+	switch {
+	case len(s.Params) > 0 && s.BuildParams != nil:
+		sc, err = s.BuildParams(variant, nodes, params)
+	case len(s.Params) == 0 && s.Build != nil:
+		sc, err = s.Build(variant, nodes)
+	default:
+		return nil, fmt.Errorf("timedsim: system %q needs Build without Params, or BuildParams with them", s.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sc == nil {
+		return nil, fmt.Errorf("timedsim: system %q built no scenario", s.Name)
+	}
+	sc.Params = params
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
