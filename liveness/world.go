@@ -130,6 +130,7 @@ type world struct {
 	en                 []event
 	ctx                wctx
 	msgLabel           map[reflect.Type]string
+	namedLabel         map[string]string // timedsim.Labeler name -> label
 	timerLabel         map[string]string
 	digest             *xxhash.Digest
 	plain              map[reflect.Type]bool
@@ -140,7 +141,7 @@ type world struct {
 }
 
 func newWorld(set *settings, drv schedule) *world {
-	w := &world{set: set, drv: drv, msgLabel: map[reflect.Type]string{}, timerLabel: map[string]string{}, digest: xxhash.New(),
+	w := &world{set: set, drv: drv, msgLabel: map[reflect.Type]string{}, namedLabel: map[string]string{}, timerLabel: map[string]string{}, digest: xxhash.New(),
 		plain: map[reflect.Type]bool{}, descs: map[any]string{}}
 	w.chooseR = rand.New(&w.choosePCG)
 	w.handR = rand.New(&w.handPCG)
@@ -488,6 +489,16 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 }
 
 func (w *world) deliverLabel(msg timedsim.Message) string {
+	if lab, ok := msg.(timedsim.Labeler); ok {
+		if name := lab.MessageLabel(); name != "" {
+			l, ok := w.namedLabel[name]
+			if !ok {
+				l = "deliver " + name
+				w.namedLabel[name] = l
+			}
+			return l
+		}
+	}
 	t := reflect.TypeOf(msg)
 	if l, ok := w.msgLabel[t]; ok {
 		return l

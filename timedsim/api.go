@@ -24,9 +24,20 @@ func (id NodeID) String() string {
 
 // Message is any value a service sends. Its wire size feeds the network
 // model's transmission delay; its Go type name is its event label
-// ("deliver JoinReply").
+// ("deliver JoinReply"), unless it implements Labeler.
 type Message interface {
 	Size() int
+}
+
+// Labeler is implemented by messages whose event label is not their Go
+// type's name: a protocol with one message type that carries its kind in a
+// field, such as raft's raftpb.Message (MsgApp, MsgVote, …), which a
+// wrapper can label "deliver MsgApp". MessageLabel must be a pure function
+// of the message and return one of a few names (each distinct name is a
+// label of its own, with its own EDD and counts); an empty name falls back
+// to the type's name.
+type Labeler interface {
+	MessageLabel() string
 }
 
 // Context is what a handler sees of the world. Handlers run atomically and

@@ -84,7 +84,8 @@
 // "error queue-full|unreachable|broken", and the driver's faults "reset",
 // "break", "partition", "heal". A message's label is its Go type's name
 // without the package (two packages' Join types share a label and an
-// EDD). Composite labels count what a handler sent: "deliver JoinReply →
+// EDD), or its MessageLabel if it is a Labeler (one Go type carrying many
+// kinds, as raft's messages do: "deliver MsgApp"). Composite labels count what a handler sent: "deliver JoinReply →
 // Remove" (paper Figure 4, CompositeLabel), once per message type, or
 // "deliver JoinReply → (nothing)" when it sent nothing (SentNothing; failed
 // sends count as sent). Labels are interned to small

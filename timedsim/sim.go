@@ -138,7 +138,8 @@ type Simulator struct {
 
 	// label interning (persists across executions)
 	labels    []labelInfo
-	msgLabel  map[reflect.Type]int32
+	msgLabel  map[reflect.Type]int32 // or labeledType
+	namedLbl  map[string]int32       // Labeler name -> label id
 	timerKind map[string]int32
 	timerLbl  []int32 // timer kind -> label id
 	timerName []string
@@ -205,6 +206,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
 		msgLabel:  map[reflect.Type]int32{},
+		namedLbl:  map[string]int32{},
 		timerKind: map[string]int32{},
 		appLabel:  map[string]int32{},
 		errLabel:  map[string]int32{},
@@ -246,15 +248,35 @@ func (s *Simulator) fixedLabel(name string) int32 {
 	return id
 }
 
-// msgTypeLabel interns "deliver <Type>" for msg's dynamic type.
+// labeledType marks a message type in msgLabel whose label comes from its
+// MessageLabel method (Labeler), looked up per message in namedLbl.
+const labeledType = -1
+
+// msgTypeLabel interns "deliver <Type>" for msg's dynamic type, or
+// "deliver <MessageLabel()>" for a Labeler.
 func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	t := reflect.TypeOf(msg)
-	if id, ok := s.msgLabel[t]; ok {
+	id, ok := s.msgLabel[t]
+	if !ok {
+		id = labeledType
+		if _, lab := msg.(Labeler); !lab {
+			id = s.intern("deliver " + typeName(t))
+		}
+		s.msgLabel[t] = id
+	}
+	if id != labeledType {
 		return id
 	}
-	name := typeName(t)
-	id := s.intern("deliver " + name)
-	s.msgLabel[t] = id
+	name := msg.(Labeler).MessageLabel()
+	if id, ok := s.namedLbl[name]; ok {
+		return id
+	}
+	label := name
+	if label == "" {
+		label = typeName(t)
+	}
+	id = s.intern("deliver " + label)
+	s.namedLbl[name] = id
 	return id
 }
 
