@@ -391,7 +391,8 @@ func (w *world) exec(e event) bool {
 }
 
 // reset is a fault: node id loses its state (a fresh service from the
-// constructor runs Init), its timers and pending error upcalls, and its
+// constructor runs Init, after recovering what the old one made durable if
+// it is timedsim.Durable), its timers and pending error upcalls, and its
 // connections (the messages in flight to and from it are lost, and the
 // other end of each reliable connection gets an ErrConnectionBroken
 // upcall); its application restarts from its first driver event.
@@ -436,7 +437,13 @@ func (w *world) reset(id int32) bool {
 		}
 	}
 	return w.guard(id, func() {
+		old := n.svc
 		n.svc = w.set.sc.New(timedsim.NodeID(id))
+		if d, ok := old.(timedsim.Durable); ok {
+			if f, ok := n.svc.(timedsim.Durable); ok {
+				f.Recover(d.Disk()) // what the node had made durable survives
+			}
+		}
 		n.svc.Init(&w.ctx)
 	})
 }

@@ -86,7 +86,8 @@ type Context interface {
 // clock, or use global randomness.
 type Service interface {
 	// Init runs once when the node starts (and again after a reset, on a
-	// fresh value from the scenario's constructor).
+	// fresh value from the scenario's constructor, which gets its durable
+	// state first if it is Durable).
 	Init(ctx Context)
 	// Deliver handles a message from another node.
 	Deliver(ctx Context, from NodeID, msg Message)
@@ -98,6 +99,24 @@ type Service interface {
 // the scenario's driver (Mace's downcalls such as joinOverlay).
 type AppHandler interface {
 	App(ctx Context, name string, data any)
+}
+
+// Durable is implemented by services with state that survives a reset:
+// what the node has written to stable storage, such as raft's log and
+// HardState. When a node is reset, the simulator calls Disk on the old
+// incarnation and hands the result to the new one's Recover, before its
+// Init; everything else the old incarnation held is lost. Disk must return
+// only what the service has made durable (not what it holds in memory
+// only), and the new incarnation owns it.
+//
+// A handler's state changes take effect when it runs, so a reset that
+// falls while a handler is still running (between its start and its
+// simulated end) keeps what that handler wrote, while its sends are
+// undone: like a crash before fsync returned, after which the data may or
+// may not be on disk; the model takes the "may".
+type Durable interface {
+	Disk() any
+	Recover(disk any)
 }
 
 // ErrorHandler is implemented by services that want transport error

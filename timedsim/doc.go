@@ -71,7 +71,8 @@
 // timer cannot starve a waiting message. Semantics Paper keeps Algorithm 1
 // exactly. Driver faults (reset, break, partition, heal) take no time and
 // happen at their scheduled time whatever node is busy; a reset node's new
-// incarnation starts at the reset time.
+// incarnation starts at the reset time, with nothing of the old one but
+// what a Durable service made durable (its Disk, handed to Recover).
 //
 // The execution time is the end time of the event after which the stopping
 // condition first held (StopTime), or the paper's average node clock

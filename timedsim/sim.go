@@ -774,8 +774,10 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 		}
 	}
 	s.where, s.whereNode = inConstructor, NodeID(id)
+	old := n.svc
 	n.svc = s.sc.New(NodeID(id))
 	s.where = inHandler
+	recoverDisk(old, n.svc)
 	// The new incarnation starts at the reset time: its Init runs before
 	// anything else it sees, then the events that were waiting for the old
 	// incarnation to be free (driver events, datagrams), in arrival order.
@@ -786,6 +788,16 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	s.q.pushFirst(at, slot)
 	for _, c := range s.net.ResetNodeConns(int(id)) {
 		s.brokenUpcall(at, c.Transport, c.B, int(id))
+	}
+}
+
+// recoverDisk hands a reset node's durable state to its new incarnation
+// (Durable).
+func recoverDisk(old, fresh Service) {
+	if d, ok := old.(Durable); ok {
+		if f, ok := fresh.(Durable); ok {
+			f.Recover(d.Disk())
+		}
 	}
 }
 
