@@ -69,7 +69,9 @@
 // keep their arrival order and go before events that arrive exactly when
 // it becomes free, so per-connection FIFO holds end to end and a zero-delay
 // timer cannot starve a waiting message. Semantics Paper keeps Algorithm 1
-// exactly. Driver faults (reset, break, partition, heal) take no time and
+// exactly. Driver faults (reset, break, partition, heal; ResetChosen and
+// PartitionChosen pick their node or groups from the state at that time,
+// e.g. the current leader) take no time and
 // happen at their scheduled time whatever node is busy; a reset node's new
 // incarnation starts at the reset time, with nothing of the old one but
 // what a Durable service made durable (its Disk, handed to Recover).

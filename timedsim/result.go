@@ -75,6 +75,11 @@ type Options struct {
 	// whose correlation with execution time disappears when only this
 	// window is counted merely scales with the execution's length.
 	CountWindow time.Duration
+	// AppsOnly runs only the driver's application events, not its faults
+	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Heal): the
+	// liveness mode records a driver's application events this way, on
+	// services that are not the scenario's own.
+	AppsOnly bool
 }
 
 // Outcome says how an execution ended.

@@ -101,6 +101,10 @@ type driverEvent struct {
 	name   string
 	data   any
 	groups [][]int
+	// state-dependent faults: the node or groups are chosen when the
+	// fault happens
+	pickNode   func(World) NodeID
+	pickGroups func(World) [][]NodeID
 }
 
 // Nodes is the number of nodes of the scenario.
@@ -135,18 +139,41 @@ func (d *Driver) Break(at time.Duration, a, b NodeID) {
 // flight are lost); datagrams in flight across groups are lost. A node out
 // of range or listed twice is a driver bug (it panics).
 func (d *Driver) Partition(at time.Duration, groups ...[]NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, groups: partitionGroups(d.nodes, groups)})
+}
+
+// partitionGroups checks and converts a partition's groups (a node out of
+// range or listed twice is a driver bug: it panics).
+func partitionGroups(nodes int, groups [][]NodeID) [][]int {
 	gs := make([][]int, len(groups))
 	seen := map[NodeID]bool{}
 	for i, g := range groups {
 		for _, n := range g {
-			if n < 0 || int(n) >= d.nodes || seen[n] {
-				panic(fmt.Sprintf("timedsim: Driver.Partition: node %d out of range [0,%d) or listed twice", n, d.nodes))
+			if n < 0 || int(n) >= nodes || seen[n] {
+				panic(fmt.Sprintf("timedsim: Driver.Partition: node %d out of range [0,%d) or listed twice", n, nodes))
 			}
 			seen[n] = true
 			gs[i] = append(gs[i], int(n))
 		}
 	}
-	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, groups: gs})
+	return gs
+}
+
+// ResetChosen schedules a reset at time at of the node that choose picks
+// then, from the world's state (the leader of a consensus group, the root
+// of a tree); choose returning None resets nothing. choose must be a pure
+// function of the world; a node out of range is a driver bug (the
+// execution panics).
+func (d *Driver) ResetChosen(at time.Duration, choose func(w World) NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvReset, pickNode: choose})
+}
+
+// PartitionChosen schedules at time at the partition into the groups that
+// choose returns then, from the world's state (cut off a follower, say);
+// no groups means no partition. Groups are checked as Partition checks
+// them, when the partition happens.
+func (d *Driver) PartitionChosen(at time.Duration, choose func(w World) [][]NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, pickGroups: choose})
 }
 
 // Heal schedules the end of any partition.

@@ -489,6 +489,9 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		s.sc.Driver(&s.drv)
 	}
 	for i, de := range s.drv.events {
+		if s.opts.AppsOnly && de.kind != drvApp {
+			continue
+		}
 		r := record{node: int32(de.node), inc: anyInc, data: i, from: -1}
 		switch de.kind {
 		case drvApp:
@@ -694,7 +697,24 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			h.Error(c, r.data.(*TransportError))
 		}
 	case evReset:
-		s.resetNode(start, r.node)
+		id := r.node
+		if pick := s.drv.events[r.data.(int)].pickNode; pick != nil {
+			chosen := s.choose(func() NodeID { return pick(world{s}) })
+			if chosen == None {
+				if s.ev != nil {
+					s.ev.Node = None
+				}
+				break
+			}
+			if chosen < 0 || int(chosen) >= len(s.nodes) {
+				panic(fmt.Sprintf("timedsim: Driver.ResetChosen chose node %d of %d", chosen, len(s.nodes)))
+			}
+			id = int32(chosen)
+			if s.ev != nil {
+				s.ev.Node = chosen
+			}
+		}
+		s.resetNode(start, id)
 	case evBreak:
 		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
 			s.brokenUpcall(start, c.Transport, c.A, c.B)
@@ -703,7 +723,17 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			}
 		}
 	case evPartition:
-		s.partition(start, s.drv.events[r.data.(int)].groups)
+		de := &s.drv.events[r.data.(int)]
+		groups := de.groups
+		if de.pickGroups != nil {
+			var chosen [][]NodeID
+			s.choose(func() NodeID { chosen = de.pickGroups(world{s}); return None })
+			if len(chosen) == 0 {
+				break
+			}
+			groups = partitionGroups(len(s.nodes), chosen)
+		}
+		s.partition(start, groups)
 	case evHeal:
 		s.net.Heal()
 	}
@@ -728,6 +758,15 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
 	}
+}
+
+// choose runs a driver's state-dependent choice (Driver.ResetChosen,
+// PartitionChosen); a panic in it is the driver's.
+func (s *Simulator) choose(f func() NodeID) NodeID {
+	s.where = inDriver
+	id := f()
+	s.where = inHandler
+	return id
 }
 
 func (s *Simulator) errorUpcall(at time.Duration, node int32, te *TransportError) {
