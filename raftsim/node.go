@@ -396,6 +396,10 @@ func (n *Node) Status() Status {
 	return st
 }
 
+// RaftNode returns n; a service that embeds a *Node gets it too, so that
+// NodeOf and the properties find the node inside.
+func (n *Node) RaftNode() *Node { return n }
+
 // StateMachine returns the node's state machine (nil before Init).
 func (n *Node) StateMachine() StateMachine { return n.sm }
 

@@ -15,9 +15,12 @@ const (
 	PropOneLeader          = "one-leader"
 )
 
-// NodeOf returns node id of a world of raft nodes (it panics if the
-// service is not a *Node: a scenario bug).
-func NodeOf(w timedsim.World, id timedsim.NodeID) *Node { return w.Node(id).(*Node) }
+// NodeOf returns the raft node of node id: the service itself, or the
+// *Node a wrapping service embeds (any service with a RaftNode method).
+// It panics on any other service: a scenario bug.
+func NodeOf(w timedsim.World, id timedsim.NodeID) *Node {
+	return w.Node(id).(interface{ RaftNode() *Node }).RaftNode()
+}
 
 // Safety returns raft's safety properties, checked on the nodes' durable
 // state and ghost records after every event:
