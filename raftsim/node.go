@@ -56,8 +56,10 @@ type Config struct {
 	// RetryTicks is how many ticks a client waits for its accepted
 	// proposal to be applied on its node before proposing it again
 	// (default 2·ElectionTick). A proposal raft drops (no leader known) is
-	// retried at the next tick. Duplicates are applied more than once:
-	// make payloads idempotent (a key=value put) or unique.
+	// retried at the next tick, and so is every pending proposal when the
+	// node learns of a new leader (etcd fails the requests in flight with
+	// ErrLeaderChanged, and clients retry). Duplicates are applied more
+	// than once: make payloads idempotent (a key=value put) or unique.
 	RetryTicks int
 	// NewStateMachine builds node id's state machine. It is called when
 	// the node starts and again after a reset: the state machine is rebuilt
@@ -123,6 +125,7 @@ type Node struct {
 	sm   StateMachine
 
 	ticks      int
+	lead       uint64 // the leader known after the last handler
 	ready      raft.Ready // the Ready being persisted, while persisting
 	persisting bool
 	applied    uint64
@@ -360,6 +363,15 @@ func (n *Node) observe() {
 	if bs.RaftState == raft.StateLeader {
 		n.disk.ledTerm(bs.GetTerm())
 	}
+	if bs.Lead != raft.None && bs.Lead != n.lead {
+		// A new leader: the proposals in flight to the old one may be
+		// lost. etcd fails them (ErrLeaderChanged) and clients retry, so
+		// every pending proposal is due at the next tick.
+		for i := range n.disk.pending {
+			n.disk.pending[i].tried = -1
+		}
+	}
+	n.lead = bs.Lead
 }
 
 // Disk implements timedsim.Durable.

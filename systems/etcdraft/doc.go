@@ -23,11 +23,13 @@
 //     led etcd to adopt PreVote. With PreVote and CheckQuorum its
 //     pre-votes fail while it is cut off and are refused when it returns
 //     (the others hear from their leader), and it rejoins quietly.
-//   - leader-crash: the same stream; halfway through, whichever node is
-//     leader then is reset (timedsim.Driver.ResetChosen). It restarts at
-//     once from its disk (raftsim.Disk); the others elect a new leader
-//     after an election timeout, and the proposals in flight are retried
-//     by their clients.
+//   - leader-crash: the same stream; nine tenths into it, whichever node
+//     is leader then is reset (timedsim.Driver.ResetChosen). It restarts at
+//     once from its disk (raftsim.Disk); the others notice the silence
+//     after an election timeout and elect a new leader, and the clients
+//     retry what the old leader had not committed. The stream ends soon
+//     after the crash, so the execution time is the crash time plus the
+//     recovery: its distribution is that of the re-election times.
 //
 // # Variants
 //

@@ -53,7 +53,7 @@ const (
 
 // Revision enters the config hash: bump it when a change here makes old
 // paths replay differently.
-const Revision = "1"
+const Revision = "3"
 
 // System returns the etcdraft system: unmodified etcd raft with a
 // key-value state machine, under the scenarios of the "scenario"
@@ -244,7 +244,11 @@ func Scenario(o Options) (*timedsim.Scenario, error) {
 				})
 				d.Heal(cut + o.Partition)
 			case ScenarioLeaderCrash:
-				d.ResetChosen(start+stream/2, leader)
+				// Nine tenths into the stream, so that finishing it
+				// measures the recovery: detection, re-election and the
+				// clients' retries of what the old leader had not
+				// committed.
+				d.ResetChosen(start+stream*9/10, leader)
 			}
 		},
 		Timeout:  start + stream + 120*time.Second,
