@@ -125,7 +125,7 @@ type Node struct {
 	sm   StateMachine
 
 	ticks      int
-	lead       uint64 // the leader known after the last handler
+	lead       uint64     // the leader known after the last handler
 	ready      raft.Ready // the Ready being persisted, while persisting
 	persisting bool
 	applied    uint64
@@ -442,8 +442,10 @@ func peer(id uint64) string {
 
 // Describe implements timedsim.Describer: term, vote, role, lead, commit,
 // applied and last durable index, whether a persist is in flight, the
-// pending client proposals, the terms led, and the state machine's own
-// Describe (or its field walk).
+// pending client proposals, the terms led, the state raft keeps to itself
+// (raft{…}: its clocks, counted votes, unstable entries, the leader's
+// progress view; see hidden), and the state machine's own Describe (or its
+// field walk).
 func (n *Node) Describe() string {
 	if n.rn == nil {
 		return "down (not booted)"
@@ -456,6 +458,7 @@ func (n *Node) Describe() string {
 		b.WriteString(" persisting")
 	}
 	b.WriteString(" pending=" + strconv.Itoa(st.Pending) + " led=" + fmt.Sprint(n.disk.led))
+	b.WriteString(" " + hidden(n.rn))
 	b.WriteString(" sm=" + timedsim.Describe(n.sm))
 	return b.String()
 }

@@ -337,3 +337,30 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("defaults: %v", err)
 	}
 }
+
+// The hidden state is read from the pinned raft's fields: none is missing,
+// and a tick changes it.
+func TestHiddenFieldsFound(t *testing.T) {
+	sc := testScenario(3, 2, nil, nil)
+	var states []string
+	stop := sc.Stop
+	sc.Stop = func(w timedsim.World) bool {
+		for i := range w.Nodes() {
+			if n := NodeOf(w, timedsim.NodeID(i)); n.rn != nil {
+				states = append(states, hidden(n.rn))
+			}
+		}
+		return stop(w)
+	}
+	sim, _ := timedsim.NewSimulator(sc, timedsim.Options{})
+	if res := sim.Run(timedsim.SeedPath(1)); !res.Finished {
+		t.Fatal(res.Outcome)
+	}
+	all := strings.Join(states, "\n")
+	if strings.Contains(all, "?") || !strings.Contains(all, "votes=") || !strings.Contains(all, "unstable=") {
+		t.Fatalf("hidden state incomplete:\n%s", all)
+	}
+	if !strings.Contains(all, "raft{elapsed=1/") || !strings.Contains(all, "raft{elapsed=2/") {
+		t.Fatalf("ticks do not show:\n%.1500s", all)
+	}
+}
