@@ -154,6 +154,13 @@ func (a *app) systems(args []string) (int, error) {
 		for _, v := range s.Variants {
 			fmt.Fprintf(a.stdout, "  variant %-8s %s\n", v.Name, v.Doc)
 		}
+		for _, p := range s.Params {
+			values := ""
+			if len(p.Values) > 0 {
+				values = " (" + strings.Join(p.Values, ", ") + ")"
+			}
+			fmt.Fprintf(a.stdout, "  param   %s=%s  %s%s\n", p.Name, p.Default, p.Doc, values)
+		}
 	}
 	return ExitOK, nil
 }

@@ -16,6 +16,7 @@ import (
 // simulator options; shared by every command that simulates.
 type simFlags struct {
 	system, variant string
+	params          []string
 	nodes           int
 	seed            uint64
 	jobs            int
@@ -30,6 +31,7 @@ type simFlags struct {
 func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.system, "system", "randtree", "system to simulate (see 'macepc systems')")
 	fs.StringVar(&f.variant, "variant", "", "variant of the system (default: the system's default)")
+	fs.StringArrayVar(&f.params, "param", nil, "system parameter, name=value (repeatable; see 'macepc systems'), e.g. --param scenario=rejoin")
 	fs.IntVar(&f.nodes, "nodes", 0, "number of nodes (default: the system's default)")
 	fs.Uint64Var(&f.seed, "seed", 1, "base seed; execution i uses a seed derived from it and i")
 	fs.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
@@ -57,7 +59,7 @@ func (a *app) fromPathFile(pf *timedsim.PathFile) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := sys.Scenario(pf.Variant, pf.Nodes)
+	sc, err := sys.ScenarioParams(pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,11 @@ func (a *app) resolve(f *simFlags) (*resolved, error) {
 		return nil, err
 	}
 	variant := sys.ResolveVariant(f.variant)
-	sc, err := sys.Scenario(variant, f.nodes)
+	params, err := parseParams(f.params)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sys.ScenarioParams(variant, f.nodes, params)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +143,35 @@ func simOptions(f *simFlags) (timedsim.Options, error) {
 	}
 	o.EDD = set
 	return o, nil
+}
+
+// parseParams parses --param specs (name=value); a name given twice is an
+// error rather than a silent override.
+func parseParams(specs []string) (timedsim.Params, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	out := timedsim.Params{}
+	for _, spec := range specs {
+		name, value, err := timedsim.ParseParam(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--param: %w", err)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("--param: %s given twice", name)
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+// paramsNote is " params=a=1,b=2" for a header line, or "" for a system
+// without parameters (whose lines stay as they were).
+func paramsNote(p timedsim.Params) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return " params=" + p.String()
 }
 
 // applyScale applies --scale specs (label=factor) to set.

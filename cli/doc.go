@@ -28,6 +28,12 @@
 // one-line message on standard error. Ctrl-C interrupts a run: finished
 // executions are kept and written; a second Ctrl-C kills the process.
 //
+// A system's parameters (timedsim.Param: a scenario, a protocol knob) are
+// set with --param name=value on every command that builds a scenario from
+// flags; the resolved values are printed in the header line, recorded in
+// path files (and so in profile.json's template, which the later phases
+// read) and in liveness path files; regress keeps the baseline's.
+//
 // # The pipeline (paper 004 §3.2)
 //
 // `macepc run --out DIR` runs every phase; each phase command runs one,

@@ -43,6 +43,8 @@ type livenessFile struct {
 type livenessPathFile struct {
 	fileHeader
 	Note string `json:"note"`
+	// Params are the system parameters the path was made with.
+	Params timedsim.Params `json:"params,omitempty"`
 	// The settings a replay needs: the choice weights decide the random
 	// part, the properties what the log reports.
 	Weights  map[string]int `json:"weights"`
@@ -77,6 +79,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	var sf simFlags
 	flags.StringVar(&sf.system, "system", "randtree", "system to check (see 'macepc systems')")
 	flags.StringVar(&sf.variant, "variant", "", "variant of the system (default: the system's default)")
+	flags.StringArrayVar(&sf.params, "param", nil, "system parameter, name=value (repeatable; see 'macepc systems')")
 	flags.IntVar(&sf.nodes, "nodes", livenessNodes, "number of nodes (small: the search is exhaustive up to --max-depth)")
 	flags.Uint64Var(&sf.seed, "seed", 1, "seed of the random walks and the driver")
 	flags.IntVar(&sf.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
@@ -108,7 +111,11 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--nodes must be at least 1, got %d", sf.nodes)
 	}
 	variant := sys.ResolveVariant(sf.variant)
-	sc, err := sys.Scenario(variant, sf.nodes)
+	params, err := parseParams(sf.params)
+	if err != nil {
+		return ExitError, err
+	}
+	sc, err := sys.ScenarioParams(variant, sf.nodes, params)
 	if err != nil {
 		return ExitError, err
 	}
@@ -139,6 +146,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 		if pf.System != sys.Name || pf.Variant != variant || pf.Nodes != sc.Nodes {
 			return ExitError, fmt.Errorf("--prefix %s is a path of %s/%s with %d nodes, not %s/%s with %d", *prefix, pf.System, pf.Variant, pf.Nodes, sys.Name, variant, sc.Nodes)
 		}
+		if !maps.Equal(pf.Params, sc.Params) {
+			return ExitError, fmt.Errorf("--prefix %s is a path with parameters %q, not %q", *prefix, pf.Params.String(), sc.Params.String())
+		}
 		// The prefix means what it meant under its own choice settings.
 		for _, c := range []struct {
 			flag string
@@ -159,8 +169,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 			return ExitError, fmt.Errorf("--out: %w", err)
 		}
 	}
-	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
-		sys.Name, variant, sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
+	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
+		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
 	rep, runErr := liveness.Run(a.ctx, cfg)
 	if rep == nil {
 		return ExitError, runErr
@@ -173,7 +183,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	savePath := func(name, note string, p liveness.Path) error {
 		return write(name, func(w io.Writer) error {
 			st := rep.Settings
-			return writeJSONTo(w, livenessPathFile{fileHeader: hdr, Note: note, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
+			return writeJSONTo(w, livenessPathFile{fileHeader: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
 				Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
@@ -329,7 +339,7 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	_, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes)
+	_, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return ExitError, err
 	}
@@ -358,17 +368,17 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 	if err := atomicfile.WriteBytes(logFile, []byte(text)); err != nil {
 		return ExitError, err
 	}
-	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, pf.Nodes, pf.Path.Steps, logFile)
+	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, paramsNote(pf.Params), pf.Nodes, pf.Path.Steps, logFile)
 	return status, nil
 }
 
 // pathScenario rebuilds the scenario a path file names.
-func (a *app) pathScenario(system, variant string, nodes int) (timedsim.System, *timedsim.Scenario, error) {
+func (a *app) pathScenario(system, variant string, nodes int, params timedsim.Params) (timedsim.System, *timedsim.Scenario, error) {
 	sys, err := a.reg.Lookup(system)
 	if err != nil {
 		return sys, nil, fmt.Errorf("path file: %w", err)
 	}
-	sc, err := sys.Scenario(variant, nodes)
+	sc, err := sys.ScenarioParams(variant, nodes, params)
 	if err != nil {
 		return sys, nil, fmt.Errorf("path file: %w", err)
 	}

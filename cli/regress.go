@@ -180,7 +180,7 @@ func (a *app) regress(args []string) (int, error) {
 	if fl.Changed("variant") {
 		variant = sys.ResolveVariant(f.variant)
 	}
-	sc, err := sys.Scenario(variant, base.Nodes)
+	sc, err := sys.ScenarioParams(variant, base.Nodes, base.Template.Params)
 	if err != nil {
 		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
 	}
@@ -191,7 +191,7 @@ func (a *app) regress(args []string) (int, error) {
 	baseOpts, _ := base.Template.Options() // unscaled, for the record
 	// The hash the current code gives to the baseline's own configuration.
 	changed, nowHash := false, ""
-	if scBase, err := sys.Scenario(base.Variant, base.Nodes); err == nil {
+	if scBase, err := sys.ScenarioParams(base.Variant, base.Nodes, base.Template.Params); err == nil {
 		nowHash = timedsim.ConfigHash(sys.Name, base.Variant, scBase, opts)
 		changed = nowHash != base.ConfigHash
 	} else if variant == base.Variant {

@@ -50,7 +50,7 @@ func (a *app) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	sys, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes)
+	sys, sc, err := a.pathScenario(pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return ExitError, err
 	}
@@ -74,7 +74,7 @@ func (a *app) replay(args []string) (int, error) {
 	if res.Outcome == timedsim.Interrupted {
 		return ExitError, fmt.Errorf("replay interrupted at step %d; nothing written", res.Steps)
 	}
-	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Path: p}
+	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: p}
 	if *logFile != "" {
 		if err := atomicfile.Write(*logFile, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, res) }); err != nil {
 			return ExitError, err

@@ -166,8 +166,8 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	seed := f.sim.seed
-	fmt.Fprintf(a.stdout, "macepc run: system=%s variant=%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
-		rs.sys.Name, rs.variant, rs.sc.Nodes, seed, phaseSeed(seed, "train"), phaseSeed(seed, "profile"), phaseSeed(seed, "search"), phaseSeed(seed, "diverge"),
+	fmt.Fprintf(a.stdout, "macepc run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
+		rs.sys.Name, rs.variant, paramsNote(rs.sc.Params), rs.sc.Nodes, seed, phaseSeed(seed, "train"), phaseSeed(seed, "profile"), phaseSeed(seed, "search"), phaseSeed(seed, "diverge"),
 		rs.opts.Semantics, rs.opts.ExecTime)
 
 	// Phase 1a, unless --edd names trained distributions.

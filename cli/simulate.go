@@ -115,8 +115,8 @@ func (a *app) simulate(args []string) (int, error) {
 	if err := clearSimulate(*out); err != nil {
 		return ExitError, err
 	}
-	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
-		rs.sys.Name, rs.variant, rs.sc.Nodes, sf.seed, *runs, rs.opts.Semantics, rs.opts.ExecTime)
+	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
+		rs.sys.Name, rs.variant, paramsNote(rs.sc.Params), rs.sc.Nodes, sf.seed, *runs, rs.opts.Semantics, rs.opts.ExecTime)
 
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: rs.opts, Jobs: sf.jobs}
 	lines, runErr := simulateExecs(a, ex, sf.seed, shard.Spec{Index: 0, Count: 1}, *runs)

@@ -22,8 +22,9 @@
 //     scenario's transport applies to the messages not yet delivered — or a
 //     connection broken by a reset);
 //   - with Config.Faults, a reset of every node, as long as resets are
-//     left: the node gets a fresh service from the constructor, which runs
-//     Init; its timers and the messages to and from it in flight are lost;
+//     left: the node gets a fresh service from the constructor, which
+//     recovers the old one's durable state if it is timedsim.Durable and
+//     runs Init; its timers and the messages to and from it in flight are lost;
 //     the other end of each of its reliable connections gets an
 //     ErrConnectionBroken upcall; and its application restarts from its
 //     first driver event.

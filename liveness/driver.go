@@ -27,9 +27,9 @@ type schedule [][]appEvent
 // are recorders that do nothing but note the application events they
 // receive. The simulator hands the driver the random source of the path
 // timedsim.SeedPath(seed), so the schedule is a pure function of seed.
-// The driver's faults (Reset, Break, Partition, Heal) are not application
-// events and are dropped: the liveness mode has its own faults
-// (Config.Faults).
+// The driver's faults (Reset, Break, Partition, Heal and the chosen ones)
+// are not application events and are not run (Options.AppsOnly): the
+// liveness mode has its own faults (Config.Faults).
 func driverSchedule(sc *timedsim.Scenario, seed uint64) (schedule, error) {
 	out := make(schedule, sc.Nodes)
 	if sc.Driver == nil {
@@ -42,7 +42,7 @@ func driverSchedule(sc *timedsim.Scenario, seed uint64) (schedule, error) {
 	rec.Safety, rec.Liveness = nil, nil
 	rec.CheckEvery = 0
 	rec.Timeout = time.Duration(1 << 62)
-	sim, err := timedsim.NewSimulator(&rec, timedsim.Options{})
+	sim, err := timedsim.NewSimulator(&rec, timedsim.Options{AppsOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("liveness: scenario: %w", err)
 	}

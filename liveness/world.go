@@ -130,6 +130,7 @@ type world struct {
 	en                 []event
 	ctx                wctx
 	msgLabel           map[reflect.Type]string
+	namedLabel         map[string]string // timedsim.Labeler name -> label
 	timerLabel         map[string]string
 	digest             *xxhash.Digest
 	plain              map[reflect.Type]bool
@@ -140,7 +141,7 @@ type world struct {
 }
 
 func newWorld(set *settings, drv schedule) *world {
-	w := &world{set: set, drv: drv, msgLabel: map[reflect.Type]string{}, timerLabel: map[string]string{}, digest: xxhash.New(),
+	w := &world{set: set, drv: drv, msgLabel: map[reflect.Type]string{}, namedLabel: map[string]string{}, timerLabel: map[string]string{}, digest: xxhash.New(),
 		plain: map[reflect.Type]bool{}, descs: map[any]string{}}
 	w.chooseR = rand.New(&w.choosePCG)
 	w.handR = rand.New(&w.handPCG)
@@ -390,7 +391,8 @@ func (w *world) exec(e event) bool {
 }
 
 // reset is a fault: node id loses its state (a fresh service from the
-// constructor runs Init), its timers and pending error upcalls, and its
+// constructor runs Init, after recovering what the old one made durable if
+// it is timedsim.Durable), its timers and pending error upcalls, and its
 // connections (the messages in flight to and from it are lost, and the
 // other end of each reliable connection gets an ErrConnectionBroken
 // upcall); its application restarts from its first driver event.
@@ -435,7 +437,13 @@ func (w *world) reset(id int32) bool {
 		}
 	}
 	return w.guard(id, func() {
+		old := n.svc
 		n.svc = w.set.sc.New(timedsim.NodeID(id))
+		if d, ok := old.(timedsim.Durable); ok {
+			if f, ok := n.svc.(timedsim.Durable); ok {
+				f.Recover(d.Disk()) // what the node had made durable survives
+			}
+		}
 		n.svc.Init(&w.ctx)
 	})
 }
@@ -488,6 +496,16 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 }
 
 func (w *world) deliverLabel(msg timedsim.Message) string {
+	if lab, ok := msg.(timedsim.Labeler); ok {
+		if name := lab.MessageLabel(); name != "" {
+			l, ok := w.namedLabel[name]
+			if !ok {
+				l = "deliver " + name
+				w.namedLabel[name] = l
+			}
+			return l
+		}
+	}
 	t := reflect.TypeOf(msg)
 	if l, ok := w.msgLabel[t]; ok {
 		return l

@@ -24,9 +24,20 @@ func (id NodeID) String() string {
 
 // Message is any value a service sends. Its wire size feeds the network
 // model's transmission delay; its Go type name is its event label
-// ("deliver JoinReply").
+// ("deliver JoinReply"), unless it implements Labeler.
 type Message interface {
 	Size() int
+}
+
+// Labeler is implemented by messages whose event label is not their Go
+// type's name: a protocol with one message type that carries its kind in a
+// field, such as raft's raftpb.Message (MsgApp, MsgVote, …), which a
+// wrapper can label "deliver MsgApp". MessageLabel must be a pure function
+// of the message and return one of a few names (each distinct name is a
+// label of its own, with its own EDD and counts); an empty name falls back
+// to the type's name.
+type Labeler interface {
+	MessageLabel() string
 }
 
 // Context is what a handler sees of the world. Handlers run atomically and
@@ -75,7 +86,8 @@ type Context interface {
 // clock, or use global randomness.
 type Service interface {
 	// Init runs once when the node starts (and again after a reset, on a
-	// fresh value from the scenario's constructor).
+	// fresh value from the scenario's constructor, which gets its durable
+	// state first if it is Durable).
 	Init(ctx Context)
 	// Deliver handles a message from another node.
 	Deliver(ctx Context, from NodeID, msg Message)
@@ -87,6 +99,24 @@ type Service interface {
 // the scenario's driver (Mace's downcalls such as joinOverlay).
 type AppHandler interface {
 	App(ctx Context, name string, data any)
+}
+
+// Durable is implemented by services with state that survives a reset:
+// what the node has written to stable storage, such as raft's log and
+// HardState. When a node is reset, the simulator calls Disk on the old
+// incarnation and hands the result to the new one's Recover, before its
+// Init; everything else the old incarnation held is lost. Disk must return
+// only what the service has made durable (not what it holds in memory
+// only), and the new incarnation owns it.
+//
+// A handler's state changes take effect when it runs, so a reset that
+// falls while a handler is still running (between its start and its
+// simulated end) keeps what that handler wrote, while its sends are
+// undone: like a crash before fsync returned, after which the data may or
+// may not be on disk; the model takes the "may".
+type Durable interface {
+	Disk() any
+	Recover(disk any)
 }
 
 // ErrorHandler is implemented by services that want transport error

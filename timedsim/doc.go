@@ -26,6 +26,31 @@
 // A System bundles a protocol's variants and scenario builder for the CLI
 // (package cli).
 //
+// # Parameters
+//
+// A system may declare parameters (System.Params): scenarios and protocol
+// knobs that a user sets with --param name=value, each with a default, a
+// one-line doc and validation (an enumeration in Param.Values, or Check:
+// CheckInt, CheckDuration, CheckBool). Such a system builds its scenarios
+// with BuildParams, which gets every declared parameter's value; the
+// resolved values are kept in Scenario.Params, enter ConfigHash, and are
+// written into path files (format version 2, "params"), so a path replays
+// with the values it was made with and a path whose values differ from the
+// configuration is refused as stale. A system without parameters keeps the
+// hash it had before parameters existed, and its path files are still
+// written as version 1.
+//
+//	sys := timedsim.System{Name: "kv", Variants: …, DefaultNodes: 5,
+//		Params: []timedsim.Param{
+//			{Name: "scenario", Default: "election", Doc: "which hazard", Values: []string{"election", "rejoin"}},
+//			{Name: "tick", Default: "100ms", Doc: "tick interval", Check: timedsim.CheckDuration(time.Millisecond)},
+//		},
+//		BuildParams: func(variant string, nodes int, p timedsim.Params) (*timedsim.Scenario, error) {
+//			return build(p.Get("scenario"), p.Duration("tick"), nodes)
+//		},
+//	}
+//	sc, err := sys.ScenarioParams("", 0, timedsim.Params{"scenario": "rejoin"})
+//
 // # Time
 //
 // Each event is the paper's tuple <node, event, start, duration>. The
@@ -44,9 +69,12 @@
 // keep their arrival order and go before events that arrive exactly when
 // it becomes free, so per-connection FIFO holds end to end and a zero-delay
 // timer cannot starve a waiting message. Semantics Paper keeps Algorithm 1
-// exactly. Driver faults (reset, break, partition, heal) take no time and
+// exactly. Driver faults (reset, break, partition, heal; ResetChosen and
+// PartitionChosen pick their node or groups from the state at that time,
+// e.g. the current leader) take no time and
 // happen at their scheduled time whatever node is busy; a reset node's new
-// incarnation starts at the reset time.
+// incarnation starts at the reset time, with nothing of the old one but
+// what a Durable service made durable (its Disk, handed to Recover).
 //
 // The execution time is the end time of the event after which the stopping
 // condition first held (StopTime), or the paper's average node clock
@@ -59,7 +87,8 @@
 // "error queue-full|unreachable|broken", and the driver's faults "reset",
 // "break", "partition", "heal". A message's label is its Go type's name
 // without the package (two packages' Join types share a label and an
-// EDD). Composite labels count what a handler sent: "deliver JoinReply →
+// EDD), or its MessageLabel if it is a Labeler (one Go type carrying many
+// kinds, as raft's messages do: "deliver MsgApp"). Composite labels count what a handler sent: "deliver JoinReply →
 // Remove" (paper Figure 4, CompositeLabel), once per message type, or
 // "deliver JoinReply → (nothing)" when it sent nothing (SentNothing; failed
 // sends count as sent). Labels are interned to small

@@ -37,7 +37,9 @@ type LogHeader struct {
 	System, Variant string
 	Nodes           int
 	ConfigHash      string
-	Path            Path
+	// Params, when the system has any, are printed on a line of their own.
+	Params Params
+	Path   Path
 }
 
 // WriteEventLog writes the human-readable event log of a recorded
@@ -49,6 +51,9 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("# macepc event log v1\n")
 	bw.WriteString("# system=" + h.System + " variant=" + h.Variant + " nodes=" + strconv.Itoa(h.Nodes) + " config=" + h.ConfigHash + "\n")
+	if len(h.Params) > 0 {
+		bw.WriteString("# params=" + h.Params.String() + "\n")
+	}
 	bw.WriteString("# path=")
 	for i, s := range h.Path.Segments {
 		if i > 0 {

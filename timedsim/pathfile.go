@@ -5,16 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/macepc/macepc/edd"
 )
 
-// PathFormat and PathVersion identify path files.
+// PathFormat and PathVersion identify path files. Version 2 added the
+// system parameters ("params"); a file without parameters is still written
+// as version 1, byte for byte as before, so older readers keep reading the
+// paths of systems that have none. Both versions are read.
 const (
 	PathFormat  = "macepc-path"
-	PathVersion = 1
+	PathVersion = 2
 )
 
 // PathFile is an execution's path with everything needed to replay it
@@ -27,6 +32,7 @@ type PathFile struct {
 	System     string    `json:"system"`
 	Variant    string    `json:"variant"`
 	Nodes      int       `json:"nodes"`
+	Params     Params    `json:"params,omitempty"`
 	ConfigHash string    `json:"config_hash"`
 	Semantics  string    `json:"semantics"`
 	ExecTime   string    `json:"exec_time"`
@@ -48,9 +54,13 @@ func NewPathFile(system, variant string, sc *Scenario, opts Options, p Path, not
 	if err := edd.Write(&buf, set); err != nil {
 		return nil, err
 	}
+	version := 1
+	if len(sc.Params) > 0 {
+		version = PathVersion
+	}
 	return &PathFile{
-		Format: PathFormat, Version: PathVersion,
-		System: system, Variant: variant, Nodes: sc.Nodes,
+		Format: PathFormat, Version: version,
+		System: system, Variant: variant, Nodes: sc.Nodes, Params: maps.Clone(sc.Params),
 		ConfigHash: ConfigHash(system, variant, sc, opts),
 		Semantics:  opts.Semantics.String(), ExecTime: opts.ExecTime.String(),
 		MaxSteps: opts.MaxSteps, Safety: opts.CheckSafety,
@@ -126,8 +136,11 @@ func ReadPathFile(r io.Reader) (*PathFile, error) {
 	if f.Format != PathFormat {
 		return nil, fmt.Errorf("timedsim: not a path file (format %q, want %q)", f.Format, PathFormat)
 	}
-	if f.Version != PathVersion {
-		return nil, fmt.Errorf("timedsim: path file version %d is not supported (this macepc reads version %d)", f.Version, PathVersion)
+	if f.Version < 1 || f.Version > PathVersion {
+		return nil, fmt.Errorf("timedsim: path file version %d is not supported (this macepc reads versions 1 to %d)", f.Version, PathVersion)
+	}
+	if f.Version == 1 && f.Params != nil {
+		return nil, fmt.Errorf("timedsim: malformed path file: version 1 has no params")
 	}
 	if f.System == "" || f.Nodes < 1 {
 		return nil, fmt.Errorf("timedsim: path file lacks system or node count")
@@ -147,8 +160,9 @@ func ReadPathFile(r io.Reader) (*PathFile, error) {
 // ConfigHash fingerprints everything besides the path that determines an
 // execution: system, variant, node count, the scenario's revision, timeout,
 // stop-check period and network configuration, the simulator semantics,
-// execution-time definition, step limit and safety checking, and the EDD
-// set.
+// execution-time definition, step limit and safety checking, the EDD set,
+// and the system parameters (for a system without parameters the hash is
+// what it was before they existed).
 func ConfigHash(system, variant string, sc *Scenario, opts Options) string {
 	set := opts.EDD
 	if set == nil {
@@ -159,5 +173,10 @@ func ConfigHash(system, variant string, sc *Scenario, opts Options) string {
 	fmt.Fprintf(h, "system=%s\nvariant=%s\nnodes=%d\nrevision=%s\ntimeout=%d\ncheck=%d\nsemantics=%s\nexec=%s\nmaxsteps=%d\nsafety=%t\nedd=%x\nnet=",
 		system, variant, sc.Nodes, sc.Revision, int64(sc.Timeout), sc.CheckEvery, opts.Semantics, opts.ExecTime, opts.MaxSteps, opts.CheckSafety, set.Hash())
 	h.Write(netJSON)
+	if len(sc.Params) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(sc.Params)) {
+			fmt.Fprintf(h, "\nparam %s=%s", k, sc.Params[k])
+		}
+	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }

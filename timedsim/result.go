@@ -83,6 +83,11 @@ type Options struct {
 	// its end; the events before the deadline are those of the full
 	// execution.
 	Deadline time.Duration
+	// AppsOnly runs only the driver's application events, not its faults
+	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Heal): the
+	// liveness mode records a driver's application events this way, on
+	// services that are not the scenario's own.
+	AppsOnly bool
 }
 
 // Outcome says how an execution ended.

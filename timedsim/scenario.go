@@ -50,6 +50,11 @@ type Scenario struct {
 	// hash so that path files of an older revision are refused. Bump it
 	// when a change to the protocol makes old paths replay differently.
 	Revision string
+	// Params are the system parameters the scenario was built with, every
+	// declared one resolved (System.ScenarioParams sets them; empty for a
+	// system without parameters). They enter the config hash and path
+	// files.
+	Params Params
 }
 
 // Validate reports what is wrong with a scenario.
@@ -96,6 +101,10 @@ type driverEvent struct {
 	name   string
 	data   any
 	groups [][]int
+	// state-dependent faults: the node or groups are chosen when the
+	// fault happens
+	pickNode   func(World) NodeID
+	pickGroups func(World) [][]NodeID
 }
 
 // Nodes is the number of nodes of the scenario.
@@ -130,18 +139,41 @@ func (d *Driver) Break(at time.Duration, a, b NodeID) {
 // flight are lost); datagrams in flight across groups are lost. A node out
 // of range or listed twice is a driver bug (it panics).
 func (d *Driver) Partition(at time.Duration, groups ...[]NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, groups: partitionGroups(d.nodes, groups)})
+}
+
+// partitionGroups checks and converts a partition's groups (a node out of
+// range or listed twice is a driver bug: it panics).
+func partitionGroups(nodes int, groups [][]NodeID) [][]int {
 	gs := make([][]int, len(groups))
 	seen := map[NodeID]bool{}
 	for i, g := range groups {
 		for _, n := range g {
-			if n < 0 || int(n) >= d.nodes || seen[n] {
-				panic(fmt.Sprintf("timedsim: Driver.Partition: node %d out of range [0,%d) or listed twice", n, d.nodes))
+			if n < 0 || int(n) >= nodes || seen[n] {
+				panic(fmt.Sprintf("timedsim: Driver.Partition: node %d out of range [0,%d) or listed twice", n, nodes))
 			}
 			seen[n] = true
 			gs[i] = append(gs[i], int(n))
 		}
 	}
-	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, groups: gs})
+	return gs
+}
+
+// ResetChosen schedules a reset at time at of the node that choose picks
+// then, from the world's state (the leader of a consensus group, the root
+// of a tree); choose returning None resets nothing. choose must be a pure
+// function of the world; a node out of range is a driver bug (the
+// execution panics).
+func (d *Driver) ResetChosen(at time.Duration, choose func(w World) NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvReset, pickNode: choose})
+}
+
+// PartitionChosen schedules at time at the partition into the groups that
+// choose returns then, from the world's state (cut off a follower, say);
+// no groups means no partition. Groups are checked as Partition checks
+// them, when the partition happens.
+func (d *Driver) PartitionChosen(at time.Duration, choose func(w World) [][]NodeID) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, pickGroups: choose})
 }
 
 // Heal schedules the end of any partition.
@@ -167,13 +199,27 @@ type System struct {
 	DefaultVariant string
 	// DefaultNodes is used when no node count is given.
 	DefaultNodes int
-	// Build returns the scenario of a variant with n nodes.
+	// Build returns the scenario of a variant with n nodes (a system
+	// without Params).
 	Build func(variant string, nodes int) (*Scenario, error)
+	// Params declares the system's parameters, set with --param
+	// name=value: scenarios, protocol knobs. A system with Params builds
+	// its scenarios with BuildParams instead of Build.
+	Params []Param
+	// BuildParams returns the scenario of a variant with n nodes and the
+	// given parameter values (every declared parameter is present).
+	BuildParams func(variant string, nodes int, p Params) (*Scenario, error)
 }
 
-// Scenario builds and validates a variant's scenario, with errors that
-// name the choices.
+// Scenario builds and validates a variant's scenario with the default
+// parameter values, with errors that name the choices.
 func (s System) Scenario(variant string, nodes int) (*Scenario, error) {
+	return s.ScenarioParams(variant, nodes, nil)
+}
+
+// ScenarioParams is Scenario with parameter values (see ResolveParams):
+// the scenario's Params are set to every declared parameter's value.
+func (s System) ScenarioParams(variant string, nodes int, set Params) (*Scenario, error) {
 	if variant == "" {
 		variant = s.defaultVariant()
 	}
@@ -187,10 +233,26 @@ func (s System) Scenario(variant string, nodes int) (*Scenario, error) {
 	if !found {
 		return nil, fmt.Errorf("timedsim: system %q has no variant %q (variants: %s)", s.Name, variant, strings.Join(s.VariantNames(), ", "))
 	}
-	sc, err := s.Build(variant, nodes)
+	params, err := s.ResolveParams(set)
 	if err != nil {
 		return nil, err
 	}
+	var sc *Scenario
+	switch {
+	case len(s.Params) > 0 && s.BuildParams != nil:
+		sc, err = s.BuildParams(variant, nodes, params)
+	case len(s.Params) == 0 && s.Build != nil:
+		sc, err = s.Build(variant, nodes)
+	default:
+		return nil, fmt.Errorf("timedsim: system %q needs Build without Params, or BuildParams with them", s.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sc == nil {
+		return nil, fmt.Errorf("timedsim: system %q built no scenario", s.Name)
+	}
+	sc.Params = params
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}

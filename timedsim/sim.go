@@ -138,7 +138,8 @@ type Simulator struct {
 
 	// label interning (persists across executions)
 	labels    []labelInfo
-	msgLabel  map[reflect.Type]int32
+	msgLabel  map[reflect.Type]int32 // or labeledType
+	namedLbl  map[string]int32       // Labeler name -> label id
 	timerKind map[string]int32
 	timerLbl  []int32 // timer kind -> label id
 	timerName []string
@@ -205,6 +206,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
 		msgLabel:  map[reflect.Type]int32{},
+		namedLbl:  map[string]int32{},
 		timerKind: map[string]int32{},
 		appLabel:  map[string]int32{},
 		errLabel:  map[string]int32{},
@@ -246,15 +248,35 @@ func (s *Simulator) fixedLabel(name string) int32 {
 	return id
 }
 
-// msgTypeLabel interns "deliver <Type>" for msg's dynamic type.
+// labeledType marks a message type in msgLabel whose label comes from its
+// MessageLabel method (Labeler), looked up per message in namedLbl.
+const labeledType = -1
+
+// msgTypeLabel interns "deliver <Type>" for msg's dynamic type, or
+// "deliver <MessageLabel()>" for a Labeler.
 func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	t := reflect.TypeOf(msg)
-	if id, ok := s.msgLabel[t]; ok {
+	id, ok := s.msgLabel[t]
+	if !ok {
+		id = labeledType
+		if _, lab := msg.(Labeler); !lab {
+			id = s.intern("deliver " + typeName(t))
+		}
+		s.msgLabel[t] = id
+	}
+	if id != labeledType {
 		return id
 	}
-	name := typeName(t)
-	id := s.intern("deliver " + name)
-	s.msgLabel[t] = id
+	name := msg.(Labeler).MessageLabel()
+	if id, ok := s.namedLbl[name]; ok {
+		return id
+	}
+	label := name
+	if label == "" {
+		label = typeName(t)
+	}
+	id = s.intern("deliver " + label)
+	s.namedLbl[name] = id
 	return id
 }
 
@@ -467,6 +489,9 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		s.sc.Driver(&s.drv)
 	}
 	for i, de := range s.drv.events {
+		if s.opts.AppsOnly && de.kind != drvApp {
+			continue
+		}
 		r := record{node: int32(de.node), inc: anyInc, data: i, from: -1}
 		switch de.kind {
 		case drvApp:
@@ -681,7 +706,24 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			h.Error(c, r.data.(*TransportError))
 		}
 	case evReset:
-		s.resetNode(start, r.node)
+		id := r.node
+		if pick := s.drv.events[r.data.(int)].pickNode; pick != nil {
+			chosen := s.choose(func() NodeID { return pick(world{s}) })
+			if chosen == None {
+				if s.ev != nil {
+					s.ev.Node = None
+				}
+				break
+			}
+			if chosen < 0 || int(chosen) >= len(s.nodes) {
+				panic(fmt.Sprintf("timedsim: Driver.ResetChosen chose node %d of %d", chosen, len(s.nodes)))
+			}
+			id = int32(chosen)
+			if s.ev != nil {
+				s.ev.Node = chosen
+			}
+		}
+		s.resetNode(start, id)
 	case evBreak:
 		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
 			s.brokenUpcall(start, c.Transport, c.A, c.B)
@@ -690,7 +732,17 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			}
 		}
 	case evPartition:
-		s.partition(start, s.drv.events[r.data.(int)].groups)
+		de := &s.drv.events[r.data.(int)]
+		groups := de.groups
+		if de.pickGroups != nil {
+			var chosen [][]NodeID
+			s.choose(func() NodeID { chosen = de.pickGroups(world{s}); return None })
+			if len(chosen) == 0 {
+				break
+			}
+			groups = partitionGroups(len(s.nodes), chosen)
+		}
+		s.partition(start, groups)
 	case evHeal:
 		s.net.Heal()
 	}
@@ -715,6 +767,15 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
 	}
+}
+
+// choose runs a driver's state-dependent choice (Driver.ResetChosen,
+// PartitionChosen); a panic in it is the driver's.
+func (s *Simulator) choose(f func() NodeID) NodeID {
+	s.where = inDriver
+	id := f()
+	s.where = inHandler
+	return id
 }
 
 func (s *Simulator) errorUpcall(at time.Duration, node int32, te *TransportError) {
@@ -761,8 +822,10 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 		}
 	}
 	s.where, s.whereNode = inConstructor, NodeID(id)
+	old := n.svc
 	n.svc = s.sc.New(NodeID(id))
 	s.where = inHandler
+	recoverDisk(old, n.svc)
 	// The new incarnation starts at the reset time: its Init runs before
 	// anything else it sees, then the events that were waiting for the old
 	// incarnation to be free (driver events, datagrams), in arrival order.
@@ -773,6 +836,16 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	s.q.pushFirst(at, slot)
 	for _, c := range s.net.ResetNodeConns(int(id)) {
 		s.brokenUpcall(at, c.Transport, c.B, int(id))
+	}
+}
+
+// recoverDisk hands a reset node's durable state to its new incarnation
+// (Durable).
+func recoverDisk(old, fresh Service) {
+	if d, ok := old.(Durable); ok {
+		if f, ok := fresh.(Durable); ok {
+			f.Recover(d.Disk())
+		}
 	}
 }
 
