@@ -341,7 +341,7 @@ func (p *pipeline) record(rs *resolved, path timedsim.Path) (*timedsim.Result, e
 }
 
 func (p *pipeline) writeLog(name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
-	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Path: path}
+	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: path}
 	return atomicfile.Write(p.path(name), func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
 }
 
