@@ -230,6 +230,14 @@ func newProfileFile(rs *resolved, seed uint64, runs int, iqrFactor, minSlowdown 
 	return pf, nil
 }
 
+// countWindow is phase 3b's count window for this profile
+// (anomaly.Profile.CountWindow of its quartiles).
+func (pf *profileFile) countWindow() time.Duration {
+	p := anomaly.Profile{Runs: pf.Runs, Unfinished: pf.Unfinished, Min: time.Duration(pf.MinNS), Q1: time.Duration(pf.Q1NS),
+		Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Max: time.Duration(pf.MaxNS), Threshold: time.Duration(pf.Threshold)}
+	return p.CountWindow()
+}
+
 // loadProfile reads DIR/profile.json and rebuilds its configuration.
 func (p *pipeline) loadProfile() (*profileFile, *resolved, error) {
 	path := p.path(fileProfile)
@@ -267,7 +275,7 @@ type searchFile struct {
 	// anomaly or spending its budget.
 	Complete    bool        `json:"complete"`
 	ThresholdNS int64       `json:"threshold_ns"`
-	WindowNS    int64       `json:"window_ns"` // counts in search-executions.jsonl's "window" are of events starting before this (the profile's Q3)
+	WindowNS    int64       `json:"window_ns"` // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
 	Anomaly     *anomalyRec `json:"anomaly"`
 }
 
@@ -283,7 +291,7 @@ type anomalyRec struct {
 
 func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns int) (*searchFile, error) {
 	opts := rs.opts
-	opts.CountWindow = time.Duration(pf.Q3NS)
+	opts.CountWindow = pf.countWindow()
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
 	seed := phaseSeed(pf.Seed, "search")
 	threshold := time.Duration(pf.Threshold)
@@ -296,7 +304,7 @@ func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns int) (*searchFi
 	})
 	prog.done()
 	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: maxRuns,
-		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS}
+		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow())}
 	if err == nil && res.Found {
 		r := res.Result
 		sf.Anomaly = &anomalyRec{Index: res.Index, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,

@@ -208,7 +208,7 @@ type findingSummary struct {
 }
 
 func searchParams(pf *profileFile) searchShardParams {
-	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS}
+	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow())}
 }
 
 func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns int, sp shard.Spec, source string) (int, error) {
@@ -224,7 +224,7 @@ func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns in
 		return ExitOK, nil
 	}
 	opts := rs.opts
-	opts.CountWindow = time.Duration(pf.Q3NS)
+	opts.CountWindow = pf.countWindow()
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
 	threshold := time.Duration(pf.Threshold)
 	anomalous := func(r *timedsim.Result) bool { return r.ExecTime > threshold || finding(r) != "" }
@@ -285,7 +285,7 @@ func (a *app) mergeSearch(p *pipeline, set *shard.Set) (int, error) {
 	}
 	par := searchParams(pf)
 	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs,
-		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS}
+		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow())}
 	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err
 	}
