@@ -131,8 +131,9 @@ func TestPipeline(t *testing.T) {
 		t.Errorf("anomaly of %vs is not near a maintenance round", s.Anomaly.ExecutionTime)
 	}
 	// Both bugs lose what an Inform should have taught; with these
-	// durations and seed 2 its label ranks first (it does for 6 of seeds
-	// 1-10, not for seed 1: bench/PAPER.md).
+	// durations and seed 2 its label ranks first (a label of the bugs, an
+	// Inform or an eviction, ranks first for each of seeds 1-10:
+	// bench/PAPER.md).
 	if top := s.TopCorrelation(); top != "deliver Inform" {
 		t.Errorf("top correlation %q, want deliver Inform: %+v", top, s.Correlations)
 	}

@@ -22,10 +22,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macepc/macepc/bench"
-	"github.com/macepc/macepc/systems/bamboo"
-	"github.com/macepc/macepc/systems/chord"
-	"github.com/macepc/macepc/systems/pastry"
-	"github.com/macepc/macepc/systems/randtree"
 )
 
 func main() {
@@ -37,25 +33,10 @@ func main() {
 	}
 }
 
-// Systems are the bundled systems with the paper's bugs, as PAPER.md runs
-// them.
-func Systems() []bench.PaperSystem {
-	return []bench.PaperSystem{
-		{System: randtree.System(), EDD: "bench/testdata/randtree-edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
-			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
-		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset",
-			BugLabels: []string{"deliver Announce*"}},
-		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset",
-			BugLabels: []string{"deliver Inform*"}},
-		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
-			BugLabels: []string{"deliver JoinReply → (nothing)"}},
-	}
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("paper", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := bench.PaperConfig{Systems: Systems()}
+	cfg := bench.PaperConfig{Systems: bench.PaperSystems()}
 	fs.IntVar(&cfg.Runs, "runs", 2000, "executions per distribution")
 	fs.IntVar(&cfg.Seeds, "seeds", 10, "seeds 1 … N of the pipeline runs")
 	fs.IntVar(&cfg.MaxRuns, "max-runs", 500, "search budget of the fixed variants")
