@@ -25,7 +25,7 @@ type Sample struct {
 	// contain timedsim.CompositeArrow (" → ").
 	Counts map[string]int
 	// Window is Counts restricted to the events that started before the
-	// count window (timedsim.Options.CountWindow, the profile's Q3); nil
+	// count window (timedsim.Options.CountWindow, Profile.CountWindow); nil
 	// when the execution had no window.
 	Window map[string]int
 }
@@ -63,12 +63,15 @@ type Correlation struct {
 	// decimals); nil when the count or the time is constant.
 	R *float64 `json:"r"`
 	// WindowR is Pearson's r of the label's windowed count against
-	// execution time (6 decimals); nil when either is constant, and when no
-	// sample has windowed counts.
+	// execution time (6 decimals) over the samples that ran for the whole
+	// window (ExecTime at least the window); nil when either is constant,
+	// and for every label when fewer than MinWindowSamples samples ran the
+	// whole window with windowed counts, or all in the same time.
 	WindowR *float64 `json:"window_r"`
 	// LengthOnly says the correlation is driven by execution length:
 	// |R| >= MinR and (WindowR is nil or |WindowR| < |R|/2). It is false
-	// for every label when no sample has windowed counts.
+	// for every label when WindowR is nil for every label for want of
+	// samples.
 	LengthOnly bool `json:"length_only"`
 	// SameAs is, for a composite label whose count and windowed count
 	// equal its event label's in every sample, that event label: the
@@ -77,9 +80,18 @@ type Correlation struct {
 	SameAs string `json:"same_as,omitempty"`
 }
 
+// MinWindowSamples is the least number of samples that must run for the
+// whole count window for Correlate to compute WindowR.
+const MinWindowSamples = 3
+
 // Correlate computes, for every label that occurs in any sample, the
-// correlation of its count and of its windowed count with execution time
-// (phase 3b). A label absent from a sample counts 0 there.
+// correlation of its count with execution time over all samples, and of
+// its windowed count over the samples that ran for the whole count window
+// (phase 3b): window is the timedsim.Options.CountWindow the windowed
+// counts were taken with, and a sample whose ExecTime is shorter was cut
+// off before the window's end, so its windowed counts do not cover the
+// same time as the others' (0: every sample with windowed counts covers
+// it). A label absent from a sample counts 0 there.
 //
 // The result is ranked: first the labels that are not LengthOnly, by
 // |WindowR| descending (nil last), then |R| descending (nil last), then
@@ -90,20 +102,22 @@ type Correlation struct {
 // the JSON rendering do not depend on the last bits of floating-point
 // arithmetic. Correlate returns nil for no samples; samples are not
 // modified.
-func Correlate(samples []Sample) []Correlation {
+func Correlate(samples []Sample, window time.Duration) []Correlation {
 	if len(samples) == 0 {
 		return nil
 	}
 	set := map[string]bool{}
-	window := false
-	for _, s := range samples {
+	var cover []int // the samples that ran for the whole window
+	for i, s := range samples {
 		for l := range s.Counts {
 			set[l] = true
 		}
 		for l := range s.Window {
 			set[l] = true
 		}
-		window = window || s.Window != nil
+		if s.Window != nil && s.ExecTime >= window {
+			cover = append(cover, i)
+		}
 	}
 	labels := slices.Sorted(maps.Keys(set))
 
@@ -111,7 +125,13 @@ func Correlate(samples []Sample) []Correlation {
 	for i, s := range samples {
 		times[i] = float64(s.ExecTime)
 	}
+	wtimes := make([]float64, len(cover))
+	for j, i := range cover {
+		wtimes[j] = times[i]
+	}
+	useWindow := len(cover) >= MinWindowSamples && !constant(wtimes)
 	x := make([]float64, len(samples))
+	xw := make([]float64, len(cover))
 	out := make([]Correlation, 0, len(labels))
 	for _, l := range labels {
 		event, _, composite := strings.Cut(l, timedsim.CompositeArrow)
@@ -130,11 +150,11 @@ func Correlate(samples []Sample) []Correlation {
 			c.SameAs = event
 		}
 		c.R = pearson(x, times)
-		if window {
-			for i, s := range samples {
-				x[i] = float64(s.Window[l])
+		if useWindow {
+			for j, i := range cover {
+				xw[j] = float64(samples[i].Window[l])
 			}
-			c.WindowR = pearson(x, times)
+			c.WindowR = pearson(xw, wtimes)
 			c.LengthOnly = c.R != nil && math.Abs(*c.R) >= MinR &&
 				(c.WindowR == nil || math.Abs(*c.WindowR) < math.Abs(*c.R)/2)
 		}

@@ -50,7 +50,7 @@ func TestCorrelateHand(t *testing.T) {
 		s(4, map[string]int{"a": 5, "b": 3, "c": 2, "d": 1}, map[string]int{"a": 1, "b": 0}),
 	}
 	samples[0].Window["b"] = 1
-	got := Correlate(samples)
+	got := Correlate(samples, 0)
 	want := []Correlation{
 		{Label: "b", Executions: 2, MeanCount: 1, R: ptr(0.912871), WindowR: ptr(-0.774597)},
 		{Label: "a", Executions: 4, MeanCount: 2, R: ptr(0.774597), WindowR: ptr(0.447214)},
@@ -108,7 +108,7 @@ func TestCorrelateRanking(t *testing.T) {
 		}
 		samples = append(samples, Sample{ExecTime: et, Counts: counts, Window: window})
 	}
-	got := Correlate(samples)
+	got := Correlate(samples, 500*time.Millisecond)
 	t.Logf("ranking:\n%s", table(got))
 
 	order := make([]string, len(got))
@@ -147,8 +147,65 @@ func TestCorrelateRanking(t *testing.T) {
 	// and the ranking not at all.
 	rev := slices.Clone(samples)
 	slices.Reverse(rev)
-	if again := Correlate(rev); !reflect.DeepEqual(again, got) {
+	if again := Correlate(rev, 500*time.Millisecond); !reflect.DeepEqual(again, got) {
 		t.Errorf("reversed samples:\n%s", table(again))
+	}
+}
+
+// TestCorrelateUnequalLengths is the length control on executions that
+// end before the count window: 16 normal executions of 300–700 ms and 4
+// slow ones of 20 s, counted in a window of 600 ms (the Q3 of the normal
+// times, the window macepc used to take). A periodic timer fires every
+// 20 ms, so its count is proportional to the execution time, and so is its
+// windowed count in the executions that end before the window: counted
+// over all samples, its WindowR stays high (Chord's "timer fix-fingers",
+// r 1.00 within Q3), and it used to rank among the causes. Over the
+// samples that ran the whole window it is constant: no WindowR, and the
+// label is LengthOnly. The race, which happens within the window in
+// exactly the slow executions, keeps its WindowR.
+func TestCorrelateUnequalLengths(t *testing.T) {
+	const (
+		timer = "timer fix-fingers"
+		race  = "deliver JoinReply → (nothing)"
+		every = 20 * time.Millisecond
+	)
+	window := 600 * time.Millisecond
+	var samples []Sample
+	for i := range 20 {
+		et := time.Duration(300+(i*97)%400) * time.Millisecond
+		if i%5 == 2 {
+			et = 20*time.Second + time.Duration(i)*time.Millisecond
+		}
+		s := Sample{ExecTime: et, Counts: map[string]int{timer: int(et / every)}, Window: map[string]int{timer: int(min(et, window) / every)}}
+		if et > time.Second {
+			s.Counts[race], s.Window[race] = 1, 1
+		}
+		samples = append(samples, s)
+	}
+	by := map[string]Correlation{}
+	got := Correlate(samples, window)
+	for _, c := range got {
+		by[c.Label] = c
+	}
+	if c := by[timer]; !c.LengthOnly || c.WindowR != nil || c.R == nil || *c.R < 0.99 {
+		t.Errorf("%s: %+v, want LengthOnly, R > 0.99, no WindowR:\n%s", timer, c, table(got))
+	}
+	if c := by[race]; c.LengthOnly || c.WindowR == nil || *c.WindowR < 0.99 || got[0].Label != race {
+		t.Errorf("%s: %+v, want first with WindowR > 0.99:\n%s", race, c, table(got))
+	}
+	// Counted over every sample (no window given), the timer's windowed
+	// count still follows the length of the short executions.
+	old := Correlate(samples, 0)
+	if c := old[1]; c.Label != timer || c.LengthOnly {
+		t.Errorf("without the window's length control the timer should rank second, not LengthOnly:\n%s", table(old))
+	}
+
+	// Fewer than MinWindowSamples samples ran the whole window: WindowR
+	// says nothing, so nothing is LengthOnly.
+	for _, c := range Correlate(samples, 21*time.Second) {
+		if c.WindowR != nil || c.LengthOnly {
+			t.Errorf("window longer than every execution: %+v", c)
+		}
 	}
 }
 
@@ -160,12 +217,12 @@ func TestCorrelateNoWindow(t *testing.T) {
 		{ExecTime: 2 * time.Second, Counts: map[string]int{"x": 1}},
 		{ExecTime: 3 * time.Second, Counts: map[string]int{"x": 4, "y": 1}},
 	} // r(x) = 0.866025 (see TestCorrelateJSON), r(y) = 0: y − ȳ ∝ (1, −2, 1) ⊥ (−1, 0, 1)
-	for _, c := range Correlate(samples) {
+	for _, c := range Correlate(samples, 0) {
 		if c.WindowR != nil || c.LengthOnly {
 			t.Errorf("%+v: windowed figures without a window", c)
 		}
 	}
-	if got := Correlate(samples); got[0].Label != "x" || got[1].Label != "y" || *got[0].R != 0.866025 || *got[1].R != 0 {
+	if got := Correlate(samples, 0); got[0].Label != "x" || got[1].Label != "y" || *got[0].R != 0.866025 || *got[1].R != 0 {
 		t.Errorf("ranking:\n%s", table(got))
 	}
 }
@@ -177,7 +234,7 @@ func TestCorrelateConstantTime(t *testing.T) {
 		{ExecTime: time.Second, Counts: map[string]int{"b": 1, "a": 2}, Window: map[string]int{"a": 1}},
 		{ExecTime: time.Second, Counts: map[string]int{"b": 5}, Window: map[string]int{}},
 	}
-	got := Correlate(samples)
+	got := Correlate(samples, 0)
 	if len(got) != 2 || got[0].Label != "a" || got[1].Label != "b" {
 		t.Fatalf("ranking:\n%s", table(got))
 	}
@@ -186,8 +243,8 @@ func TestCorrelateConstantTime(t *testing.T) {
 			t.Errorf("%+v: r with constant time", c)
 		}
 	}
-	if Correlate(nil) != nil {
-		t.Error("Correlate(nil) is not nil")
+	if Correlate(nil, 0) != nil {
+		t.Error("Correlate(nil, 0) is not nil")
 	}
 }
 
@@ -198,7 +255,7 @@ func TestCorrelateJSON(t *testing.T) {
 		{ExecTime: 2e9, Counts: map[string]int{"z": 1}, Window: map[string]int{"z": 1}},
 		{ExecTime: 3e9, Counts: map[string]int{"z": 4}, Window: map[string]int{}},
 	}
-	b, err := json.Marshal(Correlate(samples))
+	b, err := json.Marshal(Correlate(samples, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +265,7 @@ func TestCorrelateJSON(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
-	if b, _ := json.Marshal(Correlate(samples[:1])); !strings.Contains(string(b), `"r":null,"window_r":null`) {
+	if b, _ := json.Marshal(Correlate(samples[:1], 0)); !strings.Contains(string(b), `"r":null,"window_r":null`) {
 		t.Errorf("one sample: %s, want null r values", b)
 	}
 }
@@ -280,7 +337,7 @@ func TestCorrelateSameAs(t *testing.T) {
 		{ExecTime: 9 * time.Second, Counts: map[string]int{remove: 2, quiet: 2, reply: 3, dropped: 2, join: 3, fwd: 3, timer: 9},
 			Window: map[string]int{remove: 2, quiet: 2, reply: 3, dropped: 2, join: 3, fwd: 2, timer: 1}},
 	}
-	got := Correlate(samples)
+	got := Correlate(samples, 0)
 	sameAs := map[string]string{}
 	for _, c := range got {
 		sameAs[c.Label] = c.SameAs

@@ -34,9 +34,9 @@
 //	for _, w := range prof.Warnings { fmt.Fprintln(stderr, "warning:", w) }
 //
 // Phase 2, collecting the samples of phase 3b on the way (the explorer
-// counts events in the window [0, Q3) too):
+// counts events in the window [0, Q1) too):
 //
-//	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{EDD: set, CountWindow: prof.Q3}}
+//	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{EDD: set, CountWindow: prof.CountWindow()}}
 //	var samples []anomaly.Sample
 //	found, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: 1000, Triage: 200},
 //		func(r *timedsim.Result) bool { return prof.Anomalous(r.ExecTime) },
@@ -52,7 +52,7 @@
 //
 // Phase 3b, after adding the samples of phase 3a's random walks:
 //
-//	for _, c := range anomaly.Correlate(samples) { … c.Label, c.R, c.WindowR, c.LengthOnly … }
+//	for _, c := range anomaly.Correlate(samples, prof.CountWindow()) { … c.Label, c.R, c.WindowR, c.LengthOnly … }
 //
 // # Quartiles
 //
@@ -127,14 +127,33 @@
 // that event types "trivially correlated with path length, such as periodic
 // timer expiration" had to be discarded by hand. Correlate does it by
 // itself with a second count per label: the events that started within a
-// window of normal execution time, the profile's Q3
-// (timedsim.Options.CountWindow). Within the window every execution has
-// the same length, so an event that only happens because an execution is
-// long — a periodic timer firing at 10 s, the recovery work it triggers —
+// window of normal execution time (timedsim.Options.CountWindow,
+// Profile.CountWindow: the profile's Q1), correlated over the executions
+// that ran for the whole window. Every one of those ran for the same time
+// within the window, so an event that only happens because an execution
+// is long — a periodic timer, the recovery work it triggers at 10 s —
 // loses its correlation (WindowR), while a cause that happens during the
 // normal run, like RandTree's join race, keeps it. A label whose |R| is at
 // least MinR but whose |WindowR| is less than half of it, or undefined, is
 // LengthOnly and ranks after all the others.
+//
+// Both halves matter. An execution that ends before the window's end has
+// fewer events in it, so counted in every execution a periodic timer's
+// windowed count still grows with the execution's length: with the
+// window at Q3, which three quarters of the normal executions end before,
+// Chord's fix-fingers timer kept r = 1.00 within the window and ranked
+// among the causes. Hence the executions shorter than the window are left
+// out of WindowR; and hence a window that most executions run to its end:
+// Q1 leaves out a quarter of the normal ones (the slow ones all run it),
+// where Q3 would leave out three quarters and leave WindowR to a handful
+// of normal executions. The window must also reach as far into the normal
+// run as it can, because a cause late in the join phase must fall inside
+// it: the profile's minimum, which every normal execution covers, is a
+// single extreme draw and stops well short (RandTree 0.41 s of a 0.50 s
+// median, Pastry 1.6 s of 2.0 s), while Q1 is within a few percent of the
+// median in every bundled system. Fewer than MinWindowSamples executions
+// that ran the whole window give no WindowR at all, and then nothing is
+// LengthOnly.
 //
 // A label whose WindowR is strongly negative while its R is small is an
 // event that normally happens within the window but is delayed in slow
@@ -144,10 +163,12 @@
 // absence is related to the performance bug".
 //
 // A composite label counts the events whose handler sent a message of a
-// type, or sent nothing at all ("deliver JoinReply → (nothing)",
+// type, made a note ("deliver JoinReply → dropped: not joining",
+// timedsim.Context.Note), or did neither ("deliver JoinReply → (nothing)",
 // timedsim.SentNothing): an ignored stale message is the usual trace of a
 // race, and in Chord's join race the dropped JoinReply is the label that
-// ranks first. A composite whose counts equal its event label's in every
+// ranks first. Notes are what tells a dropped message from a processed
+// one when neither handler sends anything. A composite whose counts equal its event label's in every
 // sample (a handler that always sends the same, or never sends) is marked
 // SameAs that label and ranks last, so it does not crowd the top.
 //

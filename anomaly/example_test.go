@@ -30,9 +30,10 @@ func ExampleNewProfile() {
 }
 
 // Phase 3b: six executions, two of them slow because of a race whose
-// marker event happens early (inside the 600 ms window), after which a
-// recovery timer at 10 s repairs the damage. Both correlate with execution
-// time; only the race still does within the window. Pings are noise, and
+// marker event happens early (inside the 490 ms count window, which every
+// execution runs to its end), after which a recovery timer at 10 s
+// repairs the damage. Both correlate with execution time; only the race
+// still does within the window. Pings are noise, and
 // every execution has 4 Joins: no correlation is defined.
 func ExampleCorrelate() {
 	race := "deliver JoinReply → Remove"
@@ -58,7 +59,7 @@ func ExampleCorrelate() {
 		}
 		return fmt.Sprintf("%.3f", *r)
 	}
-	for _, c := range anomaly.Correlate(samples) {
+	for _, c := range anomaly.Correlate(samples, 490*time.Millisecond) {
 		fmt.Printf("%-27s R %-6s window R %-6s length only %v\n", c.Label, show(c.R), show(c.WindowR), c.LengthOnly)
 	}
 	// Output:

@@ -187,6 +187,13 @@ func (p *Profile) setThreshold() {
 	p.Threshold = max(p.TukeyThreshold, slow, p.Median+p.MinExcess)
 }
 
+// CountWindow is the count window of phase 3b for this profile
+// (timedsim.Options.CountWindow, Correlate's window): its first quartile.
+// Three quarters of the normal executions, and every slow one, run for
+// the whole window, and Correlate leaves the others out of WindowR (see
+// "Length-controlled correlation" in the package documentation).
+func (p *Profile) CountWindow() time.Duration { return p.Q1 }
+
 // Anomalous reports whether an execution time d is above the threshold.
 func (p *Profile) Anomalous(d time.Duration) bool { return d > p.Threshold }
 

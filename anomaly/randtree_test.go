@@ -9,7 +9,7 @@ import (
 )
 
 // TestCorrelateRandTree is phase 3b on RandTree, the paper's Figure 4: with
-// a count window of Q3 (from 50 executions), the composite label that ranks
+// the profile's count window (from 50 executions), the composite label that ranks
 // first among those not driven by execution length is the join race's
 // "deliver JoinReply → Remove", and the recovery timer, which fires only
 // because slow executions last 10 s, is LengthOnly.
@@ -19,7 +19,7 @@ func TestCorrelateRandTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof := trainProfile(t, &timedsim.Explorer{Scenario: sc}, 50, 1)
-	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{CountWindow: prof.Q3}}
+	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{CountWindow: prof.CountWindow()}}
 	var samples []Sample
 	slow := 0
 	_, done, err := ex.Run(context.Background(), timedsim.Work{N: 300, Path: timedsim.Seeded(2),
@@ -33,8 +33,8 @@ func TestCorrelateRandTree(t *testing.T) {
 	if err != nil || done != 300 {
 		t.Fatalf("%d of 300 executions, err %v", done, err)
 	}
-	ranking := Correlate(samples)
-	t.Logf("window %v; %d of %d executions anomalous; ranking:\n%s", prof.Q3, slow, done, table(ranking))
+	ranking := Correlate(samples, prof.CountWindow())
+	t.Logf("window %v; %d of %d executions anomalous; ranking:\n%s", prof.CountWindow(), slow, done, table(ranking))
 
 	top := ""
 	for _, c := range ranking {

@@ -15,8 +15,13 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/systems/bamboo"
+	"github.com/macepc/macepc/systems/chord"
+	"github.com/macepc/macepc/systems/pastry"
+	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -32,8 +37,42 @@ type PaperSystem struct {
 	// Timer names that timer, for the text.
 	Timer string
 	// BugLabels are the correlation labels that name the bug's events; a
-	// label matches if it equals one or, ending in "*", has it as prefix.
+	// label matches if it equals one or, ending in "*", has it as prefix,
+	// or, starting with "*", has it as suffix.
 	BugLabels []string
+}
+
+// PaperSystems are the bundled systems with the paper's bugs, as
+// bench/PAPER.md runs them (from the repository's root). Their BugLabels
+// are the one definition of "a label of the bug" that the tables use, each
+// taken from the system's doc.go:
+//
+//   - RandTree (MacePC Figure 1): the joining node accepts a joiner and
+//     makes itself a root ("deliver Join → NewRoot", its children told),
+//     and rejects the JoinReply of the node it was joining ("deliver
+//     JoinReply → Remove", Figure 4);
+//   - Pastry: adding a node to a full leaf set evicts a member without
+//     telling it: any event whose handler evicted ("… → evicted: leaf set
+//     full", dht.NoteEvicted);
+//   - Bamboo: the boundary bug forgets a pushed-out member (an eviction,
+//     "… → evicted: leaf set full"), the adjacency bug leaves concurrent
+//     neighbours uninformed of each other ("deliver Inform" and its
+//     composites);
+//   - Chord: the joining node's own JoinReply, dropped because it made
+//     itself a ring ("deliver JoinReply → dropped: not joining",
+//     chord.NoteNotJoining).
+func PaperSystems() []PaperSystem {
+	evicted := "*" + timedsim.CompositeArrow + pastry.NoteEvicted
+	return []PaperSystem{
+		{System: randtree.System(), EDD: "systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
+			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
+		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset",
+			BugLabels: []string{evicted}},
+		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset",
+			BugLabels: []string{evicted, "deliver Inform*"}},
+		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
+			BugLabels: []string{timedsim.CompositeLabel("deliver JoinReply", chord.NoteNotJoining)}},
+	}
 }
 
 // PaperConfig is the paper-comparison workload: for each system, the
@@ -89,6 +128,22 @@ type PaperRun struct {
 	Limit           float64 // the walks' recovery limit
 	Top             []PaperCorr
 	BugRank         int // 1-based rank of the first bug label among Top; 0: not there
+}
+
+// Strong reports whether the first bug label among Top correlates at
+// least anomaly.MinR: by |WindowR|, what the ranking compares first, or
+// |R| when WindowR is undefined. A label can be in the top 3 of a handful
+// of weak correlations by chance.
+func (r *PaperRun) Strong() bool {
+	if r.BugRank < 1 {
+		return false
+	}
+	c := r.Top[r.BugRank-1]
+	x := c.R
+	if c.WindowR != nil {
+		x = c.WindowR
+	}
+	return x != nil && math.Abs(*x) >= anomaly.MinR
 }
 
 // PaperCorr is one ranked correlation of a summary.
@@ -181,12 +236,25 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 func bugRank(top []PaperCorr, bug []string) int {
 	for i, c := range top {
 		for _, b := range bug {
-			if c.Label == b || strings.HasSuffix(b, "*") && strings.HasPrefix(c.Label, b[:len(b)-1]) {
+			if MatchLabel(b, c.Label) {
 				return i + 1
 			}
 		}
 	}
 	return 0
+}
+
+// MatchLabel reports whether label matches pattern (PaperSystem.BugLabels):
+// equal, or with the prefix before a final "*", or the suffix after a
+// leading one.
+func MatchLabel(pattern, label string) bool {
+	switch {
+	case strings.HasSuffix(pattern, "*"):
+		return strings.HasPrefix(label, pattern[:len(pattern)-1])
+	case strings.HasPrefix(pattern, "*"):
+		return strings.HasSuffix(label, pattern[1:])
+	}
+	return label == pattern
 }
 
 // readDist reads a profile's results directory.
@@ -318,8 +386,8 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 		p("### %s buggy: the pipeline (`macepc run`), seeds 1–%d\n\n", name, cfg.Seeds)
 		p("*Search* is the number of executions phase 2 ran up to and including the anomaly (after the profile's 50, macepc run's default); *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran; *similar* is the similar fast execution's time (≤ Q3). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
 			"`"+strings.Join(s.BugLabels, "`, `")+"`")
-		p("| seed | search | anomaly | steps | divergence point | ignorable | walks | similar (Q3) | top correlation: r (within Q3) | bug label |\n|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
-		var found int
+		p("| seed | search | anomaly | steps | divergence point | ignorable | walks | similar (Q3) | top correlation: r (within Q1) | bug label |\n|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
+		var found, strong int
 		var explored, ignorable []float64
 		var ranks []int
 		for _, r := range res.Runs {
@@ -334,6 +402,9 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 			explored = append(explored, float64(r.Explored))
 			ignorable = append(ignorable, r.IgnorableFrac)
 			ranks = append(ranks, r.BugRank)
+			if r.BugRank >= 1 && r.BugRank <= 3 && r.Strong() {
+				strong++
+			}
 			top := "–"
 			if len(r.Top) > 0 {
 				top = fmt.Sprintf("`%s`: %s (%s)", r.Top[0].Label, fmtR(r.Top[0].R), fmtR(r.Top[0].WindowR))
@@ -357,12 +428,14 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 					top3++
 				}
 			}
-			p("; search executions median %s (%s–%s); ignorable median %.1f%% (%.1f–%.1f%%); a bug label ranks first in %d and in the top 3 in %d of %d",
+			p("; search executions median %s (%s–%s); ignorable median %.1f%% (%.1f–%.1f%%); a bug label ranks first in %d and in the top 3 in %d of %d (with |r| ≥ %g in %d)",
 				fmtG(median(explored)), fmtG(slices.Min(explored)), fmtG(slices.Max(explored)),
-				100*median(ignorable), 100*slices.Min(ignorable), 100*slices.Max(ignorable), top1, top3, found)
+				100*median(ignorable), 100*slices.Min(ignorable), 100*slices.Max(ignorable), top1, top3, found, anomaly.MinR, strong)
 		}
 		p(".\n\nCommand: `macepc run --system %s --variant buggy --seed S --edd %s`\n\n", name, s.EDD)
 	}
+
+	writeBugLabels(w, cfg, res)
 
 	p("### Fixed variants: %d-execution searches, seeds 1–%d\n\n", cfg.MaxRuns, cfg.Seeds)
 	p("| system | seeds with an anomaly | anomalies (seed: search execution, time) |\n|---|---:|---|\n")
@@ -381,6 +454,42 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	}
 	p("\nCommand: `macepc run --system S --variant fixed --seed S --edd EDD --max-runs %d`\n\n", cfg.MaxRuns)
 
+}
+
+// writeBugLabels renders, per system, how often a label of the bug
+// (PaperSystem.BugLabels) is among the top correlations of the buggy
+// pipeline runs.
+func writeBugLabels(w io.Writer, cfg PaperConfig, res *PaperResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("### A label of the bug among the top correlations, seeds 1–%d\n\n", cfg.Seeds)
+	p("Over the buggy pipeline runs above: the ranked labels are those the summary lists (not length-only, not the same as their event label, r defined), ranked by |r within Q1|, then |r|; *first* and *top 3* count the runs in which a label of the bug ranks there; *strong* those of the top 3 where it correlates at least %g (|r within Q1|, or |r| where that is undefined); *ranked* is the median number of ranked labels (a top 3 of few labels is easy to enter).\n\n", anomaly.MinR)
+	p("| system | labels of the bug | runs | first | top 3 | strong | ranked |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range cfg.Systems {
+		var runs, first, top3, strong int
+		var ranked []float64
+		for _, r := range res.Runs {
+			if r.System != s.System.Name || !r.Found {
+				continue
+			}
+			runs++
+			ranked = append(ranked, float64(len(r.Top)))
+			if r.BugRank == 1 {
+				first++
+			}
+			if r.BugRank >= 1 && r.BugRank <= 3 {
+				top3++
+				if r.Strong() {
+					strong++
+				}
+			}
+		}
+		med := "–"
+		if runs > 0 {
+			med = fmtG(median(ranked))
+		}
+		p("| %s | %s | %d | %d | %d | %d | %s |\n", s.System.Name, "`"+strings.Join(s.BugLabels, "`, `")+"`", runs, first, top3, strong, med)
+	}
+	p("\nCommand: `go run ./bench/cmd/paper` (the pipeline runs of the tables above).\n\n")
 }
 
 // WriteWallClock renders the wall-clock time of the buggy pipeline runs per

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestPaperMultiples(t *testing.T) {
 func TestRunPaper(t *testing.T) {
 	cfg := bench.PaperConfig{
 		Systems: []bench.PaperSystem{{System: randtree.System(), EDD: "../systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod,
-			Timer: "recovery", BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → *"}}},
+			Timer: "recovery", BugLabels: []string{"*→ Remove", "deliver Join → *"}}},
 		Runs: 60, Seeds: 1, MaxRuns: 100, Work: t.TempDir(),
 	}
 	res, err := bench.RunPaper(context.Background(), cfg, nil)
@@ -121,6 +122,72 @@ func TestRunStability(t *testing.T) {
 	for _, want := range []string{"#### randtree", "`macepc run --system randtree --variant buggy --seed 1`", "| 1 | ", "| 2 | ", "An anomaly in 2 of 2 runs; the divergence event a step of the bug in "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestPaperSystemsLabels: every label pattern of the paper's definition of
+// "a label of the bug" names labels that the buggy variant produces, so a
+// renamed message or note cannot silently turn a column into zeros.
+func TestPaperSystemsLabels(t *testing.T) {
+	for _, s := range bench.PaperSystems() {
+		sc, err := s.System.Scenario("buggy", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := slices.Clone(s.BugLabels)
+		for i := uint64(0); i < 60 && len(left) > 0; i++ {
+			r := sim.Run(timedsim.SeedPath(i))
+			left = slices.DeleteFunc(left, func(pat string) bool {
+				for _, m := range []map[string]int{r.Counts, r.Composite} {
+					for l := range m {
+						if bench.MatchLabel(pat, l) {
+							return true
+						}
+					}
+				}
+				return false
+			})
+		}
+		if len(left) > 0 {
+			t.Errorf("%s: no label of 60 buggy executions matches %q", s.System.Name, left)
+		}
+	}
+}
+
+// TestMatchLabel: exact labels, "prefix*" and "*suffix" patterns.
+func TestMatchLabel(t *testing.T) {
+	for _, c := range []struct {
+		pat, label string
+		want       bool
+	}{
+		{"deliver Join", "deliver Join", true},
+		{"deliver Join", "deliver Join → Join", false},
+		{"deliver Inform*", "deliver Inform → (nothing)", true},
+		{"deliver Inform*", "deliver Join", false},
+		{"*→ evicted: leaf set full", "deliver Announce → evicted: leaf set full", true},
+		{"*→ evicted: leaf set full", "deliver Announce", false},
+	} {
+		if got := bench.MatchLabel(c.pat, c.label); got != c.want {
+			t.Errorf("MatchLabel(%q, %q) = %v", c.pat, c.label, got)
+		}
+	}
+}
+
+// TestPaperRunStrong: a bug label in the top correlations is strong when
+// its r within the window, or its r where that is undefined, is at least
+// anomaly.MinR.
+func TestPaperRunStrong(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	top := []bench.PaperCorr{{Label: "a", R: f(0.9), WindowR: f(0.1)}, {Label: "b", R: f(-0.5)}, {Label: "c", R: f(0.1), WindowR: f(-0.4)}}
+	for rank, want := range []bool{false, false, true, true} {
+		r := bench.PaperRun{Top: top, BugRank: rank}
+		if got := r.Strong(); got != want {
+			t.Errorf("bug label at rank %d: Strong = %v, want %v", rank, got, want)
 		}
 	}
 }

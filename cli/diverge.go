@@ -122,7 +122,7 @@ func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, an *an
 	}
 	anomalous := apf.Path()
 	opts := rs.opts
-	opts.CountWindow = time.Duration(pf.Q3NS)
+	opts.CountWindow = pf.countWindow()
 	crit, err := divergence.NewCriterion(time.Duration(pf.MedianNS), time.Duration(pf.Q3NS), time.Duration(pf.Threshold), time.Duration(an.ExecTimeNS))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.path(fileProfile), err)
@@ -377,7 +377,7 @@ type correlationFile struct {
 	Labels           []anomaly.Correlation `json:"labels"`
 }
 
-const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the profile's Q3 (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → (nothing)' those that sent nothing, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
+const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
 
 func (p *pipeline) correlate(pf *profileFile) (*correlationFile, error) {
 	search, err := readCountsLines(p.path(fileSearchExecs), false)
@@ -396,8 +396,8 @@ func (p *pipeline) correlate(pf *profileFile) (*correlationFile, error) {
 		return nil, fmt.Errorf("only %d executions to correlate: run the search (and divergence) phases first", len(samples))
 	}
 	cf := &correlationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
-		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: pf.Q3NS, MinR: anomaly.MinR, Method: correlationMethod,
-		Labels: anomaly.Correlate(samples)}
+		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.countWindow()), MinR: anomaly.MinR, Method: correlationMethod,
+		Labels: anomaly.Correlate(samples, pf.countWindow())}
 	if err := writeJSON(p.path(fileCorrelation), cf); err != nil {
 		return nil, err
 	}

@@ -52,6 +52,7 @@ type eventsItem struct {
 	DurationNS int64        `json:"duration_ns"`
 	Sends      []eventsSend `json:"sends,omitempty"`
 	Timers     []eventsTmr  `json:"timers,omitempty"`
+	Notes      []string     `json:"notes,omitempty"` // the handler's notes (timedsim.Context.Note)
 }
 
 type eventsSend struct {
@@ -89,7 +90,7 @@ func newEventsFile(configHash string, nodes, step int, anomalous, similar *timed
 			if e.Step < ef.FromStep || e.Step >= ef.ToStep {
 				continue
 			}
-			it := eventsItem{Step: e.Step, Node: int(e.Node), From: int(e.From), Label: e.Label, StartNS: int64(e.Start), DurationNS: int64(e.Duration)}
+			it := eventsItem{Step: e.Step, Node: int(e.Node), From: int(e.From), Label: e.Label, StartNS: int64(e.Start), DurationNS: int64(e.Duration), Notes: e.Notes}
 			for _, s := range e.Sends {
 				es := eventsSend{To: int(s.To), Type: s.Type, Transport: s.Transport, Size: s.Size, Status: s.Status}
 				if s.Status == "sent" {

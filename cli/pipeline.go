@@ -293,6 +293,14 @@ func newProfileFile(rs *resolved, seed uint64, runs int, th thresholds, eddSourc
 	return pf, nil
 }
 
+// countWindow is phase 3b's count window for this profile
+// (anomaly.Profile.CountWindow of its quartiles).
+func (pf *profileFile) countWindow() time.Duration {
+	p := anomaly.Profile{Runs: pf.Runs, Unfinished: pf.Unfinished, Min: time.Duration(pf.MinNS), Q1: time.Duration(pf.Q1NS),
+		Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Max: time.Duration(pf.MaxNS), Threshold: time.Duration(pf.Threshold)}
+	return p.CountWindow()
+}
+
 // loadProfile reads DIR/profile.json and rebuilds its configuration.
 func (p *pipeline) loadProfile() (*profileFile, *resolved, error) {
 	path := p.path(fileProfile)
@@ -333,7 +341,7 @@ type searchFile struct {
 	// anomaly or spending its budget.
 	Complete    bool       `json:"complete"`
 	ThresholdNS int64      `json:"threshold_ns"`
-	WindowNS    int64      `json:"window_ns"`   // counts in search-executions.jsonl's "window" are of events starting before this (the profile's Q3)
+	WindowNS    int64      `json:"window_ns"`   // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
 	FirstIndex  int        `json:"first_index"` // the first anomalous execution, -1 if none
 	Anomalies   int        `json:"anomalies"`   // anomalous executions explored
 	Classes     []classRec `json:"classes"`
@@ -382,7 +390,7 @@ func classPath(rank int) string {
 
 func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns, triageRuns int) (*searchFile, error) {
 	opts := rs.opts
-	opts.CountWindow = time.Duration(pf.Q3NS)
+	opts.CountWindow = pf.countWindow()
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
 	seed := phaseSeed(pf.Seed, "search")
 	anomalous := searchPredicate(pf)
@@ -402,7 +410,7 @@ func (p *pipeline) search(pf *profileFile, rs *resolved, maxRuns, triageRuns int
 	})
 	prog.done()
 	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: maxRuns, TriageRuns: triageRuns,
-		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS, FirstIndex: -1, Classes: []classRec{}}
+		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow()), FirstIndex: -1, Classes: []classRec{}}
 	if err == nil {
 		if err := p.triage(rs, pf, sf, execs); err != nil {
 			return nil, err

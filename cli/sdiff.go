@@ -65,10 +65,16 @@ func window(ev []timedsim.TimedEvent, from, to int) []timedsim.TimedEvent {
 	return ev[from:to]
 }
 
+// diffKey is what makes two events the same: node, label, sender, and
+// the handler's notes (the same message handled another way is another
+// event).
 func diffKey(e *timedsim.TimedEvent) string {
 	k := e.Node.String() + " " + e.Label
 	if e.From != timedsim.None {
 		k += " from " + e.From.String()
+	}
+	for _, n := range e.Notes {
+		k += " [" + n + "]"
 	}
 	return k
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -208,7 +207,7 @@ type searchShardParams struct {
 }
 
 func searchParams(pf *profileFile, triageRuns int) searchShardParams {
-	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS, TriageRuns: triageRuns}
+	return searchShardParams{PhaseSeed: phaseSeed(pf.Seed, "search"), ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow()), TriageRuns: triageRuns}
 }
 
 // searchShard explores shard sp's executions until its first anomalous
@@ -230,7 +229,7 @@ func (a *app) searchShard(p *pipeline, pf *profileFile, rs *resolved, maxRuns, t
 		return ExitOK, nil
 	}
 	opts := rs.opts
-	opts.CountWindow = time.Duration(pf.Q3NS)
+	opts.CountWindow = pf.countWindow()
 	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
 	path := timedsim.Seeded(par.PhaseSeed)
 	prog := a.startProgress(p.progress, "search", n)
@@ -305,7 +304,7 @@ func (a *app) mergeSearch(p *pipeline, set *shard.Set) (int, error) {
 		execs = append(execs, lines[r.Index])
 	}
 	sf := &searchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
-		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: pf.Q3NS, FirstIndex: -1, Classes: []classRec{}}
+		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.countWindow()), FirstIndex: -1, Classes: []classRec{}}
 	if err := clearAfter(p.dir, "profile"); err != nil {
 		return ExitError, err
 	}

@@ -54,7 +54,8 @@
 // canonical timedsim.Describe of every node, its pending timers and next
 // application event, the pending messages of every connection in order,
 // the pending error upcalls and the resets left — is hashed with xxhash,
-// and a sequence stops at a state already reached at no greater depth in
+// (Context.Note's notes are not state: they only reach the event log of
+// Replay), and a sequence stops at a state already reached at no greater depth in
 // the same iteration (keeping the smallest depth keeps the bounded search
 // complete). From the end of every sequence that was not cut short a
 // random walk runs up to DMax steps; the liveness properties are checked

@@ -10,7 +10,7 @@ import (
 // Replay re-executes path p with cfg's scenario and settings and returns
 // its event log: a header, one line per step ("12 n1 deliver JoinReply
 // from n0 JoinReply{Kind:accepted Root:n0} [choice 1 of 4]") followed by
-// the handler's Logf lines, a line saying how the execution ended and
+// the handler's notes and Logf lines, a line saying how the execution ended and
 // which liveness properties hold, and each node's final state (nodeText:
 // its Describe text, its pending timers, the messages waiting for it). The
 // log is a pure function of the path: same path, same lines.

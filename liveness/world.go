@@ -797,6 +797,18 @@ func (c *wctx) CancelTimer(name string) {
 func (c *wctx) TimerPending(name string) bool { return c.w.nodes[c.node].timerIndex(name) >= 0 }
 func (c *wctx) Rand() *rand.Rand              { return c.w.handR }
 
+// Note checks the note and writes it to the event log when recording.
+// A note is not state: it enters no hash, so it never prunes or splits
+// the search.
+func (c *wctx) Note(text string) {
+	if err := timedsim.CheckNote(text); err != nil {
+		panic(err.Error())
+	}
+	if c.w.log != nil {
+		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": note: "+text)
+	}
+}
+
 func (c *wctx) Logf(format string, args ...any) {
 	if c.w.log != nil {
 		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": "+fmt.Sprintf(format, args...))

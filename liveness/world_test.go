@@ -16,6 +16,8 @@ import (
 type chatty struct {
 	Got, Errs, Apps []string
 	Sent            int
+	// notes makes every handler but Init note what it did (TestNotesNotState).
+	notes bool `macepc:"-"`
 }
 
 func (n *chatty) Init(ctx timedsim.Context) {
@@ -31,20 +33,31 @@ func (n *chatty) Init(ctx timedsim.Context) {
 	ctx.SendOn("udp", 1, msg{"d1"})
 	ctx.SetTimer("t", time.Hour, "data")
 }
-func (n *chatty) Deliver(_ timedsim.Context, from timedsim.NodeID, m timedsim.Message) {
+func (n *chatty) Deliver(ctx timedsim.Context, from timedsim.NodeID, m timedsim.Message) {
 	n.Got = append(n.Got, m.(msg).Name)
+	n.note(ctx, "got: a message")
 }
-func (n *chatty) Timer(ctx timedsim.Context, name string, data any) {}
+func (n *chatty) Timer(ctx timedsim.Context, name string, data any) { n.note(ctx, "ignored: timer") }
+func (n *chatty) note(ctx timedsim.Context, text string) {
+	if n.notes {
+		ctx.Note(text)
+	}
+}
 func (n *chatty) Error(_ timedsim.Context, err *timedsim.TransportError) {
 	n.Errs = append(n.Errs, fmt.Sprint(err.Err, " ", err.Peer))
 }
-func (n *chatty) App(_ timedsim.Context, name string, _ any) { n.Apps = append(n.Apps, name) }
+func (n *chatty) App(ctx timedsim.Context, name string, _ any) {
+	n.Apps = append(n.Apps, name)
+	n.note(ctx, "app: recorded")
+}
 
-func chattyWorld(t *testing.T, faults int) *world {
+func chattyWorld(t *testing.T, faults int) *world { return chattyNotes(t, faults, false) }
+
+func chattyNotes(t *testing.T, faults int, notes bool) *world {
 	t.Helper()
 	sc := &timedsim.Scenario{
 		Nodes: 2,
-		New:   func(timedsim.NodeID) timedsim.Service { return &chatty{} },
+		New:   func(timedsim.NodeID) timedsim.Service { return &chatty{notes: notes} },
 		Driver: func(d *timedsim.Driver) {
 			d.App(2*time.Second, 0, "second", nil)
 			d.App(time.Second, 0, "first", nil)
@@ -179,5 +192,34 @@ func TestStateHash(t *testing.T) {
 	a.exec(a.enabled()[i]) // only removes the timer: the service does nothing
 	if a.hash() == h {
 		t.Fatal("a fired timer does not change the hash")
+	}
+}
+
+// TestNotesNotState: Context.Note reaches the event log and nothing else:
+// the same choices give the same state hash at every step with and
+// without notes, so notes never prune or split the search.
+func TestNotesNotState(t *testing.T) {
+	plain, noted := chattyNotes(t, 1, false), chattyNotes(t, 1, true)
+	var log []string
+	noted.log = &log
+	for step := 0; step < 8; step++ {
+		if plain.hash() != noted.hash() {
+			t.Fatalf("step %d: notes changed the state hash", step)
+		}
+		a, b := plain.enabledLabels(), noted.enabledLabels()
+		if !slices.Equal(a, b) || len(a) == 0 {
+			t.Fatalf("step %d: enabled %q vs %q", step, a, b)
+		}
+		i := (3 * step) % len(a)
+		plain.exec(plain.enabled()[i])
+		noted.exec(noted.enabled()[i])
+	}
+	if plain.hash() != noted.hash() {
+		t.Fatal("notes changed the state hash")
+	}
+	for _, want := range []string{"    n1: note: got: a message", "    n0: note: app: recorded"} {
+		if !slices.Contains(log, want) {
+			t.Errorf("event log %q lacks %q", log, want)
+		}
 	}
 }

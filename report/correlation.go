@@ -114,9 +114,9 @@ func correlationFigure(r *Results) Figure {
 			}
 		}
 		f.Guide = fmt.Sprintf("One panel per event label: each dot is one of the %d executions of phases 2 and 3a, at how often the label occurred in it (x) and its execution time (y, logarithmic when the times span more than a factor of 5); "+
-			"a dot's area grows with the number of executions at the same place. The title gives Pearson's r over all executions and, in brackets, r counting only the events that start within the normal execution time (Q3). "+
+			"a dot's area grows with the number of executions at the same place. The title gives Pearson's r over all executions and, in brackets, r counting only the events that start within the normal execution time (its first quartile, Q1), over the executions that ran that long. "+
 			"Blue panels are the labels most correlated with slowness, here %s: look at their handlers first. "+
-			"Grey panels marked length-only correlate only because a long execution runs longer (periodic timers and what they trigger): their correlation disappears within Q3.",
+			"Grey panels marked length-only correlate only because a long execution runs longer (periodic timers and what they trigger): their correlation disappears within Q1.",
 			d.Executions, strings.Join(top, " and "))
 	}
 	return finish(f, func() func(draw.Canvas) { return correlationPlot(d) })
@@ -139,10 +139,10 @@ func correlationPlot(d *CorrelationData) func(draw.Canvas) {
 	logY := lo > 0 && hi/lo > 5
 	var grid [][]*plot.Plot
 	for i, pn := range d.Panels {
-		title := fmt.Sprintf("%s\nr = %s (within Q3: %s)", pn.Label, fmtRp(pn.R), fmtRp(pn.WindowR))
+		title := fmt.Sprintf("%s\nr = %s (within Q1: %s)", pn.Label, fmtRp(pn.R), fmtRp(pn.WindowR))
 		c := color.Color(colNormal)
 		if pn.LengthOnly {
-			title = fmt.Sprintf("%s   [length-only]\nr = %s (within Q3: %s)", pn.Label, fmtRp(pn.R), fmtRp(pn.WindowR))
+			title = fmt.Sprintf("%s   [length-only]\nr = %s (within Q1: %s)", pn.Label, fmtRp(pn.R), fmtRp(pn.WindowR))
 			c = colLengthOnly
 		}
 		p := newPlot(title, "count per execution", "execution time (s)")

@@ -267,6 +267,8 @@ type Event struct {
 		Cancel bool   `json:"cancel"`
 		AtNS   int64  `json:"at_ns"`
 	} `json:"timers"`
+	// Notes are the handler's notes (timedsim.Context.Note).
+	Notes []string `json:"notes"`
 }
 
 // Correlation is correlation.json (phase 3b).

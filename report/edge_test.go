@@ -115,7 +115,7 @@ func TestRenderSingleExecution(t *testing.T) {
 			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"},
 				{"to":1,"type":"Ping","transport":"udp","size":10,"status":"dropped"}]},
 				{"step":1,"node":1,"from":-1,"label":"reset","start_ns":200,"duration_ns":0},
-				{"step":2,"node":0,"from":1,"label":"error broken","start_ns":300,"duration_ns":50,"timers":[{"name":"retry","at_ns":1000000}]}]}]}`,
+				{"step":2,"node":0,"from":1,"label":"error broken","start_ns":300,"duration_ns":50,"timers":[{"name":"retry","at_ns":1000000}],"notes":["held: busy"]}]}]}`,
 		report.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
 	})
 	for _, f := range renderAll(t, dir) {
@@ -125,8 +125,8 @@ func TestRenderSingleExecution(t *testing.T) {
 		if f.ID != "eventgraph" {
 			continue
 		}
-		// The event graph shows failed sends, drops, resets, error upcalls
-		// and timers.
+		// The event graph shows failed sends, drops, resets, error upcalls,
+		// timers and notes.
 		d := f.Data.(*report.EventGraphData)
 		var kinds, statuses []string
 		for _, e := range d.Panels[0].Events {
@@ -138,7 +138,7 @@ func TestRenderSingleExecution(t *testing.T) {
 		if strings.Join(kinds, ",") != "other,reset,error" || strings.Join(statuses, ",") != "queue-full,dropped" {
 			t.Errorf("event graph data: kinds %v, message statuses %v", kinds, statuses)
 		}
-		for _, want := range []string{"Ping to n1: queue-full", "1 RESET", "2 error broken +retry@0.001s"} {
+		for _, want := range []string{"Ping to n1: queue-full", "1 RESET", "2 error broken +retry@0.001s [held: busy]"} {
 			if !bytes.Contains(f.SVG, []byte(want)) {
 				t.Errorf("the event graph does not show %q", want)
 			}

@@ -54,7 +54,8 @@ type EGPanel struct {
 }
 
 // EGEvent is one executed event. Kind is deliver, timer, app, error,
-// reset or other.
+// reset or other; Text is the step, the short label, the timers set
+// (+name@time) or cancelled (−name) and the handler's notes ([note]).
 type EGEvent struct {
 	Step  int     `json:"step"`
 	Node  int     `json:"node"`
@@ -185,6 +186,9 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 				} else {
 					txt += fmt.Sprintf(" +%s@%s", t.Name, trimSec(secsNS(t.AtNS)))
 				}
+			}
+			for _, n := range e.Notes {
+				txt += " [" + n + "]"
 			}
 			pn.Events = append(pn.Events, EGEvent{Step: e.Step, Node: e.Node, Kind: kind, Text: txt, Start: start, End: end, From: from})
 			types = append(types, short)

@@ -231,7 +231,7 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 <tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}
 </table>
 {{if or .Correlations .LengthOnly}}<table>
-<tr><th>event label correlated with execution time</th><th>r</th><th>r within Q3</th></tr>{{range .Correlations}}
+<tr><th>event label correlated with execution time</th><th>r</th><th>r within Q1</th></tr>{{range .Correlations}}
 <tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td></tr>{{end}}{{range .LengthOnly}}
 <tr><td>{{index . 0}} <span class="missing">(length-only)</span></td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td></tr>{{end}}
 </table>{{end}}

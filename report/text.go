@@ -193,7 +193,7 @@ func profileWarnings(r *Results) []string {
 	return r.Summary.Profile.Warnings
 }
 
-// corrRows lists the correlated labels: label, r, r within Q3.
+// corrRows lists the correlated labels: label, r, r within Q1.
 func corrRows(cs []SummaryCorr) [][3]string {
 	var out [][3]string
 	for _, c := range cs {
@@ -246,7 +246,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		}
 	}
 	if s := r.Summary; s != nil && (len(s.Correlations) > 0 || len(s.LengthOnly) > 0) {
-		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q3 |\n|---|---:|---:|\n")
+		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q1 |\n|---|---:|---:|\n")
 		for _, c := range corrRows(s.Correlations) {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(c[0]), c[1], c[2])
 		}

@@ -79,6 +79,15 @@ type Context interface {
 	Rand() *rand.Rand
 	// Logf records a line in the event log (only when recording).
 	Logf(format string, args ...any)
+	// Note annotates the running event with what its handler did that no
+	// message shows: it dropped or ignored the event, deferred it, or lost
+	// state ("ignored: not joined", "evicted a leaf-set member"). The note
+	// enters the event's composite labels as "<event label> → <text>"
+	// (CompositeLabel), counted once per distinct note per event, and the
+	// recorded event log. A handler that notes something does not count as
+	// SentNothing. Note is not state: it changes no execution. It panics
+	// on a text CheckNote rejects (a caller bug).
+	Note(text string)
 }
 
 // Service is a protocol instance on one node: a plain Go value whose

@@ -69,3 +69,24 @@ func BenchmarkExplorerGossip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNotes is BenchmarkSimulator's nodes=100 case with a note on
+// every delivery and two on every other Pong (notedPing): the cost of
+// Context.Note, by the ratio of the two events/s.
+func BenchmarkNotes(b *testing.B) {
+	sc := notedPingScenario(100)
+	const steps = 200_000
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{MaxSteps: steps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim.Run(timedsim.SeedPath(0)) // warm up: connections, interning
+	b.ReportAllocs()
+	b.ResetTimer()
+	events := 0
+	for i := 0; i < b.N; i++ {
+		events += sim.Run(timedsim.SeedPath(uint64(i))).Steps
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

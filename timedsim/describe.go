@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Describer is implemented by services that render their own state for
@@ -25,12 +27,60 @@ const CompositeArrow = " → "
 func CompositeLabel(label, sentType string) string { return label + CompositeArrow + sentType }
 
 // SentNothing stands for the message type in the composite label of a
-// handler that sent nothing: "deliver JoinReply → (nothing)" counts the
-// JoinReplies that were ignored. A stale message dropped by a node that
-// has moved on is the typical trace of a race (Chord's second ring, a
-// duplicate answer), and it has no sent message of its own to count.
-// The parentheses keep it apart from every Go type name.
+// handler that sent nothing and noted nothing (Context.Note): "deliver
+// JoinReply → (nothing)" counts the JoinReplies whose handler left no
+// trace. A stale message dropped by a node that has moved on is the
+// typical trace of a race (Chord's second ring, a duplicate answer), and
+// it has no sent message of its own to count; a handler that says why it
+// dropped it with a note is counted under its note instead. The
+// parentheses keep it apart from every Go type name.
 const SentNothing = "(nothing)"
+
+// MaxNoteLen is the longest note text, in bytes: a note is a label that
+// tables and plots show, not a log line (Context.Logf is for details).
+const MaxNoteLen = 80
+
+// CheckNote says why text cannot be a note (Context.Note), or returns nil.
+// A note is one line of at most MaxNoteLen bytes of valid UTF-8, without
+// control characters, surrounding spaces or the arrow "→" of composite
+// labels, and it must not read as a message type: not SentNothing, and
+// not a Go identifier ("dropped"; write "dropped: not joined"), which a
+// message type of the same name would share a composite label with.
+func CheckNote(text string) error {
+	bad := func(why string) error { return fmt.Errorf("timedsim: note %q %s", text, why) }
+	switch {
+	case text == "":
+		return fmt.Errorf("timedsim: empty note")
+	case len(text) > MaxNoteLen:
+		return bad(fmt.Sprintf("is longer than %d bytes: a note names a kind of event, details go to Logf", MaxNoteLen))
+	case !utf8.ValidString(text):
+		return bad("is not valid UTF-8")
+	case strings.ContainsRune(text, '→'):
+		return bad("contains the composite labels' arrow →")
+	case strings.TrimSpace(text) != text:
+		return bad("has surrounding spaces")
+	case text == SentNothing:
+		return bad("is the composite label of a handler that sent nothing")
+	case isIdent(text):
+		return bad(`reads as a message type name: write a phrase ("dropped: not joined")`)
+	}
+	for _, r := range text {
+		if unicode.IsControl(r) {
+			return bad("has a control character (a note is one line)")
+		}
+	}
+	return nil
+}
+
+// isIdent reports whether s is a Go identifier.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // Describe renders a service's state canonically: its Describe method if
 // it is a Describer, else its String method if it is a fmt.Stringer, else

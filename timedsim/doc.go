@@ -89,10 +89,34 @@
 // without the package (two packages' Join types share a label and an
 // EDD), or its MessageLabel if it is a Labeler (one Go type carrying many
 // kinds, as raft's messages do: "deliver MsgApp"). Composite labels count what a handler sent: "deliver JoinReply →
-// Remove" (paper Figure 4, CompositeLabel), once per message type, or
-// "deliver JoinReply → (nothing)" when it sent nothing (SentNothing; failed
-// sends count as sent). Labels are interned to small
-// integers per simulator, so the hot loop never formats a string.
+// Remove" (paper Figure 4, CompositeLabel), once per message type; what
+// it noted: "deliver Announce → ignored: not started" (Context.Note),
+// once per distinct note; or "deliver JoinReply → (nothing)" when it did
+// neither (SentNothing; failed sends count as sent). Labels and notes are
+// interned to small integers per simulator, so the hot loop never
+// formats a string.
+//
+// # Notes
+//
+// A dropped message and a processed one look alike when neither handler
+// sends anything, and so do a handler that silently loses state (evicts
+// a member, forgets a peer) and one that merely updates it. Context.Note
+// lets the protocol's author say what the handler did:
+//
+//	if n.state != joined {
+//		ctx.Note("ignored: not joined")
+//		return
+//	}
+//
+// so that phase 3b can correlate "deliver Announce → ignored: not joined"
+// with execution time apart from the Announces that were handled. A note
+// names a kind of situation, in terms of what the code does — the same
+// text in every variant of a protocol — not an instance: details such as
+// node IDs go to Logf, since each distinct text is a label of its own.
+// CheckNote gives the rules for the text. Notes are counted in the plain
+// and the windowed composite counts and written to the event log
+// ("note: …" under the event); they change nothing else, so an execution
+// with notes is the same execution without them.
 //
 // # Determinism
 //

@@ -45,7 +45,7 @@ type LogHeader struct {
 // WriteEventLog writes the human-readable event log of a recorded
 // execution: one line per event (step, node, start, duration, label,
 // sender), indented lines for each message sent (destination, transport,
-// type, size, arrival, fate), timer changes and log lines. The output is a
+// type, size, arrival, fate), timer changes, notes and log lines. The output is a
 // pure function of the result: same path, same bytes.
 func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 	bw := bufio.NewWriter(w)
@@ -96,6 +96,9 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 			} else {
 				bw.WriteString("        timer " + t.Name + " set for " + FormatTime(t.At) + "\n")
 			}
+		}
+		for _, n := range e.Notes {
+			bw.WriteString("        note: " + n + "\n")
 		}
 		for _, l := range e.Logs {
 			bw.WriteString("        log: " + l + "\n")

@@ -141,7 +141,9 @@ type Result struct {
 	// Counts is the number of events per label ("deliver JoinReply").
 	Counts map[string]int
 	// Composite counts events per label and message type the handler sent
-	// ("deliver JoinReply → Remove"); each type counts once per event.
+	// ("deliver JoinReply → Remove"), note it made ("deliver JoinReply →
+	// dropped: already joined") or SentNothing; each type and note counts
+	// once per event.
 	Composite map[string]int
 	// WindowCounts and WindowComposite are Counts and Composite restricted
 	// to events that started before Options.CountWindow (nil without a
@@ -185,7 +187,10 @@ type TimedEvent struct {
 	Duration time.Duration
 	Sends    []SentMessage
 	Timers   []TimerChange
-	Logs     []string
+	// Notes are the handler's distinct notes (Context.Note), in the order
+	// it first made them.
+	Notes []string
+	Logs  []string
 }
 
 // SentMessage is a message a handler sent and its fate.

@@ -116,7 +116,12 @@ type labelInfo struct {
 	// nothing is the composite id of "name → (nothing)", or -1 until a
 	// handler of this label first sends nothing.
 	nothing int32
+	// notes maps the notes made by handlers of this label to the composite
+	// ids of "name → note" (a label has few: a scan beats a map).
+	notes []labelNote
 }
+
+type labelNote struct{ note, comp int32 }
 
 // Simulator runs executions of one scenario (Algorithm 1). It owns its
 // world and reuses its memory across executions; it is not safe for
@@ -146,8 +151,10 @@ type Simulator struct {
 	appLabel  map[string]int32
 	errLabel  map[string]int32
 	fixedLbl  map[string]int32
-	compIdx   map[uint64]int32
+	compIdx   map[uint64]int32 // (label, sent label) -> composite id
 	compName  []string
+	noteID    map[string]int32
+	noteName  []string
 
 	// per-execution state
 	counts     []int32
@@ -165,6 +172,7 @@ type Simulator struct {
 	// per-handler state
 	ctx      nodeCtx
 	sentLbls []int32 // message labels the current handler sent (composites)
+	noted    []int32 // notes the current handler made
 	ev       *TimedEvent
 	events   []TimedEvent
 }
@@ -212,6 +220,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		errLabel:  map[string]int32{},
 		fixedLbl:  map[string]int32{},
 		compIdx:   map[uint64]int32{},
+		noteID:    map[string]int32{},
 	}
 	if s.eddS == nil {
 		s.eddS = edd.NewSet(edd.DefaultSeed())
@@ -333,8 +342,44 @@ func (s *Simulator) composite(label, sent int32) {
 	s.countComposite(id)
 }
 
+// note counts "label → note" once per event (Context.Note).
+func (s *Simulator) note(label int32, text string) {
+	id, ok := s.noteID[text]
+	if !ok {
+		if err := CheckNote(text); err != nil {
+			panic(err.Error())
+		}
+		id = int32(len(s.noteName))
+		s.noteID[text] = id
+		s.noteName = append(s.noteName, text)
+	}
+	for _, n := range s.noted {
+		if n == id {
+			return
+		}
+	}
+	s.noted = append(s.noted, id)
+	l := &s.labels[label]
+	cid := int32(-1)
+	for _, ln := range l.notes {
+		if ln.note == id {
+			cid = ln.comp
+			break
+		}
+	}
+	if cid < 0 {
+		cid = s.newComposite(CompositeLabel(l.name, text))
+		l.notes = append(l.notes, labelNote{note: id, comp: cid})
+	}
+	s.countComposite(cid)
+	if s.ev != nil {
+		s.ev.Notes = append(s.ev.Notes, s.noteName[id])
+	}
+}
+
 // sentNothing counts "label → (nothing)" for a handler that sent no
-// message; its composite id is kept with the label, without the map.
+// message and made no note; its composite id is kept with the label,
+// without the map.
 func (s *Simulator) sentNothing(label int32) {
 	l := &s.labels[label]
 	if l.nothing < 0 {
@@ -676,7 +721,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	end := start + dur
 	c := &s.ctx
 	c.node, c.label, c.start, c.end = r.node, r.label, start, end
-	s.sentLbls = s.sentLbls[:0]
+	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
 	if s.opts.Record {
 		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur}
 		switch r.kind {
@@ -749,7 +794,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
 	}
-	if timed && len(s.sentLbls) == 0 {
+	if timed && len(s.sentLbls) == 0 && len(s.noted) == 0 {
 		s.sentNothing(r.label)
 	}
 	if timed && end > n.clock {
@@ -1052,6 +1097,8 @@ func (c *nodeCtx) TimerPending(name string) bool {
 	_, slot := c.timerSlot(name)
 	return *slot >= 0
 }
+
+func (c *nodeCtx) Note(text string) { c.s.note(c.label, text) }
 
 func (c *nodeCtx) Logf(format string, args ...any) {
 	if c.s.ev != nil {

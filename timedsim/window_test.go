@@ -65,14 +65,14 @@ func TestCountWindow(t *testing.T) {
 }
 
 // addComposite counts e's composite labels from the event log: one per
-// message type it sent (failed sends included), or "→ (nothing)" for a
-// handler that sent none.
+// message type it sent (failed sends included) and per note it made, or
+// "→ (nothing)" for a handler that did neither.
 func addComposite(comp map[string]int, e timedsim.TimedEvent) {
 	switch e.Label {
 	case "reset", "break", "partition", "heal": // driver faults run no handler
 		return
 	}
-	if len(e.Sends) == 0 {
+	if len(e.Sends) == 0 && len(e.Notes) == 0 {
 		comp[timedsim.CompositeLabel(e.Label, timedsim.SentNothing)]++
 	}
 	seen := map[string]bool{}
@@ -80,6 +80,12 @@ func addComposite(comp map[string]int, e timedsim.TimedEvent) {
 		if !seen[s.Type] {
 			seen[s.Type] = true
 			comp[timedsim.CompositeLabel(e.Label, s.Type)]++
+		}
+	}
+	for _, n := range e.Notes {
+		if !seen[n] {
+			seen[n] = true
+			comp[timedsim.CompositeLabel(e.Label, n)]++
 		}
 	}
 }

@@ -35,6 +35,16 @@ const (
 	TimerJoin          = dht.TimerJoin
 )
 
+// The notes (timedsim.Context.Note) of package dht, made where a handler
+// drops, ignores or loses something.
+const (
+	NoteNotJoined     = dht.NoteNotJoined
+	NoteOwnRequest    = dht.NoteOwnRequest
+	NoteAlreadyJoined = dht.NoteAlreadyJoined
+	NoteSkipped       = dht.NoteSkipped
+	NoteEvicted       = dht.NoteEvicted
+)
+
 // Start is the data of AppStart; Params are the leaf set size and the
 // maintenance periods.
 type (
@@ -174,8 +184,13 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) {
 	switch m := msg.(type) {
 	case JoinRequest:
-		if !n.IsJoined || m.Joiner.Node == n.Me.Node {
+		if m.Joiner.Node == n.Me.Node {
+			ctx.Note(dht.NoteOwnRequest)
+			return
+		}
+		if !n.IsJoined {
 			ctx.Logf("JoinRequest of %v dropped", m.Joiner)
+			ctx.Note(dht.NoteNotJoined)
 			return
 		}
 		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.Me.Node && next.Node != m.Joiner.Node {
@@ -264,8 +279,9 @@ func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID) {
 // successors), nearest first. A side that overflows pushes its farthest
 // member out; that member may still belong on the other side (a node first
 // taken for a successor can be one of the nearest predecessors when the
-// identifiers are unevenly spread) and is offered to it. It reports
-// whether p entered the leaf set.
+// identifiers are unevenly spread) and is offered to it. A member that
+// leaves the leaf set is noted (dht.NoteEvicted). It reports whether p
+// entered the leaf set.
 func (n *Node) insert(ctx timedsim.Context, p Peer) bool {
 	if n.inLeafSet(p.Node) {
 		return false
@@ -282,10 +298,14 @@ func (n *Node) insert(ctx timedsim.Context, p Peer) bool {
 	if !in {
 		// Not among the nearest on its own side: it may still be among the
 		// nearest the other way round the ring.
+		var pushed bool
 		if succ {
-			n.preds, in, _, _ = n.side(n.preds, p, false)
+			n.preds, in, _, pushed = n.side(n.preds, p, false)
 		} else {
-			n.succs, in, _, _ = n.side(n.succs, p, true)
+			n.succs, in, _, pushed = n.side(n.succs, p, true)
+		}
+		if pushed {
+			ctx.Note(dht.NoteEvicted)
 		}
 		return in
 	}
@@ -306,21 +326,26 @@ func (n *Node) insert(ctx timedsim.Context, p Peer) bool {
 			n.other(succ, b)
 		}
 		ctx.Logf("pushed %v out of the leaf set and forgot it", out)
+		ctx.Note(dht.NoteEvicted)
 		return true
 	}
-	n.other(succ, out)
+	if in, pushed := n.other(succ, out); !in || pushed {
+		ctx.Note(dht.NoteEvicted)
+	}
 	return true
 }
 
 // other offers q, pushed out of the successors (succ) or the predecessors,
 // to the other side; a member that q pushes out of that side is farther
-// than q both ways and is dropped.
-func (n *Node) other(succ bool, q Peer) {
+// than q both ways and is dropped. It reports whether q went in and
+// whether a member was pushed out.
+func (n *Node) other(succ bool, q Peer) (in, pushed bool) {
 	if succ {
-		n.preds, _, _, _ = n.side(n.preds, q, false)
+		n.preds, in, _, pushed = n.side(n.preds, q, false)
 	} else {
-		n.succs, _, _, _ = n.side(n.succs, q, true)
+		n.succs, in, _, pushed = n.side(n.succs, q, true)
 	}
+	return in, pushed
 }
 
 // side inserts p into one side (cw: successors, by clockwise distance) if

@@ -45,6 +45,11 @@
 //     agrees remembers the claim, and when a node comes between them later
 //     it sends the claimant its leaf set then.
 //
+// The handlers note (timedsim.Context.Note) what they drop or ignore, and
+// every member a leaf set loses, "evicted: leaf set full" (NoteEvicted):
+// the boundary bug's forgotten member among them. A member that the
+// fixed boundary check moves to the other side is not lost and not noted.
+//
 // # Scenario and stopping condition
 //
 // The Pastry workload (dht.Workload): 40 nodes, node 0 first, the others

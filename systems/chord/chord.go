@@ -56,6 +56,29 @@ const (
 	AppStart = "start"
 )
 
+// Notes (timedsim.Context.Note) the handlers make where they drop, ignore
+// or hold what they were given, so that phase 3b can tell these events
+// from the ones handled.
+const (
+	// NoteStarted: joinOverlay at a node that has started already.
+	NoteStarted = "ignored: already started"
+	// NoteOwnJoin: a node's own Join came back to it.
+	NoteOwnJoin = "dropped: own Join"
+	// NoteHeld: a Join at a node not on a ring yet, held until it has
+	// joined (Mace's findQueue).
+	NoteHeld = "held: not on a ring"
+	// NoteNotJoining: a JoinReply at a node that is no longer joining (a
+	// second answer to a Join sent again; in the buggy variant, the answer
+	// a node that started a ring of its own no longer waits for).
+	NoteNotJoining = "dropped: not joining"
+	// NoteNotJoined: a Lookup, LookupReply, GetPred, GetPredReply or
+	// Notify at a node that has not joined.
+	NoteNotJoined = "dropped: not joined"
+	// NoteStale: a GetPredReply from a node that is no longer the
+	// successor.
+	NoteStale = "dropped: not from successor"
+)
+
 // Start is the data of AppStart. Node i joins after a boot delay of
 // i·Gap plus a jitter drawn uniformly from [0, Jitter], through a contact
 // drawn uniformly from the nodes 0 … i−1 (started before it when Jitter ≤
@@ -403,6 +426,7 @@ func (n *Node) App(ctx timedsim.Context, name string, data any) {
 func (n *Node) joinOverlay(ctx timedsim.Context, contact NodeID) {
 	if n.state != Init {
 		ctx.Logf("joinOverlay ignored: already %v", n.state)
+		ctx.Note(NoteStarted)
 		return
 	}
 	n.contact = contact
@@ -536,6 +560,8 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case GetPred:
 		if n.state == Joined {
 			ctx.Send(from, GetPredReply{Pred: n.pred, Succs: n.succList()})
+		} else {
+			ctx.Note(NoteNotJoined)
 		}
 	case GetPredReply:
 		n.deliverGetPredReply(ctx, from, m)
@@ -549,6 +575,7 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 func (n *Node) deliverJoin(ctx timedsim.Context, from NodeID, m Join) {
 	if m.Who == n.self {
 		ctx.Logf("Join of ourselves dropped")
+		ctx.Note(NoteOwnJoin)
 		return
 	}
 	switch {
@@ -557,6 +584,7 @@ func (n *Node) deliverJoin(ctx timedsim.Context, from NodeID, m Join) {
 		// (Mace's findQueue). In the fixed variant this also covers a
 		// joining node.
 		n.held = append(n.held, heldJoin{from, m})
+		ctx.Note(NoteHeld)
 		return
 	case n.state == Joining:
 		// The bug: a node that has no successor yet takes itself for a
@@ -580,6 +608,7 @@ func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) 
 		// the buggy variant, the answer a node that started its own ring
 		// no longer waits for.
 		ctx.Logf("JoinReply from %v dropped in state %v", from, n.state)
+		ctx.Note(NoteNotJoining)
 		return
 	}
 	n.pred = from
@@ -596,6 +625,7 @@ func (n *Node) deliverLookup(ctx timedsim.Context, m Lookup) {
 		// Lookups only travel between joined nodes; one reaching a node
 		// that is not is stale: the asker's timer will ask again.
 		ctx.Logf("Lookup from %v dropped in state %v", m.Who, n.state)
+		ctx.Note(NoteNotJoined)
 		return
 	}
 	if upTo(m.Key, n.key, Key(n.Succ())) {
@@ -613,6 +643,7 @@ func (n *Node) deliverLookup(ctx timedsim.Context, m Lookup) {
 
 func (n *Node) deliverLookupReply(ctx timedsim.Context, from NodeID, m LookupReply) {
 	if n.state != Joined {
+		ctx.Note(NoteNotJoined)
 		return
 	}
 	n.learn(from)
@@ -622,7 +653,12 @@ func (n *Node) deliverLookupReply(ctx timedsim.Context, from NodeID, m LookupRep
 func (n *Node) deliverGetPredReply(ctx timedsim.Context, from NodeID, m GetPredReply) {
 	// Only the successor's answer counts: one from a former successor is
 	// stale (Mace's guard).
-	if n.state != Joined || from != n.Succ() {
+	switch {
+	case n.state != Joined:
+		ctx.Note(NoteNotJoined)
+		return
+	case from != n.Succ():
+		ctx.Note(NoteStale)
 		return
 	}
 	n.learnAll(m.Succs)
@@ -635,6 +671,7 @@ func (n *Node) deliverGetPredReply(ctx timedsim.Context, from NodeID, m GetPredR
 
 func (n *Node) deliverNotify(ctx timedsim.Context, from NodeID) {
 	if n.state != Joined {
+		ctx.Note(NoteNotJoined)
 		return
 	}
 	if n.pred != None && n.pred != n.self && !between(Key(from), Key(n.pred), n.key) {

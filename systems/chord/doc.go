@@ -70,12 +70,15 @@
 // J, J learns its true neighbours, and stabilize merges the rings within
 // a few hundred milliseconds. The execution takes 60 s instead of 0.5 s.
 //
-// Phase 3b sees the race as "deliver JoinReply → (nothing)": the joining
-// node's own JoinReply, ignored because it has made itself a ring, is the
-// one JoinReply of the execution whose handler sends nothing, and it ranks
-// first (r 0.87–1.0 over seeds 1–3, within the normal time too), with
-// "deliver JoinReply → Notify" (one fewer) and "deliver Join → Join" (the
-// Join answered instead of routed) negatively correlated.
+// Phase 3b sees the race as "deliver JoinReply → dropped: not joining"
+// (the handler's note, NoteNotJoining): the joining node's own JoinReply,
+// dropped because it has made itself a ring, and it ranks first (in each
+// of seeds 1–10, r 0.75–0.97, within the normal time too: bench/PAPER.md),
+// with "deliver JoinReply → Notify" (one fewer) and "deliver Join → Join"
+// (the Join answered instead of routed) negatively correlated. The
+// handlers note every message they drop, hold or ignore (the Note*
+// constants), so that a dropped message does not look like one handled
+// without a reply.
 //
 // The race needs a Join to reach a node in the few milliseconds between
 // its Join and its JoinReply. If J had joined before J2 started, or J2

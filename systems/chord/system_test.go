@@ -271,10 +271,15 @@ func TestPipeline(t *testing.T) {
 		t.Fatalf("buggy: summary %+v\n%s", s, out)
 	}
 	t.Logf("buggy: anomaly %.3fs, divergence step %d of %d", s.Anomaly.ExecutionTime, s.Divergence.Step, s.Divergence.TotalSteps)
-	// The bug's trace: the joining node's own JoinReply, ignored because
+	// The bug's trace: the joining node's own JoinReply, dropped because
 	// it made itself a ring, ranks first among the correlations.
-	if c := s.Correlations; len(c) == 0 || c[0].Label != "deliver JoinReply → (nothing)" || c[0].R == nil || *c[0].R < 0.8 {
+	if c := s.Correlations; len(c) == 0 || c[0].Label != timedsim.CompositeLabel("deliver JoinReply", NoteNotJoining) || c[0].R == nil || *c[0].R < 0.8 {
 		t.Errorf("buggy: top correlation is not the ignored JoinReply (r ≥ 0.8): %+v", c)
+	}
+
+	// The event log shows the handler's note under the event.
+	if b, err := os.ReadFile(filepath.Join(buggy, "anomaly.log")); err != nil || !bytes.Contains(b, []byte("\n        note: "+NoteNotJoining+"\n")) {
+		t.Errorf("anomaly.log lacks the note %q (%v)", NoteNotJoining, err)
 	}
 
 	again := filepath.Join(dir, "again")

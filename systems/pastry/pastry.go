@@ -35,6 +35,16 @@ const (
 	TimerJoin          = dht.TimerJoin
 )
 
+// The notes (timedsim.Context.Note) of package dht, made where a handler
+// drops, ignores or loses something.
+const (
+	NoteNotJoined     = dht.NoteNotJoined
+	NoteOwnRequest    = dht.NoteOwnRequest
+	NoteAlreadyJoined = dht.NoteAlreadyJoined
+	NoteSkipped       = dht.NoteSkipped
+	NoteEvicted       = dht.NoteEvicted
+)
+
 // Start is the data of AppStart; Params are the leaf set size and the
 // maintenance periods.
 type (
@@ -220,8 +230,13 @@ func (n *Node) known() []Peer {
 
 func (n *Node) deliverJoinRequest(ctx timedsim.Context, m JoinRequest) {
 	x := m.Joiner
-	if x.Node == n.Me.Node || !n.IsJoined {
+	if x.Node == n.Me.Node {
+		ctx.Note(dht.NoteOwnRequest)
+		return
+	}
+	if !n.IsJoined {
 		ctx.Logf("JoinRequest of %v dropped", x)
+		ctx.Note(dht.NoteNotJoined)
 		return
 	}
 	// State transfer: the row the joiner needs from us, and ourselves. We
@@ -238,8 +253,9 @@ func (n *Node) deliverJoinRequest(ctx timedsim.Context, m JoinRequest) {
 
 // learn adds peers to the routing table and the leaf set. If announce is
 // set, a peer that enters the leaf set is sent an Announce unless it is the
-// node we learned it from (which knows us); in the fixed variant every
-// member pushed out of the leaf set is sent the leaf set (the paper's fix).
+// node we learned it from (which knows us). A member pushed out of the leaf
+// set is noted (dht.NoteEvicted); in the fixed variant it is sent the leaf
+// set (the paper's fix).
 func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID, announce bool) {
 	var evicted []Peer
 	for _, p := range peers {
@@ -263,17 +279,18 @@ func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID, announce b
 			}
 		}
 	}
+	// A member pushed out by one peer may come back with a later one.
+	evicted = slices.DeleteFunc(evicted, func(e Peer) bool { return n.leaf.Contains(e.Node) })
 	if len(evicted) == 0 {
 		return
 	}
+	ctx.Note(dht.NoteEvicted)
 	if !n.fixed {
 		ctx.Logf("evicted %v from the leaf set without telling them", evicted)
 		return
 	}
 	leaves := n.leavesWithSelf()
 	for _, e := range evicted {
-		if !n.leaf.Contains(e.Node) {
-			ctx.Send(e.Node, LeafSetPush{Leaves: leaves})
-		}
+		ctx.Send(e.Node, LeafSetPush{Leaves: leaves})
 	}
 }

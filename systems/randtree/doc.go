@@ -40,6 +40,10 @@
 //     back to its peer set to rejoin with its subtree; one to a child, or a
 //     lost JoinReply that accepted a child, drops the child.
 //
+// What a handler ignores, drops or defers, it notes (timedsim.Context.Note;
+// the Note* constants): a Join at a node in init is "deliver Join →
+// ignored: not started", not a Join handled without a reply.
+//
 // Lessons of MaceMC's RandTree bugs (MaceMC paper §7.3) are built in: the
 // recovery timer never stops (RT3) and is armed from joinOverlay on, so a
 // node not in init always has it pending (RT11, RT14; the safety property

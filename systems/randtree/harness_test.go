@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ type harness struct {
 	sent   []envelope // every message ever sent
 	seed   uint64
 	steps  int
+	notes  []string // every note made, as "n1 ignored: not started"
 }
 
 type envelope struct {
@@ -195,6 +197,18 @@ func (c *fakeCtx) Rand() *rand.Rand {
 		c.rng = rand.New(rand.NewPCG(c.h.seed, c.step))
 	}
 	return c.rng
+}
+
+func (c *fakeCtx) Note(text string) {
+	if err := timedsim.CheckNote(text); err != nil {
+		c.h.t.Fatalf("%v: %v", c.self, err)
+	}
+	c.h.notes = append(c.h.notes, c.self.String()+" "+text)
+}
+
+// noted reports whether node id made note text since the harness started.
+func (h *harness) noted(id NodeID, text string) bool {
+	return slices.Contains(h.notes, id.String()+" "+text)
 }
 
 func (c *fakeCtx) Logf(format string, args ...any) {

@@ -45,6 +45,42 @@ const (
 	TimerStart = "start"
 )
 
+// Notes (timedsim.Context.Note) the handlers make where they drop, ignore
+// or defer what they were given, so that phase 3b can tell these events
+// from the ones handled.
+const (
+	// NoteStarted: joinOverlay at a node that has started already.
+	NoteStarted = "ignored: already started"
+	// NoteNotStarted: a Join at a node in Init, which knows no tree.
+	NoteNotStarted = "ignored: not started"
+	// NoteOwnJoin: a node's own Join came back to it.
+	NoteOwnJoin = "dropped: own Join"
+	// NoteDeferred: a Join at a joining node that knows no root (its
+	// parent failed), held until it has rejoined (fixed variant).
+	NoteDeferred = "deferred: root unknown"
+	// NoteDuplicate: a second acceptance by the node's own parent.
+	NoteDuplicate = "ignored: duplicate acceptance"
+	// NoteNotChild: a Remove from a node that is not a child.
+	NoteNotChild = "ignored: not a child"
+	// NoteNotJoined: a NewRoot, Probe, ProbeReply or RootJoin at a node
+	// that is not joined.
+	NoteNotJoined = "ignored: not joined"
+	// NoteNotParent: a NewRoot from a node that is not the parent.
+	NoteNotParent = "ignored: not from parent"
+	// NoteRootUnknown: a ProbeReply that a root to compare is missing on
+	// one side.
+	NoteRootUnknown = "ignored: root unknown"
+	// NoteNotRoot: a RootJoin at a node that is not a root.
+	NoteNotRoot = "ignored: not a root"
+	// NoteNotFitter: a RootJoin whose target is not more fit.
+	NoteNotFitter = "ignored: target not more fit"
+	// NoteNotRearmed: the recovery timer fired while not joined and was
+	// not re-armed (MaceMC's RT3, the liveness-bug variant).
+	NoteNotRearmed = "stopped: recovery not re-armed"
+	// NoteSendFailed: a failed send that no timer repairs sooner.
+	NoteSendFailed = "ignored: send failed"
+)
+
 // Start is the data of AppStart: join through Peers after a boot delay
 // drawn uniformly from [0, Within].
 type Start struct {
@@ -333,6 +369,7 @@ func (n *Node) App(ctx timedsim.Context, name string, data any) {
 func (n *Node) joinOverlay(ctx timedsim.Context, peers []NodeID) {
 	if n.state != Init {
 		ctx.Logf("joinOverlay ignored: already %v", n.state)
+		ctx.Note(NoteStarted)
 		return
 	}
 	n.peers = slices.Clone(peers)
@@ -426,6 +463,7 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case Remove:
 		if !n.removeChild(from) {
 			ctx.Logf("Remove from %v, not a child", from)
+			ctx.Note(NoteNotChild)
 		}
 	case NewRoot:
 		n.deliverNewRoot(ctx, from, m)
@@ -434,6 +472,8 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 		// not be drawn into the protocol by a probe (MaceMC's RT11).
 		if n.state == Joined {
 			ctx.Send(from, ProbeReply{Root: n.root})
+		} else {
+			ctx.Note(NoteNotJoined)
 		}
 	case ProbeReply:
 		n.deliverProbeReply(ctx, m)
@@ -448,6 +488,7 @@ func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
 	who := m.Who
 	if who == n.self {
 		ctx.Logf("Join of ourselves dropped")
+		ctx.Note(NoteOwnJoin)
 		return
 	}
 	switch {
@@ -455,6 +496,7 @@ func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
 		// Not in the overlay: we know no tree to pass the joiner to. The
 		// joiner retries another peer when its join timer fires.
 		ctx.Logf("Join of %v ignored in state init", who)
+		ctx.Note(NoteNotStarted)
 
 	case n.state == Joining && n.cfg.Fixed:
 		// The fix: we are not in a tree, but the node we are joining is
@@ -463,8 +505,11 @@ func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
 		// rejoined, rather than make the joiner wait for its join timer.
 		if n.root != None && n.root != n.self {
 			ctx.Send(n.root, m)
-		} else if !slices.Contains(n.deferred, m) {
-			n.deferred = append(n.deferred, m)
+		} else {
+			ctx.Note(NoteDeferred)
+			if !slices.Contains(n.deferred, m) {
+				n.deferred = append(n.deferred, m)
+			}
 		}
 
 	case n.state == Joining:
@@ -530,6 +575,7 @@ func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) 
 		// before its first JoinReply arrived and we asked again. Rejecting
 		// it would make the parent drop us while we keep it as parent
 		// (kids-match violated for good; found by the liveness search).
+		ctx.Note(NoteDuplicate)
 		return
 	}
 	if n.state != Joining || n.HasChild(from) {
@@ -553,7 +599,14 @@ func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) 
 func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
 	// Only our parent tells us our root (MaceMC's RT4): a node that
 	// accepted us but whose JoinReply we rejected must not.
-	if n.state != Joined || from != n.parent || n.parent == n.self || m.Root == n.root {
+	switch {
+	case n.state != Joined:
+		ctx.Note(NoteNotJoined)
+		return
+	case from != n.parent || n.parent == n.self:
+		ctx.Note(NoteNotParent)
+		return
+	case m.Root == n.root:
 		return
 	}
 	n.root = m.Root
@@ -563,7 +616,14 @@ func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
 }
 
 func (n *Node) deliverProbeReply(ctx timedsim.Context, m ProbeReply) {
-	if n.state != Joined || m.Root == None || n.root == None || m.Root == n.root {
+	switch {
+	case n.state != Joined:
+		ctx.Note(NoteNotJoined)
+		return
+	case m.Root == None || n.root == None:
+		ctx.Note(NoteRootUnknown)
+		return
+	case m.Root == n.root:
 		return
 	}
 	// Two trees: ask the less fit root to join under the more fit one.
@@ -576,11 +636,18 @@ func (n *Node) deliverProbeReply(ctx timedsim.Context, m ProbeReply) {
 }
 
 func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
-	if n.state != Joined || n.parent != n.self || m.Target >= n.self {
-		ctx.Logf("RootJoin under %v ignored", m.Target)
+	switch {
+	case n.state != Joined:
+		ctx.Note(NoteNotJoined)
+	case n.parent != n.self:
+		ctx.Note(NoteNotRoot)
+	case m.Target >= n.self:
+		ctx.Note(NoteNotFitter)
+	default:
+		n.joinUnder(ctx, m.Target)
 		return
 	}
-	n.joinUnder(ctx, m.Target)
+	ctx.Logf("RootJoin under %v ignored", m.Target)
 }
 
 // Timer implements timedsim.Service.
@@ -597,6 +664,7 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 		// stopped when it fired in the joining state).
 		if n.cfg.RecoveryOnlyJoined && n.state != Joined {
 			ctx.Logf("recovery timer fired while %v: not re-armed (RT3)", n.state)
+			ctx.Note(NoteNotRearmed)
 			return
 		}
 		ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
@@ -659,4 +727,5 @@ func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 		return
 	}
 	ctx.Logf("lost %T to %v: %v", err.Msg, peer, err.Err)
+	ctx.Note(NoteSendFailed)
 }

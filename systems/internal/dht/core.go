@@ -32,6 +32,25 @@ const (
 	JoinRetry = 5 * time.Second
 )
 
+// Notes (timedsim.Context.Note) both protocols make where a handler drops,
+// ignores or loses something, so that phase 3b can tell these events from
+// the ones handled.
+const (
+	// NoteNotJoined: a JoinRequest reached a node that has not joined (it
+	// cannot route it; the joiner asks again JoinRetry later).
+	NoteNotJoined = "dropped: not joined"
+	// NoteOwnRequest: a node's own JoinRequest was routed back to it.
+	NoteOwnRequest = "dropped: own request"
+	// NoteAlreadyJoined: a JoinReply or a join timer reached a node that
+	// has joined already (an answer to a resent request).
+	NoteAlreadyJoined = "ignored: already joined"
+	// NoteSkipped: a maintenance round of a node that has not joined.
+	NoteSkipped = "skipped: not joined"
+	// NoteEvicted: adding a node to a full side of the leaf set pushed a
+	// member out of the leaf set.
+	NoteEvicted = "evicted: leaf set full"
+)
+
 // Params are the settings both protocols have.
 type Params struct {
 	// LeafHalf is H, the leaf set's size per side (0: the protocol's
@@ -178,6 +197,7 @@ func (c *Core) App(ctx timedsim.Context, pkg, name string, data any) {
 // dropped there, and the joiner asks again JoinRetry later.
 func (c *Core) Join(ctx timedsim.Context, bootstrap any, req timedsim.Message) {
 	if c.IsJoined {
+		ctx.Note(NoteAlreadyJoined)
 		return
 	}
 	b := bootstrap.(timedsim.NodeID)
@@ -186,9 +206,10 @@ func (c *Core) Join(ctx timedsim.Context, bootstrap any, req timedsim.Message) {
 }
 
 // BecomeJoined marks the node joined and cancels TimerJoin; it reports
-// false if the node had joined already.
+// false (and notes NoteAlreadyJoined) if the node had joined already.
 func (c *Core) BecomeJoined(ctx timedsim.Context) bool {
 	if c.IsJoined {
+		ctx.Note(NoteAlreadyJoined)
 		return false
 	}
 	c.IsJoined = true
@@ -198,9 +219,13 @@ func (c *Core) BecomeJoined(ctx timedsim.Context) bool {
 }
 
 // LeafSetRound re-arms the leaf-set maintenance timer and reports whether
-// the node takes part in the round (it has joined).
+// the node takes part in the round (it has joined; otherwise it notes
+// NoteSkipped).
 func (c *Core) LeafSetRound(ctx timedsim.Context) bool {
 	ctx.SetTimer(TimerLeafSet, c.Params.LeafPeriod, nil)
+	if !c.IsJoined {
+		ctx.Note(NoteSkipped)
+	}
 	return c.IsJoined
 }
 
@@ -210,6 +235,7 @@ func (c *Core) LeafSetRound(ctx timedsim.Context) bool {
 func (c *Core) TableRound(ctx timedsim.Context) {
 	ctx.SetTimer(TimerTable, c.Params.TablePeriod, nil)
 	if !c.IsJoined {
+		ctx.Note(NoteSkipped)
 		return
 	}
 	if r, p, ok := c.Table.RandomEntry(ctx.Rand().IntN); ok {
