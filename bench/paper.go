@@ -17,6 +17,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/systems/bamboo"
 	"github.com/macepc/macepc/systems/chord"
@@ -36,6 +37,10 @@ type PaperSystem struct {
 	Period time.Duration
 	// Timer names that timer, for the text.
 	Timer string
+	// StartLabel, if set, is the label of the event with which a node
+	// starts (its boot): the tables then give, for the fixed variant, the
+	// time from the last node's start to the end of each execution.
+	StartLabel string
 	// BugLabels are the correlation labels that name the bug's events; a
 	// label matches if it equals one or, ending in "*", has it as prefix,
 	// or, starting with "*", has it as suffix.
@@ -66,9 +71,9 @@ func PaperSystems() []PaperSystem {
 	return []PaperSystem{
 		{System: randtree.System(), EDD: "systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
 			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
-		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset",
+		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset", StartLabel: "timer start",
 			BugLabels: []string{evicted}},
-		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset",
+		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset", StartLabel: "timer start",
 			BugLabels: []string{evicted, "deliver Inform*"}},
 		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
 			BugLabels: []string{timedsim.CompositeLabel("deliver JoinReply", chord.NoteNotJoining)}},
@@ -95,6 +100,9 @@ type PaperConfig struct {
 // PaperResult holds what RunPaper measured.
 type PaperResult struct {
 	Dists []PaperDist
+	// AvgClock are the same distributions with the paper's definition of
+	// execution time, the average node clock (--exec-time avg-clock).
+	AvgClock []PaperDist
 	Runs  []PaperRun
 	Fixed []PaperRun
 }
@@ -107,6 +115,10 @@ type PaperDist struct {
 	Q1, Median, Q3  time.Duration
 	Threshold       time.Duration
 	Period          time.Duration
+	// AfterStart (sorted) is, per execution, the time from the last
+	// node's start (PaperSystem.StartLabel) to the execution's end; nil
+	// without a StartLabel or for the buggy variant.
+	AfterStart []time.Duration
 }
 
 // PaperRun is one macepc run (the pipeline) and what its summary says.
@@ -117,6 +129,7 @@ type PaperRun struct {
 	Wall            time.Duration
 	Found           bool
 	Explored        int // executions the search ran to its first anomaly (its index + 1)
+	Classes         int // classes of anomalies the search found
 	ExecTime        float64
 	Steps           int
 	DivStep         int
@@ -200,7 +213,24 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 				return nil, err
 			}
 			d.System, d.Variant, d.Command, d.Period = name, v, cmd, s.Period
+			if s.StartLabel != "" && v == "fixed" {
+				if d.AfterStart, err = afterLastStart(ctx, s, v, cfg.Runs); err != nil {
+					return nil, err
+				}
+			}
 			res.Dists = append(res.Dists, *d)
+
+			dir = fmt.Sprintf("dist-%s-%s-avg-clock", name, v)
+			cmd, _, _, err = macepc(dir, "profile", "--system", name, "--variant", v, "--seed", "1",
+				"--profile-runs", strconv.Itoa(cfg.Runs), "--edd", s.EDD, "--exec-time", "avg-clock")
+			if err != nil {
+				return nil, err
+			}
+			if d, err = readDist(filepath.Join(cfg.Work, dir)); err != nil {
+				return nil, err
+			}
+			d.System, d.Variant, d.Command, d.Period = name, v, cmd, s.Period
+			res.AvgClock = append(res.AvgClock, *d)
 		}
 	}
 	for _, s := range cfg.Systems {
@@ -257,6 +287,43 @@ func MatchLabel(pattern, label string) bool {
 	return label == pattern
 }
 
+// afterLastStart replays the profile's executions (seed 1, as the
+// profile command ran them) with the event log on and returns, sorted,
+// the time from the last event labelled s.StartLabel to each execution's
+// end.
+func afterLastStart(ctx context.Context, s PaperSystem, variant string, runs int) ([]time.Duration, error) {
+	f, err := os.Open(s.EDD)
+	if err != nil {
+		return nil, fmt.Errorf("bench: paper: %w", err)
+	}
+	set, err := edd.Read(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("bench: paper: %s: %w", s.EDD, err)
+	}
+	sc, err := s.System.Scenario(variant, 0)
+	if err != nil {
+		return nil, fmt.Errorf("bench: paper: %w", err)
+	}
+	ex := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{EDD: set, Record: true}}
+	var out []time.Duration
+	_, _, err = ex.Run(ctx, timedsim.Work{N: runs, Path: timedsim.Seeded(1), Each: func(_ int, r *timedsim.Result) bool {
+		var last time.Duration
+		for _, e := range r.Events {
+			if e.Label == s.StartLabel {
+				last = max(last, e.Start)
+			}
+		}
+		out = append(out, r.ExecTime-last)
+		return true
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("bench: paper: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // readDist reads a profile's results directory.
 func readDist(dir string) (*PaperDist, error) {
 	r, err := report.Load(dir)
@@ -285,7 +352,7 @@ func readRun(dir string) (*PaperRun, error) {
 	s := res.Summary
 	r := &PaperRun{Q3: s.Profile.Q3}
 	if a := s.Anomaly; a != nil {
-		r.Found, r.Explored, r.ExecTime, r.Steps = a.Found, a.Explored, a.ExecutionTime, a.Steps
+		r.Found, r.Explored, r.ExecTime, r.Steps, r.Classes = a.Found, a.Explored, a.ExecutionTime, a.Steps, len(a.Classes)
 		if a.Found {
 			r.Explored = a.FirstIndex + 1
 		}
@@ -315,9 +382,12 @@ func (d *PaperDist) Slow() []time.Duration {
 
 // Quantile is gonum's stat.Quantile with LinInterp (the profile's
 // estimator) of the execution times.
-func (d *PaperDist) Quantile(p float64) time.Duration {
-	x := make([]float64, len(d.Times))
-	for i, t := range d.Times {
+func (d *PaperDist) Quantile(p float64) time.Duration { return quantile(d.Times, p) }
+
+// quantile is gonum's stat.Quantile with LinInterp of sorted durations.
+func quantile(sorted []time.Duration, p float64) time.Duration {
+	x := make([]float64, len(sorted))
+	for i, t := range sorted {
 		x[i] = float64(t)
 	}
 	return time.Duration(math.Round(stat.Quantile(p, stat.LinInterp, x, nil)))
@@ -358,6 +428,33 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	}
 	p("```\n\n")
 
+	if len(res.AvgClock) > 0 {
+		p("### The paper's execution time: the average node clock\n\n")
+		p("MacePC defines an execution's time as the average of the node clocks when the stopping condition first holds (`--exec-time avg-clock`); macepc's default is the simulated time at which it first holds (`stop-time`, the tables above). The same executions by the paper's definition:\n\n")
+		p("| system | variant | median | Q3 | p99 | max | threshold | slow | median stop-time |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		for i, d := range res.AvgClock {
+			p("| %s | %s | %s | %s | %s | %s | %s | %d (%s) | %s |\n", d.System, d.Variant, secs(d.Median), secs(d.Q3), secs(d.Quantile(0.99)),
+				secs(d.Times[len(d.Times)-1]), secs(d.Threshold), len(d.Slow()), pct(len(d.Slow()), len(d.Times)), secs(res.Dists[i].Median))
+		}
+		p("\nCommands: the profile commands above with `--exec-time avg-clock`.\n\n")
+	}
+
+	after := false
+	for _, d := range res.Dists {
+		after = after || d.AfterStart != nil
+	}
+	if after {
+		p("### Fixed variants: time from the last node's start to the end\n\n")
+		p("Per execution, the execution time minus the start time of the last node to start (the same %d executions as above, replayed with the event log on).\n\n", cfg.Runs)
+		p("| system | variant | median | p99 | max |\n|---|---|---:|---:|---:|\n")
+		for _, d := range res.Dists {
+			if a := d.AfterStart; a != nil {
+				p("| %s | %s | %s s | %s s | %s s |\n", d.System, d.Variant, secs(quantile(a, 0.5)), secs(quantile(a, 0.99)), secs(a[len(a)-1]))
+			}
+		}
+		p("\n")
+	}
+
 	p("### Slow executions by multiple of the repairing timer's period\n\n")
 	p("Each slow execution is counted at the nearest multiple k·P (k ≥ 1) of the period P of the timer that repairs the bug; *farthest* is the largest distance of a slow execution from its multiple.\n\n")
 	p("| system | variant | timer P | slow | by multiple | farthest |\n|---|---|---|---:|---|---:|\n")
@@ -384,9 +481,9 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	for _, s := range cfg.Systems {
 		name := s.System.Name
 		p("### %s buggy: the pipeline (`macepc run`), seeds 1–%d\n\n", name, cfg.Seeds)
-		p("*Search* is the number of executions phase 2 ran up to and including the anomaly (after the profile's 50, macepc run's default); *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran; *similar* is the similar fast execution's time (≤ Q3). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
+		p("*Search* is the number of executions phase 2 ran up to and including its first anomaly (after the profile's 50, macepc run's default; it then explores 200 more to class the anomalies); *classes* is how many classes it found; *anomaly* is the analysed one, the most severe class's representative; *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran, confirmation walks cut short at the recovery limit included; *similar* is the similar fast execution's time (≤ the recovery limit). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
 			"`"+strings.Join(s.BugLabels, "`, `")+"`")
-		p("| seed | search | anomaly | steps | divergence point | ignorable | walks | similar (Q3) | top correlation: r (within Q1) | bug label |\n|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
+		p("| seed | search | classes | anomaly | steps | divergence point | ignorable | walks | similar (limit) | top correlation: r (within Q1) | bug label |\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
 		var found, strong int
 		var explored, ignorable []float64
 		var ranks []int
@@ -395,7 +492,7 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 				continue
 			}
 			if !r.Found {
-				p("| %d | none in %d | | | | | | | | |\n", r.Seed, r.Explored)
+				p("| %d | none in %d | | | | | | | | | |\n", r.Seed, r.Explored)
 				continue
 			}
 			found++
@@ -413,8 +510,8 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 			if r.BugRank > 0 {
 				rank = strconv.Itoa(r.BugRank)
 			}
-			p("| %d | %d | %.3f s | %d | %s | %.1f%% | %d | %.3f s (%.3f) | %s | %s |\n", r.Seed, r.Explored, r.ExecTime, r.Steps,
-				shortEvent(r.DivEvent), 100*r.IgnorableFrac, r.DivExecutions, r.SimilarTime, r.Q3, top, rank)
+			p("| %d | %d | %d | %.3f s | %d | %s | %.1f%% | %d | %.3f s (%.3f) | %s | %s |\n", r.Seed, r.Explored, r.Classes, r.ExecTime, r.Steps,
+				shortEvent(r.DivEvent), 100*r.IgnorableFrac, r.DivExecutions, r.SimilarTime, r.Limit, top, rank)
 		}
 		p("\nFound in %d of %d seeds", found, cfg.Seeds)
 		if found > 0 {
@@ -462,17 +559,27 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 func writeBugLabels(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("### A label of the bug among the top correlations, seeds 1–%d\n\n", cfg.Seeds)
-	p("Over the buggy pipeline runs above: the ranked labels are those the summary lists (not length-only, not the same as their event label, r defined), ranked by |r within Q1|, then |r|; *first* and *top 3* count the runs in which a label of the bug ranks there; *strong* those of the top 3 where it correlates at least %g (|r within Q1|, or |r| where that is undefined); *ranked* is the median number of ranked labels (a top 3 of few labels is easy to enter).\n\n", anomaly.MinR)
-	p("| system | labels of the bug | runs | first | top 3 | strong | ranked |\n|---|---|---:|---:|---:|---:|---:|\n")
+	p("Over the buggy pipeline runs above: the ranked labels are those the summary lists (not length-only, not the same as their event label, r defined), ranked by |r within Q1|, then |r|; *first* and *top 3* count the runs in which a label of the bug ranks there; *strong* those of the top 3 where it correlates at least %g (|r within Q1|, or |r| where that is undefined); *ranked* is the median number of ranked labels (a top 3 of few labels is easy to enter); *timers in the top 3* counts the runs with a timer's label (plain or composite) among the top 3, periodic or not, and names them.\n\n", anomaly.MinR)
+	p("| system | labels of the bug | runs | first | top 3 | strong | ranked | timers in the top 3 |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range cfg.Systems {
-		var runs, first, top3, strong int
+		var runs, first, top3, strong, timers int
 		var ranked []float64
+		timerLabels := map[string]bool{}
 		for _, r := range res.Runs {
 			if r.System != s.System.Name || !r.Found {
 				continue
 			}
 			runs++
 			ranked = append(ranked, float64(len(r.Top)))
+			hasTimer := false
+			for _, c := range r.Top[:min(3, len(r.Top))] {
+				if edd.Kind(c.Label) == "timer" {
+					hasTimer, timerLabels[c.Label] = true, true
+				}
+			}
+			if hasTimer {
+				timers++
+			}
 			if r.BugRank == 1 {
 				first++
 			}
@@ -487,7 +594,11 @@ func writeBugLabels(w io.Writer, cfg PaperConfig, res *PaperResult) {
 		if runs > 0 {
 			med = fmtG(median(ranked))
 		}
-		p("| %s | %s | %d | %d | %d | %d | %s |\n", s.System.Name, "`"+strings.Join(s.BugLabels, "`, `")+"`", runs, first, top3, strong, med)
+		tl := fmt.Sprint(timers)
+		if timers > 0 {
+			tl += " (`" + strings.Join(slices.Sorted(maps.Keys(timerLabels)), "`, `") + "`)"
+		}
+		p("| %s | %s | %d | %d | %d | %d | %s | %s |\n", s.System.Name, "`"+strings.Join(s.BugLabels, "`, `")+"`", runs, first, top3, strong, med, tl)
 	}
 	p("\nCommand: `go run ./bench/cmd/paper` (the pipeline runs of the tables above).\n\n")
 }
