@@ -103,8 +103,8 @@ type PaperResult struct {
 	// AvgClock are the same distributions with the paper's definition of
 	// execution time, the average node clock (--exec-time avg-clock).
 	AvgClock []PaperDist
-	Runs  []PaperRun
-	Fixed []PaperRun
+	Runs     []PaperRun
+	Fixed    []PaperRun
 }
 
 // PaperDist is the execution-time distribution of one variant.
@@ -292,14 +292,9 @@ func MatchLabel(pattern, label string) bool {
 // the time from the last event labelled s.StartLabel to each execution's
 // end.
 func afterLastStart(ctx context.Context, s PaperSystem, variant string, runs int) ([]time.Duration, error) {
-	f, err := os.Open(s.EDD)
+	set, err := edd.ReadFile(s.EDD)
 	if err != nil {
 		return nil, fmt.Errorf("bench: paper: %w", err)
-	}
-	set, err := edd.Read(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("bench: paper: %s: %w", s.EDD, err)
 	}
 	sc, err := s.System.Scenario(variant, 0)
 	if err != nil {

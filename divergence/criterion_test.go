@@ -2,7 +2,6 @@ package divergence
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -62,12 +61,7 @@ func TestNewCriterion(t *testing.T) {
 // walks miss a 5% chance of recovery a third of the time, so the search
 // stops early, on the nodes' start-up events.
 func TestCriterionFindsTheRace(t *testing.T) {
-	f, err := os.Open("../systems/randtree/testdata/edd.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := edd.Read(f)
-	f.Close()
+	set, err := edd.ReadFile("../systems/randtree/testdata/edd.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"strings"
 	"slices"
 	"strconv"
 	"time"
@@ -114,6 +116,19 @@ func Read(r io.Reader) (*Set, error) {
 		return nil, fmt.Errorf("edd: reading: %w", err)
 	}
 	return parse(data)
+}
+
+// ReadFile is Read of the file at path; its errors name the file.
+func ReadFile(path string) (*Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("edd: %w", err)
+	}
+	set, err := parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("edd: %s: %s", path, strings.TrimPrefix(err.Error(), "edd: "))
+	}
+	return set, nil
 }
 
 func parse(data []byte) (*Set, error) {

@@ -254,3 +254,21 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadFile reads a committed file and names the file in its errors.
+func TestReadFile(t *testing.T) {
+	set, err := ReadFile("../systems/randtree/testdata/edd.json")
+	if err != nil || len(set.Labels()) == 0 {
+		t.Fatalf("ReadFile: %v, %d labels", err, len(set.Labels()))
+	}
+	if _, err := ReadFile("testdata/no-such-file.json"); err == nil || !strings.HasPrefix(err.Error(), "edd: ") || !strings.Contains(err.Error(), "no-such-file.json") {
+		t.Errorf("missing file: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(bad); err == nil || !strings.HasPrefix(err.Error(), "edd: "+bad+": malformed JSON") {
+		t.Errorf("malformed file: %v", err)
+	}
+}

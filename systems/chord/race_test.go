@@ -1,7 +1,6 @@
 package chord
 
 import (
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -16,12 +15,7 @@ import (
 // (nothing)"), and the race's steps include that answer, the node's boot
 // and the steps its own Join passed; a fast execution has no race.
 func TestFindRace(t *testing.T) {
-	f, err := os.Open("testdata/edd.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := edd.Read(f)
-	f.Close()
+	set, err := edd.ReadFile("testdata/edd.json")
 	if err != nil {
 		t.Fatal(err)
 	}
