@@ -9,9 +9,9 @@ import (
 	"io"
 	"maps"
 	"os"
-	"strings"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
