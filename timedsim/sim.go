@@ -734,15 +734,26 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	case evPartition:
 		de := &s.drv.events[r.data.(int)]
 		groups := de.groups
-		if de.pickGroups != nil {
+		var length time.Duration
+		if de.pickGroups != nil || de.pickOutage != nil {
 			var chosen [][]NodeID
-			s.choose(func() NodeID { chosen = de.pickGroups(world{s}); return None })
+			s.choose(func() NodeID {
+				if de.pickOutage != nil {
+					chosen, length = de.pickOutage(world{s}, s.rnd.R)
+				} else {
+					chosen = de.pickGroups(world{s})
+				}
+				return None
+			})
 			if len(chosen) == 0 {
 				break
 			}
 			groups = partitionGroups(len(s.nodes), chosen)
 		}
 		s.partition(start, groups)
+		if length > 0 { // Driver.Outage: its own heal
+			s.schedule(start+length, record{kind: evHeal, label: s.fixedLabel("heal"), node: 0, inc: anyInc, data: -1, from: -1})
+		}
 	case evHeal:
 		s.net.Heal()
 	}
@@ -770,7 +781,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 }
 
 // choose runs a driver's state-dependent choice (Driver.ResetChosen,
-// PartitionChosen); a panic in it is the driver's.
+// PartitionChosen, Outage); a panic in it is the driver's.
 func (s *Simulator) choose(f func() NodeID) NodeID {
 	s.where = inDriver
 	id := f()
