@@ -3,6 +3,7 @@ package timedsim_test
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,9 @@ func TestOutage(t *testing.T) {
 			switch e.Label {
 			case "partition":
 				step = e.Step
+				if len(e.Logs) != 1 || !strings.HasPrefix(e.Logs[0], "outage: {n1} cut off for ") {
+					t.Errorf("the outage's log: %q", e.Logs)
+				}
 			case "heal":
 				if at >= 0 {
 					t.Fatalf("two heals: %v", r.Events)

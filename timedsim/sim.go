@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/macepc/macepc/edd"
@@ -751,6 +752,21 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			groups = partitionGroups(len(s.nodes), chosen)
 		}
 		s.partition(start, groups)
+		if de.pickOutage != nil && s.ev != nil {
+			heals := "until a heal"
+			if length > 0 {
+				heals = fmt.Sprintf("for %v, heals at %.9fs", length, (start + length).Seconds())
+			}
+			var cut []string
+			for _, g := range groups {
+				names := make([]string, len(g))
+				for i, n := range g {
+					names[i] = NodeID(n).String()
+				}
+				cut = append(cut, "{"+strings.Join(names, " ")+"}")
+			}
+			s.ev.Logs = append(s.ev.Logs, fmt.Sprintf("outage: %s cut off %s", strings.Join(cut, " "), heals))
+		}
 		if length > 0 { // Driver.Outage: its own heal
 			s.schedule(start+length, record{kind: evHeal, label: s.fixedLabel("heal"), node: 0, inc: anyInc, data: -1, from: -1})
 		}
