@@ -16,7 +16,9 @@
 //     stepped; proposals come from the driver (Propose, an AppPropose
 //     event) and are kept by a client model until applied on their node,
 //     proposed again after Config.RetryTicks ticks or at the next tick when
-//     raft dropped them (no leader known).
+//     raft dropped them (no leader known). Campaign (an AppCampaign event)
+//     makes a node campaign at once, to pick the first leader without
+//     waiting a randomized election timeout.
 //   - Every handler ends by draining Ready.
 //
 // # The Ready contract

@@ -27,6 +27,9 @@ const (
 	// AppPropose is the application event of a client proposal; its data is
 	// the entry's payload ([]byte). See Propose.
 	AppPropose = "propose"
+	// AppCampaign makes the node campaign at once (RawNode.Campaign). See
+	// Campaign.
+	AppCampaign = "campaign"
 )
 
 // StateMachine is the application above raft.
@@ -125,6 +128,7 @@ type Node struct {
 	sm   StateMachine
 
 	ticks      int
+	campaign   bool       // asked to campaign before it booted
 	lead       uint64     // the leader known after the last handler
 	ready      raft.Ready // the Ready being persisted, while persisting
 	persisting bool
@@ -146,6 +150,16 @@ func New(id timedsim.NodeID, cfg *Config) *Node {
 // AppPropose application event).
 func Propose(d *timedsim.Driver, at time.Duration, node timedsim.NodeID, data []byte) {
 	d.App(at, node, AppPropose, data)
+}
+
+// Campaign schedules at time at an AppCampaign event on node: it campaigns
+// at once (RawNode.Campaign; a pre-vote first with Config.Raft.PreVote)
+// instead of waiting for its election timeout, as an application calls
+// raft's Node.Campaign to pick its first leader rather than wait a whole
+// randomized timeout for one. A node that has not booted yet campaigns
+// when it boots.
+func Campaign(d *timedsim.Driver, at time.Duration, node timedsim.NodeID) {
+	d.App(at, node, AppCampaign, nil)
 }
 
 // raftID is the raft ID of a node: NodeID+1 (raft reserves 0).
@@ -181,7 +195,17 @@ func (n *Node) boot(ctx timedsim.Context) {
 	}
 	n.rn = rn
 	ctx.SetTimer(TimerTick, n.cfg.Tick, nil)
+	if n.campaign {
+		n.campaign = false
+		n.campaignNow(ctx)
+	}
 	n.retry()
+}
+
+func (n *Node) campaignNow(ctx timedsim.Context) {
+	if err := n.rn.Campaign(); err != nil {
+		ctx.Logf("raft: campaign: %v", err)
+	}
 }
 
 // enter runs before any call into raft: raft's draws from crypto/rand
@@ -243,9 +267,21 @@ func (n *Node) Timer(ctx timedsim.Context, name string, _ any) {
 	}
 }
 
-// App implements timedsim.AppHandler: AppPropose with a []byte payload.
+// App implements timedsim.AppHandler: AppPropose with a []byte payload,
+// AppCampaign.
 func (n *Node) App(ctx timedsim.Context, name string, data any) {
-	if name != AppPropose {
+	switch name {
+	case AppPropose:
+	case AppCampaign:
+		if n.rn == nil {
+			n.campaign = true
+			return
+		}
+		n.enter(ctx)
+		defer n.leave(ctx)
+		n.campaignNow(ctx)
+		return
+	default:
 		ctx.Logf("raftsim: ignored application event %q", name)
 		return
 	}
@@ -448,6 +484,9 @@ func peer(id uint64) string {
 // field walk).
 func (n *Node) Describe() string {
 	if n.rn == nil {
+		if n.campaign {
+			return "down (not booted; campaigns when it boots)"
+		}
 		return "down (not booted)"
 	}
 	st := n.st

@@ -364,3 +364,57 @@ func TestHiddenFieldsFound(t *testing.T) {
 		t.Fatalf("ticks do not show:\n%.1500s", all)
 	}
 }
+
+// Campaign elects the chosen node at once, with and without PreVote,
+// before anybody's first tick; a node asked before it booted campaigns
+// when it boots (then the others may not be up yet: it wins later).
+func TestCampaign(t *testing.T) {
+	for _, c := range []struct {
+		prevote bool
+		jitter  time.Duration
+	}{{false, 0}, {true, 0}, {false, time.Second}, {true, time.Second}} {
+		cfg := &Config{NewStateMachine: func(timedsim.NodeID) StateMachine { return &counter{} }, BootJitter: c.jitter}
+		cfg.Raft.PreVote, cfg.Raft.CheckQuorum = c.prevote, c.prevote
+		sc := &timedsim.Scenario{
+			Nodes:  3,
+			New:    func(id timedsim.NodeID) timedsim.Service { return New(id, cfg) },
+			Driver: func(d *timedsim.Driver) { Campaign(d, 0, 1) },
+			Stop: func(w timedsim.World) bool {
+				for i := range w.Nodes() {
+					if NodeOf(w, timedsim.NodeID(i)).Status().Role == raft.StateLeader {
+						return true
+					}
+				}
+				return false
+			},
+			Timeout: time.Minute,
+			Network: netmodel.DefaultConfig(),
+			Safety:  Safety(),
+		}
+		sim, _ := timedsim.NewSimulator(sc, timedsim.Options{Record: true, CheckSafety: true})
+		for seed := uint64(1); seed <= 3; seed++ {
+			res := sim.Run(timedsim.SeedPath(seed))
+			if !res.Finished {
+				t.Fatalf("%+v seed %d: %v %s", c, seed, res.Outcome, res.Violation)
+			}
+			first := -1 // the step where node 1 first campaigned
+			for _, e := range res.Events {
+				for _, l := range e.Logs {
+					if first < 0 && e.Node == 1 && (strings.Contains(l, "became candidate") || strings.Contains(l, "became pre-candidate")) {
+						first = e.Step
+						if want := map[bool]string{false: "app campaign", true: "timer boot"}[c.jitter > 0]; e.Label != want {
+							t.Errorf("%+v seed %d: n1 campaigned in %q, want %q", c, seed, e.Label, want)
+						}
+					}
+				}
+			}
+			if first < 0 {
+				t.Errorf("%+v seed %d: n1 never campaigned", c, seed)
+			}
+			// Without jitter: elected before anybody's first tick.
+			if c.jitter == 0 && (!strings.Contains(res.FinalStates[1], "role=leader") || res.Counts["timer tick"] > 0 || res.ExecTime >= 100*time.Millisecond) {
+				t.Errorf("%+v seed %d: a leader at %v after %d ticks: %s", c, seed, res.ExecTime, res.Counts["timer tick"], res.FinalStates[1])
+			}
+		}
+	}
+}

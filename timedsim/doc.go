@@ -71,7 +71,8 @@
 // timer cannot starve a waiting message. Semantics Paper keeps Algorithm 1
 // exactly. Driver faults (reset, break, partition, heal; ResetChosen and
 // PartitionChosen pick their node or groups from the state at that time,
-// e.g. the current leader) take no time and
+// e.g. the current leader; Outage also draws its length from that step's
+// randomness and heals after it) take no time and
 // happen at their scheduled time whatever node is busy; a reset node's new
 // incarnation starts at the reset time, with nothing of the old one but
 // what a Durable service made durable (its Disk, handed to Recover).

@@ -3,6 +3,7 @@ package timedsim
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,6 +93,21 @@ func CheckDuration(min time.Duration) func(string) error {
 	}
 }
 
+// CheckFloat accepts a decimal number in [min, max] (Params.Float reads
+// it); NaN and infinities are refused.
+func CheckFloat(min, max float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			return fmt.Errorf("not a number")
+		case f < min || f > max:
+			return fmt.Errorf("out of range [%g, %g]", min, max)
+		}
+		return nil
+	}
+}
+
 // CheckBool accepts true or false (Params.Bool reads it).
 func CheckBool(v string) error {
 	if v != "true" && v != "false" {
@@ -132,6 +148,15 @@ func (p Params) Duration(name string) time.Duration {
 		panic(fmt.Sprintf("timedsim: parameter %q is not a duration (declare it with CheckDuration): %v", name, err))
 	}
 	return d
+}
+
+// Float returns parameter name as a number; declare it with CheckFloat.
+func (p Params) Float(name string) float64 {
+	f, err := strconv.ParseFloat(p.Get(name), 64)
+	if err != nil {
+		panic(fmt.Sprintf("timedsim: parameter %q is not a number (declare it with CheckFloat): %v", name, err))
+	}
+	return f
 }
 
 // Bool returns parameter name as a boolean; declare it with CheckBool.

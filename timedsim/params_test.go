@@ -22,6 +22,7 @@ func paramSystem() timedsim.System {
 			{Name: "extra", Default: "0", Doc: "nodes added", Check: timedsim.CheckInt(0, 3)},
 			{Name: "tick", Default: "100ms", Doc: "unused", Check: timedsim.CheckDuration(time.Millisecond)},
 			{Name: "flag", Default: "false", Check: timedsim.CheckBool},
+			{Name: "rate", Default: "0.5", Check: timedsim.CheckFloat(0, 1)},
 		},
 		BuildParams: func(variant string, nodes int, p timedsim.Params) (*timedsim.Scenario, error) {
 			sc := gossipScenario(nodes + p.Int("extra"))
@@ -29,6 +30,9 @@ func paramSystem() timedsim.System {
 				sc.Timeout = 2 * time.Minute
 			}
 			_, _ = p.Duration("tick"), p.Bool("flag")
+			if p.Float("rate") == 1 {
+				sc.Timeout = 3 * time.Minute
+			}
 			return sc, nil
 		},
 	}
@@ -40,12 +44,15 @@ func TestParamsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sc.Params.String(); got != "extra=0,flag=false,scenario=short,tick=100ms" {
+	if got := sc.Params.String(); got != "extra=0,flag=false,rate=0.5,scenario=short,tick=100ms" {
 		t.Errorf("defaults resolved to %q", got)
 	}
 	sc, err = sys.ScenarioParams("v1", 4, timedsim.Params{"scenario": "long", "extra": "2"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sc, err := sys.ScenarioParams("v1", 4, timedsim.Params{"rate": "1"}); err != nil || sc.Timeout != 3*time.Minute {
+		t.Errorf("rate=1 did not reach BuildParams: %v, %v", sc, err)
 	}
 	if sc.Nodes != 6 || sc.Timeout != 2*time.Minute || sc.Params.Get("extra") != "2" {
 		t.Errorf("values did not reach BuildParams: %d nodes, timeout %v, params %v", sc.Nodes, sc.Timeout, sc.Params)
@@ -54,12 +61,15 @@ func TestParamsResolve(t *testing.T) {
 		set  timedsim.Params
 		want string
 	}{
-		{timedsim.Params{"nosuch": "1"}, `has no parameter "nosuch" (parameters: scenario, extra, tick, flag)`},
+		{timedsim.Params{"nosuch": "1"}, `has no parameter "nosuch" (parameters: scenario, extra, tick, flag, rate)`},
 		{timedsim.Params{"scenario": "medium"}, `parameter scenario: value "medium" is not one of short, long`},
 		{timedsim.Params{"extra": "9"}, `parameter extra: value "9": out of range [0, 3]`},
 		{timedsim.Params{"extra": "x"}, `parameter extra: value "x": not an integer`},
 		{timedsim.Params{"tick": "1us"}, `below the minimum 1ms`},
 		{timedsim.Params{"flag": "yes"}, `not true or false`},
+		{timedsim.Params{"rate": "1.5"}, `value "1.5": out of range [0, 1]`},
+		{timedsim.Params{"rate": "NaN"}, `value "NaN": not a number`},
+		{timedsim.Params{"rate": "half"}, `value "half": not a number`},
 		{timedsim.Params{"scenario": "a\nb"}, `spans lines`},
 	} {
 		_, err := sys.ScenarioParams("v1", 4, c.set)

@@ -84,7 +84,7 @@ type Options struct {
 	// execution.
 	Deadline time.Duration
 	// AppsOnly runs only the driver's application events, not its faults
-	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Heal): the
+	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Outage, Heal): the
 	// liveness mode records a driver's application events this way, on
 	// services that are not the scenario's own.
 	AppsOnly bool

@@ -105,6 +105,7 @@ type driverEvent struct {
 	// fault happens
 	pickNode   func(World) NodeID
 	pickGroups func(World) [][]NodeID
+	pickOutage func(World, *rand.Rand) ([][]NodeID, time.Duration)
 }
 
 // Nodes is the number of nodes of the scenario.
@@ -174,6 +175,20 @@ func (d *Driver) ResetChosen(at time.Duration, choose func(w World) NodeID) {
 // them, when the partition happens.
 func (d *Driver) PartitionChosen(at time.Duration, choose func(w World) [][]NodeID) {
 	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, pickGroups: choose})
+}
+
+// Outage schedules at time at a partition into the groups that choose
+// returns then, healed after the length it returns (0 or less: no heal of
+// its own; a later Heal or partition ends it); no groups means no outage.
+// choose reads the world's state and draws from r, the randomness of the
+// outage's step — an outage whose length is drawn from a distribution,
+// say. Unlike the driver's Rand, whose draws the path's first segment fixes
+// for every branch of it, r belongs to the step: a walk that branches off
+// an execution before the outage draws it afresh, so that the divergence
+// search can tell whether the outage decided the execution or what came
+// after it did. choose must be a pure function of the world and r.
+func (d *Driver) Outage(at time.Duration, choose func(w World, r *rand.Rand) (groups [][]NodeID, length time.Duration)) {
+	d.events = append(d.events, driverEvent{at: at, kind: drvPartition, pickOutage: choose})
 }
 
 // Heal schedules the end of any partition.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/macepc/macepc/edd"
@@ -779,15 +780,41 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	case evPartition:
 		de := &s.drv.events[r.data.(int)]
 		groups := de.groups
-		if de.pickGroups != nil {
+		var length time.Duration
+		if de.pickGroups != nil || de.pickOutage != nil {
 			var chosen [][]NodeID
-			s.choose(func() NodeID { chosen = de.pickGroups(world{s}); return None })
+			s.choose(func() NodeID {
+				if de.pickOutage != nil {
+					chosen, length = de.pickOutage(world{s}, s.rnd.R)
+				} else {
+					chosen = de.pickGroups(world{s})
+				}
+				return None
+			})
 			if len(chosen) == 0 {
 				break
 			}
 			groups = partitionGroups(len(s.nodes), chosen)
 		}
 		s.partition(start, groups)
+		if de.pickOutage != nil && s.ev != nil {
+			heals := "until a heal"
+			if length > 0 {
+				heals = fmt.Sprintf("for %v, heals at %.9fs", length, (start + length).Seconds())
+			}
+			var cut []string
+			for _, g := range groups {
+				names := make([]string, len(g))
+				for i, n := range g {
+					names[i] = NodeID(n).String()
+				}
+				cut = append(cut, "{"+strings.Join(names, " ")+"}")
+			}
+			s.ev.Logs = append(s.ev.Logs, fmt.Sprintf("outage: %s cut off %s", strings.Join(cut, " "), heals))
+		}
+		if length > 0 { // Driver.Outage: its own heal
+			s.schedule(start+length, record{kind: evHeal, label: s.fixedLabel("heal"), node: 0, inc: anyInc, data: -1, from: -1})
+		}
 	case evHeal:
 		s.net.Heal()
 	}
@@ -815,7 +842,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 }
 
 // choose runs a driver's state-dependent choice (Driver.ResetChosen,
-// PartitionChosen); a panic in it is the driver's.
+// PartitionChosen, Outage); a panic in it is the driver's.
 func (s *Simulator) choose(f func() NodeID) NodeID {
 	s.where = inDriver
 	id := f()

@@ -3,6 +3,7 @@ package etcdraft
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,8 @@ const (
 	ParamHeartbeatTick = "heartbeat-tick"
 	ParamBootJitter    = "boot-jitter"
 	ParamPartition     = "partition"
+	ParamBlip          = "blip"
+	ParamPartitionRate = "partition-rate"
 	ParamInterval      = "interval"
 )
 
@@ -53,7 +56,7 @@ const (
 
 // Revision enters the config hash: bump it when a change here makes old
 // paths replay differently.
-const Revision = "3"
+const Revision = "4"
 
 // System returns the etcdraft system: unmodified etcd raft with a
 // key-value state machine, under the scenarios of the "scenario"
@@ -70,12 +73,14 @@ func System() timedsim.System {
 		Params: []timedsim.Param{
 			{Name: ParamScenario, Default: ScenarioElection, Doc: "the hazard", Values: []string{ScenarioElection, ScenarioRejoin, ScenarioLeaderCrash}},
 			{Name: ParamProposals, Default: "200", Doc: "client proposals; the run stops when every node has applied all of them", Check: timedsim.CheckInt(1, 10_000_000)},
-			{Name: ParamInterval, Default: "auto", Doc: "time between two client proposals (auto: 5ms for election, 20ms otherwise)", Check: optionalDuration},
+			{Name: ParamInterval, Default: "auto", Doc: "time between two client proposals (auto: 5ms for election, 20ms for leader-crash; rejoin spreads the proposals over the longest outage and the catch-up after it)", Check: optionalDuration},
 			{Name: ParamTick, Default: "100ms", Doc: "interval between RawNode.Tick calls", Check: timedsim.CheckDuration(time.Millisecond)},
 			{Name: ParamElectionTick, Default: "10", Doc: "raft ElectionTick", Check: timedsim.CheckInt(2, 1000)},
 			{Name: ParamHeartbeatTick, Default: "1", Doc: "raft HeartbeatTick (less than election-tick)", Check: timedsim.CheckInt(1, 999)},
-			{Name: ParamBootJitter, Default: "1s", Doc: "each node boots after a delay drawn uniformly from [0, boot-jitter)", Check: timedsim.CheckDuration(0)},
-			{Name: ParamPartition, Default: "3s", Doc: "rejoin: how long the follower is cut off", Check: timedsim.CheckDuration(time.Millisecond)},
+			{Name: ParamBootJitter, Default: "auto", Doc: "each node boots after a delay drawn uniformly from [0, boot-jitter) (auto: 1s; 0 for rejoin, whose cluster is up when it starts)", Check: optionalDuration0},
+			{Name: ParamPartition, Default: "auto", Doc: "rejoin: how long a long outage cuts the follower off (auto: 2*election-tick ticks, past raft's largest randomized election timeout)", Check: optionalDuration},
+			{Name: ParamBlip, Default: "auto", Doc: "rejoin: a short outage lasts up to this, uniformly (auto: election-tick-heartbeat-tick-1 ticks, the longest a follower surely sits out without campaigning)", Check: optionalDuration0},
+			{Name: ParamPartitionRate, Default: "0.02", Doc: "rejoin: the share of outages that are long", Check: timedsim.CheckFloat(0, 1)},
 		},
 		BuildParams: build,
 	}
@@ -86,6 +91,21 @@ func optionalDuration(v string) error {
 		return nil
 	}
 	return timedsim.CheckDuration(time.Microsecond)(v)
+}
+
+func optionalDuration0(v string) error {
+	if v == "auto" {
+		return nil
+	}
+	return timedsim.CheckDuration(0)(v)
+}
+
+// auto returns parameter name as a duration, or def when it is "auto".
+func auto(p timedsim.Params, name string, def time.Duration) time.Duration {
+	if p.Get(name) == "auto" {
+		return def
+	}
+	return p.Duration(name)
 }
 
 // Options are a scenario's settings, from the parameters.
@@ -99,16 +119,34 @@ type Options struct {
 	ElectionTick  int
 	HeartbeatTick int
 	BootJitter    time.Duration
+	// rejoin: the long outage's length, the short outages' bound and the
+	// share of outages that are long.
 	Partition     time.Duration
+	Blip          time.Duration
+	PartitionRate float64
 }
 
 func build(variant string, nodes int, p timedsim.Params) (*timedsim.Scenario, error) {
 	o := Options{Scenario: p.Get(ParamScenario), Variant: variant, Nodes: nodes, Proposals: p.Int(ParamProposals),
 		Tick: p.Duration(ParamTick), ElectionTick: p.Int(ParamElectionTick), HeartbeatTick: p.Int(ParamHeartbeatTick),
-		BootJitter: p.Duration(ParamBootJitter), Partition: p.Duration(ParamPartition)}
-	o.Interval = 20 * time.Millisecond
-	if o.Scenario == ScenarioElection {
+		PartitionRate: p.Float(ParamPartitionRate)}
+	ticks := func(k int) time.Duration { return time.Duration(max(k, 0)) * o.Tick }
+	o.BootJitter = auto(p, ParamBootJitter, time.Second)
+	if o.Scenario == ScenarioRejoin {
+		o.BootJitter = auto(p, ParamBootJitter, 0)
+	}
+	// A follower campaigns when election-tick to 2*election-tick-1 ticks
+	// have passed since it last heard from its leader, who is heard from
+	// every heartbeat-tick ticks.
+	o.Partition = auto(p, ParamPartition, ticks(2*o.ElectionTick))
+	o.Blip = auto(p, ParamBlip, ticks(o.ElectionTick-o.HeartbeatTick-1))
+	switch o.Scenario {
+	case ScenarioElection:
 		o.Interval = 5 * time.Millisecond
+	case ScenarioRejoin:
+		o.Interval = rejoinStream(o) / time.Duration(o.Proposals)
+	default:
+		o.Interval = 20 * time.Millisecond
 	}
 	if v := p.Get(ParamInterval); v != "auto" {
 		o.Interval, _ = time.ParseDuration(v)
@@ -215,35 +253,28 @@ func Scenario(o Options) (*timedsim.Scenario, error) {
 	}
 	n, total := o.Nodes, o.Proposals
 	// Proposals start when the cluster has had time to elect a leader
-	// (election: at once, the election is part of the task).
+	// (election: at once, the election is part of the task; rejoin: one
+	// tick after node 0 campaigned, when every node is up).
 	start := o.BootJitter + 2*time.Duration(o.ElectionTick)*o.Tick
-	if o.Scenario == ScenarioElection {
+	switch o.Scenario {
+	case ScenarioElection:
 		start = 0
+	case ScenarioRejoin:
+		start = o.BootJitter + o.Tick
 	}
 	stream := time.Duration(total) * o.Interval
 	sc := &timedsim.Scenario{
 		Nodes: n,
 		New:   func(id timedsim.NodeID) timedsim.Service { return raftsim.New(id, cfg) },
 		Driver: func(d *timedsim.Driver) {
+			if o.Scenario == ScenarioRejoin {
+				rejoin(d, o, start)
+				return
+			}
 			for i := range total {
 				raftsim.Propose(d, start+time.Duration(i)*o.Interval, timedsim.NodeID(d.Rand().IntN(n)), proposal(i))
 			}
-			switch o.Scenario {
-			case ScenarioRejoin:
-				// A follower, drawn now, is cut off a quarter into the
-				// stream and returns after the partition.
-				k := d.Rand().IntN(n - 1)
-				cut := start + stream/4
-				d.PartitionChosen(cut, func(w timedsim.World) [][]timedsim.NodeID {
-					lead := leader(w)
-					f := timedsim.NodeID(k)
-					if lead != timedsim.None && f >= lead {
-						f++ // the k-th node that is not the leader
-					}
-					return [][]timedsim.NodeID{{f}}
-				})
-				d.Heal(cut + o.Partition)
-			case ScenarioLeaderCrash:
+			if o.Scenario == ScenarioLeaderCrash {
 				// Nine tenths into the stream, so that finishing it
 				// measures the recovery: detection, re-election and the
 				// clients' retries of what the old leader had not
@@ -259,6 +290,38 @@ func Scenario(o Options) (*timedsim.Scenario, error) {
 	}
 	sc.Stop = allApplied(total)
 	return sc, nil
+}
+
+// rejoinStream is how long rejoin's proposals flow from the cut on: the
+// long outage, then heartbeat-tick ticks for the returning follower to hear
+// from its leader and catch up, and one tick of slack. With PreVote no
+// outage then delays the end: the execution time is the stream's.
+func rejoinStream(o Options) time.Duration {
+	return o.Partition + time.Duration(o.HeartbeatTick+1)*o.Tick
+}
+
+// rejoin drives the rejoin scenario: node 0 campaigns when every node is
+// up, and at start the last node is cut off for an outage drawn then —
+// long (Partition) with probability PartitionRate, else a blip up to Blip —
+// while clients send proposals to the other nodes (the cut-off node's
+// clients are cut off with it).
+func rejoin(d *timedsim.Driver, o Options, start time.Duration) {
+	n := o.Nodes
+	raftsim.Campaign(d, o.BootJitter, 0)
+	for i := range o.Proposals {
+		raftsim.Propose(d, start+time.Duration(i)*o.Interval, timedsim.NodeID(d.Rand().IntN(n-1)), proposal(i))
+	}
+	cut := []timedsim.NodeID{timedsim.NodeID(n - 1)}
+	d.Outage(start, func(_ timedsim.World, r *rand.Rand) ([][]timedsim.NodeID, time.Duration) {
+		long, u := r.Float64() < o.PartitionRate, r.Float64()
+		switch {
+		case long:
+			return [][]timedsim.NodeID{cut}, o.Partition
+		case o.Blip > 0:
+			return [][]timedsim.NodeID{cut}, max(time.Duration(u*float64(o.Blip)), 1)
+		}
+		return nil, 0
+	})
 }
 
 // allApplied holds when every node's store has every proposal.

@@ -1,6 +1,9 @@
 package etcdraft_test
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +11,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 
+	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/raftsim"
 	"github.com/macepc/macepc/systems/etcdraft"
 	"github.com/macepc/macepc/timedsim"
@@ -34,6 +38,8 @@ func TestParams(t *testing.T) {
 		{"prevote", 2, timedsim.Params{"scenario": "rejoin"}, "the rejoin scenario needs at least 3 nodes"},
 		{"prevote", 0, timedsim.Params{"scenario": "split-brain"}, `value "split-brain" is not one of election, rejoin, leader-crash`},
 		{"prevote", 0, timedsim.Params{"interval": "soon"}, "not a duration"},
+		{"prevote", 0, timedsim.Params{"partition-rate": "2"}, `value "2": out of range [0, 1]`},
+		{"prevote", 0, timedsim.Params{"blip": "-1s"}, "below the minimum 0s"},
 		{"raft", 0, nil, `has no variant "raft"`},
 	} {
 		if _, err := sys.ScenarioParams(c.variant, c.nodes, c.params); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -46,59 +52,122 @@ func TestParams(t *testing.T) {
 	}
 }
 
-// termsAt records every node's term at the given times (its last state
-// before each).
-func termsAt(sc *timedsim.Scenario, at ...time.Duration) (*[][]uint64, func(timedsim.World) bool) {
-	got := make([][]uint64, len(at))
+// committedEDD reads the durations trained for a variant of rejoin
+// (testdata/rejoin-VARIANT.edd.json).
+func committedEDD(t *testing.T, variant string) *edd.Set {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "rejoin-"+variant+".edd.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	set, err := edd.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// rejoinRun is what TestRejoinOutages looks at in one execution.
+type rejoinRun struct {
+	exec    time.Duration
+	outage  time.Duration  // the outage's length (heal - partition)
+	away    []uint64       // every node's term just before the heal
+	end     []uint64       // every node's term at the end
+	maxTerm uint64         // the highest term any node had at any time
+	counts  map[string]int // plain and composite labels
+}
+
+func runRejoin(t *testing.T, variant string, params timedsim.Params, seed uint64) rejoinRun {
+	t.Helper()
+	sc := scenario(t, variant, params)
+	type terms struct {
+		at    time.Duration
+		terms []uint64
+	}
+	var history []terms // every change of the nodes' terms
 	stop := sc.Stop
-	return &got, func(w timedsim.World) bool {
-		for i, t := range at {
-			if w.Now() <= t {
-				got[i] = got[i][:0]
-				for n := range w.Nodes() {
-					got[i] = append(got[i], raftsim.NodeOf(w, timedsim.NodeID(n)).Status().Term)
-				}
-			}
+	sc.Stop = func(w timedsim.World) bool {
+		ts := make([]uint64, w.Nodes())
+		for n := range ts {
+			ts[n] = raftsim.NodeOf(w, timedsim.NodeID(n)).Status().Term
+		}
+		if len(history) == 0 || !slices.Equal(history[len(history)-1].terms, ts) {
+			history = append(history, terms{w.Now(), ts})
 		}
 		return stop(w)
 	}
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{CheckSafety: true, Record: true, EDD: committedEDD(t, variant)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(timedsim.SeedPath(seed))
+	if !res.Finished {
+		t.Fatalf("%s %v seed %d: %v %s", variant, params, seed, res.Outcome, res.Violation)
+	}
+	run := rejoinRun{exec: res.ExecTime, end: history[len(history)-1].terms, counts: map[string]int{}}
+	var part, heal time.Duration
+	for _, e := range res.Events {
+		switch e.Label {
+		case "partition":
+			part = e.Start
+		case "heal":
+			heal = e.Start
+		}
+	}
+	run.outage = heal - part
+	for _, h := range history {
+		if h.at < heal {
+			run.away = h.terms
+		}
+		run.maxTerm = max(run.maxTerm, slices.Max(h.terms))
+	}
+	maps.Copy(run.counts, res.Counts)
+	maps.Copy(run.counts, res.Composite)
+	return run
 }
 
-// rejoin: without PreVote the cut-off follower campaigns while it is alone
-// — its term alone rises — and when it returns its term is the cluster's
-// (the leader stepped down); with PreVote and CheckQuorum it only
-// pre-campaigns and no term moves while it is away. Both finish with every
-// proposal applied and the safety properties held after every event.
-func TestRejoinTermInflation(t *testing.T) {
-	const cut, heal = 4 * time.Second, 7 * time.Second // start 3 s + a quarter of 4 s; 3 s partition
+// rejoin's outages, on the committed durations. A blip (partition-rate=0:
+// every outage is one) never makes the cut-off node campaign, in either
+// variant: no term moves past the first leader's, and the execution time
+// is the stream's. A long outage (partition-rate=1) without PreVote makes
+// it campaign alone — its term alone rises while it is away — and when it
+// returns its term makes the leader step down: every node ends in a later
+// term, and the cluster, leaderless, waits at least election-tick-1 ticks
+// after the heal for a new leader, who catches the node up. With PreVote
+// and CheckQuorum it only pre-campaigns, no term moves, and the execution
+// time is a blip's. Safety holds after every event.
+func TestRejoinOutages(t *testing.T) {
+	const seeds = 8
+	slowestBlip := map[string]time.Duration{}
 	for _, variant := range []string{"no-prevote", "prevote"} {
-		for seed := uint64(1); seed <= 4; seed++ {
-			sc := scenario(t, variant, timedsim.Params{"scenario": "rejoin"})
-			got, stop := termsAt(sc, cut, heal, sc.Timeout)
-			sc.Stop = stop
-			sim, err := timedsim.NewSimulator(sc, timedsim.Options{CheckSafety: true})
-			if err != nil {
-				t.Fatal(err)
+		for seed := uint64(1); seed <= seeds; seed++ {
+			r := runRejoin(t, variant, timedsim.Params{"scenario": "rejoin", "partition-rate": "0"}, seed)
+			if r.outage <= 0 || r.outage > 800*time.Millisecond || r.maxTerm != 1 {
+				t.Errorf("%s seed %d: a blip of %v, terms up to %d", variant, seed, r.outage, r.maxTerm)
 			}
-			res := sim.Run(timedsim.SeedPath(seed))
-			if !res.Finished || res.Counts["partition"] != 1 || res.Counts["heal"] != 1 {
-				t.Fatalf("%s seed %d: %v %s, counts %v", variant, seed, res.Outcome, res.Violation, res.Counts)
+			slowestBlip[variant] = max(slowestBlip[variant], r.exec)
+		}
+	}
+	for _, variant := range []string{"no-prevote", "prevote"} {
+		for seed := uint64(1); seed <= seeds; seed++ {
+			r := runRejoin(t, variant, timedsim.Params{"scenario": "rejoin", "partition-rate": "1"}, seed)
+			if r.outage != 2*time.Second {
+				t.Fatalf("%s seed %d: a long outage of %v, want 2s", variant, seed, r.outage)
 			}
-			atCut, atHeal, atEnd := (*got)[0], (*got)[1], (*got)[2]
-			raised := 0
-			for n := range atCut {
-				if atHeal[n] > atCut[n] {
-					raised++
-				}
-			}
+			cut := len(r.away) - 1
 			switch variant {
 			case "no-prevote":
-				if raised != 1 || slices.Max(atEnd) <= slices.Max(atCut) {
-					t.Errorf("no-prevote seed %d: terms %v at the cut, %v at the heal, %v at the end", seed, atCut, atHeal, atEnd)
+				alone := r.away[cut] > 1 && slices.Max(r.away[:cut]) == 1
+				// heal at 2.1s, then 9 ticks at least without a leader
+				if !alone || slices.Min(r.end) <= r.away[cut] || r.exec < 3*time.Second || r.counts["timer persist → MsgVote"] < 3 {
+					t.Errorf("no-prevote seed %d: terms %v while away, %v at the end; %v (a blip's: up to %v); %d campaigns",
+						seed, r.away, r.end, r.exec, slowestBlip[variant], r.counts["timer persist → MsgVote"])
 				}
 			case "prevote":
-				if raised != 0 || res.Counts["deliver MsgPreVote"] == 0 {
-					t.Errorf("prevote seed %d: terms %v at the cut, %v at the heal; %d pre-votes", seed, atCut, atHeal, res.Counts["deliver MsgPreVote"])
+				if r.maxTerm != 1 || r.counts["timer tick → MsgPreVote"] < 1 || r.exec > slowestBlip[variant]+100*time.Millisecond {
+					t.Errorf("prevote seed %d: terms up to %d; %d pre-campaigns; %v against a slowest blip of %v",
+						seed, r.maxTerm, r.counts["timer tick → MsgPreVote"], r.exec, slowestBlip[variant])
 				}
 			}
 		}
