@@ -296,6 +296,12 @@ func drawsDiffer(a, s *timedsim.TimedEvent) string {
 			}
 		}
 	}
+	for i := range min(len(a.Logs), len(s.Logs)) {
+		if a.Logs[i] != s.Logs[i] {
+			out = append(out, fmt.Sprintf("it logs %q in the anomaly and %q in the similar one", a.Logs[i], s.Logs[i]))
+			break
+		}
+	}
 	if len(out) == 0 {
 		return "the difference is in the random choices of the handler"
 	}
@@ -309,9 +315,13 @@ func arrival(m timedsim.SentMessage) string {
 	return timedsim.FormatTime(m.Arrive)
 }
 
-// eventWhat is "label on node [from node]".
+// eventWhat is "label [on node] [from node]" (a driver's partition is
+// on no node).
 func eventWhat(e *eventRec) string {
-	s := e.Label + " on " + e.Node
+	s := e.Label
+	if e.Node != timedsim.None.String() {
+		s += " on " + e.Node
+	}
 	if e.From != "" {
 		s += " from " + e.From
 	}

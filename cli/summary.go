@@ -191,11 +191,7 @@ func buildSummary(p *pipeline, pf *profileFile) (*summaryFile, error) {
 }
 
 func describeEvent(e *eventRec) string {
-	s := fmt.Sprintf("step %d: %s on %s at %s", e.Step, e.Label, e.Node, timedsim.FormatTime(time.Duration(e.StartNS)))
-	if e.From != "" {
-		s = fmt.Sprintf("step %d: %s on %s from %s at %s", e.Step, e.Label, e.Node, e.From, timedsim.FormatTime(time.Duration(e.StartNS)))
-	}
-	return s
+	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), timedsim.FormatTime(time.Duration(e.StartNS)))
 }
 
 func fmtS(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) + "s" }
