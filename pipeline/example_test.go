@@ -60,10 +60,11 @@ func Example() {
 	// top correlation: deliver JoinReply → Remove
 }
 
-// The phases one at a time, as `macepc profile`, `search`, `diverge` and
-// `correlate` run them: each later phase starts from the directory's
-// profile.json, and reading the divergence back gives what Diverge
-// returned.
+// The phases one at a time, as `macepc profile`, `search` and `diverge`
+// run them: each later phase takes its configuration from the directory's
+// profile.json (SearchConfig.Target and DivergeConfig.Target are nil),
+// and the divergence is read back from the directory. The answer is
+// Run's.
 func ExampleDiverge() {
 	out, err := os.MkdirTemp("", "pipeline-example")
 	if err != nil {

@@ -92,13 +92,16 @@ type RegressOutliers struct {
 	Path       string     `json:"path,omitempty"`
 }
 
-var regressMethod = []string{
-	"execution times: the baseline's profile.json and a profile of the current code with the baseline's system, nodes, options and EDD (variant, seed and runs too unless overridden)",
-	"median and Q3: gonum stat.Quantile, stat.LinInterp (type 4), as the profile",
-	"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
-	"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
-	"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
-	"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
+// regressMethod says how regress.json was computed.
+func regressMethod() []string {
+	return []string{
+		"execution times: the baseline's profile.json and a profile of the current code with the baseline's system, nodes, options and EDD (variant, seed and runs too unless overridden)",
+		"median and Q3: gonum stat.Quantile, stat.LinInterp (type 4), as the profile",
+		"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
+		"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
+		"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
+		"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
+	}
 }
 
 // RegressConfig configures the regression test (StartRegress): profile
@@ -256,7 +259,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	rf := &RegressFile{Header: newHeader("macepc-regress", rs.System.Name, variant, rs.Scenario.Nodes, seed),
 		Baseline:      RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
 		Current:       RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
-		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod,
+		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod(),
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
 		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
