@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,9 +15,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/edd"
-	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/systems/bamboo"
 	"github.com/macepc/macepc/systems/chord"
 	"github.com/macepc/macepc/systems/pastry"
@@ -182,55 +180,41 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 		}
 	}
 	res := &PaperResult{}
-	jobs := strconv.Itoa(cfg.Jobs)
-	macepc := func(dir string, args ...string) (string, time.Duration, int, error) {
-		cmd := "macepc " + strings.Join(args, " ") // as a reader would type it: without --jobs, --progress, --out
-		args = append(args, "--jobs", jobs, "--progress", "never", "--out", filepath.Join(cfg.Work, dir))
-		fmt.Fprintln(progress, cmd)
-		var stderr strings.Builder
-		start := time.Now()
-		st := cli.Run(ctx, args, io.Discard, &stderr, systems...)
-		wall := time.Since(start)
-		if err := ctx.Err(); err != nil {
-			return cmd, wall, st, err
-		}
-		if st == cli.ExitError {
-			return cmd, wall, st, fmt.Errorf("bench: paper: %s: %s", cmd, strings.TrimSpace(stderr.String()))
-		}
-		return cmd, wall, st, nil
-	}
+	c := &commands{ctx: ctx, what: "paper", work: cfg.Work, jobs: cfg.Jobs, systems: systems, progress: progress}
 	for _, s := range cfg.Systems {
 		name := s.System.Name
 		for _, v := range []string{"buggy", "fixed"} {
-			dir := fmt.Sprintf("dist-%s-%s", name, v)
-			cmd, _, _, err := macepc(dir, "profile", "--system", name, "--variant", v, "--seed", "1",
-				"--profile-runs", strconv.Itoa(cfg.Runs), "--edd", s.EDD)
-			if err != nil {
-				return nil, err
-			}
-			d, err := readDist(filepath.Join(cfg.Work, dir))
-			if err != nil {
-				return nil, err
-			}
-			d.System, d.Variant, d.Command, d.Period = name, v, cmd, s.Period
-			if s.StartLabel != "" && v == "fixed" {
-				if d.AfterStart, err = afterLastStart(ctx, s, v, cfg.Runs); err != nil {
+			for _, et := range []timedsim.ExecTimeDef{timedsim.StopTime, timedsim.AvgClock} {
+				dir := fmt.Sprintf("dist-%s-%s", name, v)
+				args := []string{"profile", "--system", name, "--variant", v, "--seed", "1", "--profile-runs", itoa(cfg.Runs), "--edd", s.EDD}
+				if et == timedsim.AvgClock {
+					dir += "-avg-clock"
+					args = append(args, "--exec-time", "avg-clock")
+				}
+				t, err := c.target(s.System, v, 0, s.EDD, et)
+				if err != nil {
 					return nil, err
 				}
+				pf, err := c.profile(dir, line(args...), t, s.EDD, 1, cfg.Runs)
+				if err != nil {
+					return nil, err
+				}
+				d, err := readDist(pf)
+				if err != nil {
+					return nil, err
+				}
+				d.System, d.Variant, d.Command, d.Period = name, v, line(args...), s.Period
+				if et == timedsim.AvgClock {
+					res.AvgClock = append(res.AvgClock, *d)
+					continue
+				}
+				if s.StartLabel != "" && v == "fixed" {
+					if d.AfterStart, err = afterLastStart(ctx, s, v, cfg.Runs); err != nil {
+						return nil, err
+					}
+				}
+				res.Dists = append(res.Dists, *d)
 			}
-			res.Dists = append(res.Dists, *d)
-
-			dir = fmt.Sprintf("dist-%s-%s-avg-clock", name, v)
-			cmd, _, _, err = macepc(dir, "profile", "--system", name, "--variant", v, "--seed", "1",
-				"--profile-runs", strconv.Itoa(cfg.Runs), "--edd", s.EDD, "--exec-time", "avg-clock")
-			if err != nil {
-				return nil, err
-			}
-			if d, err = readDist(filepath.Join(cfg.Work, dir)); err != nil {
-				return nil, err
-			}
-			d.System, d.Variant, d.Command, d.Period = name, v, cmd, s.Period
-			res.AvgClock = append(res.AvgClock, *d)
 		}
 	}
 	for _, s := range cfg.Systems {
@@ -238,19 +222,24 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 		for seed := 1; seed <= cfg.Seeds; seed++ {
 			for _, v := range []string{"buggy", "fixed"} {
 				dir := fmt.Sprintf("run-%s-%s-%d", name, v, seed)
-				args := []string{"run", "--system", name, "--variant", v, "--seed", strconv.Itoa(seed), "--edd", s.EDD}
+				args := []string{"run", "--system", name, "--variant", v, "--seed", itoa(seed), "--edd", s.EDD}
+				maxRuns := 0 // the default
 				if v == "fixed" {
-					args = append(args, "--max-runs", strconv.Itoa(cfg.MaxRuns))
+					args, maxRuns = append(args, "--max-runs", itoa(cfg.MaxRuns)), cfg.MaxRuns
 				}
-				cmd, wall, _, err := macepc(dir, args...)
+				t, err := c.target(s.System, v, 0, s.EDD, timedsim.StopTime)
 				if err != nil {
 					return nil, err
 				}
-				r, err := readRun(filepath.Join(cfg.Work, dir))
+				run, wall, err := c.run(dir, line(args...), t, s.EDD, uint64(seed), maxRuns)
 				if err != nil {
 					return nil, err
 				}
-				r.System, r.Variant, r.Seed, r.Command, r.Wall = name, v, seed, cmd, wall
+				r, err := readRun(run)
+				if err != nil {
+					return nil, fmt.Errorf("bench: paper: %s: %w", line(args...), err)
+				}
+				r.System, r.Variant, r.Seed, r.Command, r.Wall = name, v, seed, line(args...), wall
 				r.BugRank = bugRank(r.Top, s.BugLabels)
 				if v == "buggy" {
 					res.Runs = append(res.Runs, *r)
@@ -319,31 +308,19 @@ func afterLastStart(ctx context.Context, s PaperSystem, variant string, runs int
 	return out, nil
 }
 
-// readDist reads a profile's results directory.
-func readDist(dir string) (*PaperDist, error) {
-	r, err := report.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("bench: paper: %w", err)
-	}
-	pf := r.Profile
-	d := &PaperDist{Q1: time.Duration(pf.Q1NS), Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Threshold: time.Duration(pf.ThresholdNS)}
-	for _, e := range pf.Executions {
-		d.Times = append(d.Times, time.Duration(e.ExecTimeNS))
-	}
-	slices.Sort(d.Times)
+// readDist is a profile's distribution.
+func readDist(pf *pipeline.ProfileFile) (*PaperDist, error) {
+	d := &PaperDist{Q1: time.Duration(pf.Q1NS), Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Threshold: time.Duration(pf.Threshold)}
+	d.Times = slices.Sorted(slices.Values(pf.ExecTimes()))
 	if len(d.Times) == 0 {
-		return nil, fmt.Errorf("bench: paper: %s has no profile executions", dir)
+		return nil, fmt.Errorf("bench: paper: a profile without executions")
 	}
 	return d, nil
 }
 
-// readRun reads a run's results directory: its summary and, for the full
+// readRun reads what a run answered: its summary and, for the full
 // ranking, its correlations.
-func readRun(dir string) (*PaperRun, error) {
-	res, err := report.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("bench: paper: %w", err)
-	}
+func readRun(res *pipeline.Result) (*PaperRun, error) {
 	s := res.Summary
 	r := &PaperRun{Q3: s.Profile.Q3}
 	if a := s.Anomaly; a != nil {
@@ -359,7 +336,7 @@ func readRun(dir string) (*PaperRun, error) {
 		return r, nil
 	}
 	if res.Correlation == nil {
-		return nil, fmt.Errorf("bench: paper: %s found an anomaly but has no correlation.json", dir)
+		return nil, fmt.Errorf("an anomaly without a correlation")
 	}
 	for _, l := range res.Correlation.Labels { // the summary's choice: ranked, not length-only, r defined
 		if !l.LengthOnly && l.SameAs == "" && l.R != nil {

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -12,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -66,19 +66,6 @@ type RegressRate struct {
 	Commands []string
 }
 
-// regressJSON is the part of regress.json the rates read.
-type regressJSON struct {
-	Regression bool `json:"regression"`
-	Outliers   struct {
-		Base    int `json:"base"`
-		Current int `json:"current"`
-	} `json:"outliers"`
-	Tests []struct {
-		Name     string `json:"name"`
-		Rejected bool   `json:"rejected"`
-	} `json:"tests"`
-}
-
 // RunRegressRates runs every case. progress, if not nil, gets one line
 // per case.
 func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer) ([]RegressRate, error) {
@@ -97,72 +84,58 @@ func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer)
 			systems = append(systems, c.System)
 		}
 	}
-	jobs := strconv.Itoa(cfg.Jobs)
-	macepc := func(dir string, args ...string) (int, error) {
-		args = append(args, "--jobs", jobs, "--progress", "never", "--out", filepath.Join(cfg.Work, dir))
-		var stderr strings.Builder
-		st := cli.Run(ctx, args, io.Discard, &stderr, systems...)
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		if st == cli.ExitError {
-			return st, fmt.Errorf("bench: regress: macepc %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
-		}
-		return st, nil
-	}
+	c := &commands{ctx: ctx, what: "regress", work: cfg.Work, jobs: cfg.Jobs, systems: systems}
 	var out []RegressRate
-	for _, c := range cfg.Cases {
-		r := RegressRate{Case: c, ByTest: map[string]int{}}
+	for _, rc := range cfg.Cases {
+		r := RegressRate{Case: rc, ByTest: map[string]int{}}
 		nodes := ""
-		if c.Nodes > 0 {
-			nodes = " --nodes " + strconv.Itoa(c.Nodes)
+		if rc.Nodes > 0 {
+			nodes = " --nodes " + strconv.Itoa(rc.Nodes)
 		}
-		for k := uint64(1); k <= uint64(c.Pairs); k++ {
-			base := fmt.Sprintf("base-%s-%s-n%d-%s-r%d-s%d", c.System.Name, c.Base, c.Nodes, strings.TrimSuffix(filepath.Base(c.EDD), ".json"), c.Runs, k)
+		for k := uint64(1); k <= uint64(rc.Pairs); k++ {
+			base := fmt.Sprintf("base-%s-%s-n%d-%s-r%d-s%d", rc.System.Name, rc.Base, rc.Nodes, strings.TrimSuffix(filepath.Base(rc.EDD), ".json"), rc.Runs, k)
 			baseDir := filepath.Join(cfg.Work, base)
-			profile := fmt.Sprintf("macepc profile --system %s --variant %s%s --edd %s --profile-runs %d --seed %d", c.System.Name, c.Base, nodes, c.EDD, c.Runs, k)
-			if _, err := os.Stat(filepath.Join(baseDir, "profile.json")); err != nil {
-				if _, err := macepc(base, strings.Fields(profile)[1:]...); err != nil {
+			profile := fmt.Sprintf("macepc profile --system %s --variant %s%s --edd %s --profile-runs %d --seed %d", rc.System.Name, rc.Base, nodes, rc.EDD, rc.Runs, k)
+			if _, err := os.Stat(filepath.Join(baseDir, pipeline.FileProfile)); err != nil {
+				t, err := c.target(rc.System, rc.Base, rc.Nodes, rc.EDD, timedsim.StopTime)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := c.profile(base, profile, t, rc.EDD, k, rc.Runs); err != nil {
 					return nil, err
 				}
 			}
-			regress := []string{"regress", "--baseline", baseDir, "--variant", c.Current, "--seed", strconv.FormatUint(k+c.SeedOffset, 10)}
-			for _, s := range c.Scale {
-				regress = append(regress, "--scale", s)
+			seed := k + rc.SeedOffset
+			cmd := "macepc regress --baseline BASE --variant " + rc.Current + " --seed " + strconv.FormatUint(seed, 10)
+			for _, s := range rc.Scale {
+				cmd += " --scale '" + s + "'"
 			}
-			st, err := macepc("current", regress...)
+			current := pipeline.NewDir(filepath.Join(cfg.Work, "current"))
+			reg, err := pipeline.StartRegress(pipeline.RegressConfig{Env: pipeline.Env{Dir: current, Systems: systems, Jobs: cfg.Jobs},
+				Baseline: baseDir, Variant: &rc.Current, Seed: &seed, Scale: rc.Scale, Compare: anomaly.DefaultCompareConfig()})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("bench: regress: %s pair %d: %w", rc.Name, k, err)
 			}
-			var rj regressJSON
-			b, err := os.ReadFile(filepath.Join(cfg.Work, "current", "regress.json"))
-			if err == nil {
-				err = json.Unmarshal(b, &rj)
-			}
+			res, err := reg.Run(ctx)
 			if err != nil {
-				return nil, fmt.Errorf("bench: regress: %s pair %d: %w", c.Name, k, err)
+				return nil, fmt.Errorf("bench: regress: %s pair %d: %w", rc.Name, k, err)
 			}
-			if rj.Regression != (st == cli.ExitFinding) {
-				return nil, fmt.Errorf("bench: regress: %s pair %d: exit status %d but regression %v", c.Name, k, st, rj.Regression)
-			}
-			if rj.Regression {
+			c.report(current)
+			rf := res.Regress
+			if rf.Regression {
 				r.Regressions++
 			}
-			for _, t := range rj.Tests {
+			for _, t := range rf.Tests {
 				if t.Rejected {
 					r.ByTest[t.Name]++
 				}
 			}
-			r.Slow, r.SlowBase = append(r.Slow, rj.Outliers.Current), append(r.SlowBase, rj.Outliers.Base)
+			r.Slow, r.SlowBase = append(r.Slow, rf.Outliers.Current), append(r.SlowBase, rf.Outliers.Base)
 			if k == 1 {
-				cmd := "macepc regress --baseline BASE --variant " + c.Current + " --seed " + strconv.FormatUint(k+c.SeedOffset, 10)
-				for _, s := range c.Scale {
-					cmd += " --scale '" + s + "'"
-				}
 				r.Commands = []string{profile + " --out BASE", cmd}
 			}
 		}
-		fmt.Fprintf(progress, "%s: %d of %d pairs\n", c.Name, r.Regressions, c.Pairs)
+		fmt.Fprintf(progress, "%s: %d of %d pairs\n", rc.Name, r.Regressions, rc.Pairs)
 		out = append(out, r)
 	}
 	return out, nil

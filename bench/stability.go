@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/macepc/macepc/cli"
-	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -62,19 +60,19 @@ func RunStability(ctx context.Context, cfg StabilityConfig, progress io.Writer) 
 		progress = io.Discard
 	}
 	name := cfg.System.System.Name
+	c := &commands{ctx: ctx, what: "stability", work: cfg.Work, jobs: cfg.Jobs, systems: timedsim.Registry{cfg.System.System}}
 	var out []StabilityRun
 	for i := range cfg.Runs {
-		dir := filepath.Join(cfg.Work, fmt.Sprintf("%s-%d", name, i))
-		args := []string{"run", "--system", name, "--variant", cfg.Variant, "--seed", strconv.Itoa(cfg.Seed),
-			"--jobs", strconv.Itoa(cfg.Jobs), "--progress", "never", "--out", dir}
-		var stderr strings.Builder
-		if st := cli.Run(ctx, args, io.Discard, &stderr, cfg.System.System); st == cli.ExitError {
-			return out, fmt.Errorf("bench: stability: macepc %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
-		}
-		if err := ctx.Err(); err != nil {
+		dir := fmt.Sprintf("%s-%d", name, i)
+		t, err := c.target(cfg.System.System, cfg.Variant, 0, "", timedsim.StopTime)
+		if err != nil {
 			return out, err
 		}
-		r, err := readStability(dir, cfg)
+		res, _, err := c.run(dir, line("run", "--system", name, "--variant", cfg.Variant, "--seed", itoa(cfg.Seed)), t, "", uint64(cfg.Seed), 0)
+		if err != nil {
+			return out, err
+		}
+		r, err := readStability(res, filepath.Join(cfg.Work, dir), cfg)
 		if err != nil {
 			return out, err
 		}
@@ -84,11 +82,8 @@ func RunStability(ctx context.Context, cfg StabilityConfig, progress io.Writer) 
 	return out, nil
 }
 
-func readStability(dir string, cfg StabilityConfig) (*StabilityRun, error) {
-	res, err := report.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("bench: stability: %w", err)
-	}
+// readStability is what one run answered (dir: its results directory).
+func readStability(res *pipeline.Result, dir string, cfg StabilityConfig) (*StabilityRun, error) {
 	r := &StabilityRun{DivStep: -1, OnBug: -1}
 	a := res.Summary.Anomaly
 	if a == nil || !a.Found {
@@ -98,9 +93,9 @@ func readStability(dir string, cfg StabilityConfig) (*StabilityRun, error) {
 	if res.Search != nil && len(res.Search.Classes) > 0 {
 		r.Signature = res.Search.Classes[0].Signature
 	}
-	pr, err := readRun(dir)
+	pr, err := readRun(res)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bench: stability: %s: %w", dir, err)
 	}
 	for _, c := range pr.Top {
 		r.Top = append(r.Top, c.Label)

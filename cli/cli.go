@@ -165,7 +165,14 @@ func (a *app) systems(args []string) (int, error) {
 	return ExitOK, nil
 }
 
-// oneLine keeps an error message on one line.
+// oneLine keeps an error message on one line, without the prefix of
+// package pipeline's errors: the command line is that package's voice.
 func oneLine(err error) string {
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	msg := strings.TrimPrefix(err.Error(), "pipeline: ")
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/macepc/macepc/edd"
-	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -43,42 +41,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.checkSafety, "check-safety", false, "check the system's safety properties after every event; a violation is a finding")
 }
 
-// resolved is a validated system configuration.
-type resolved struct {
-	sys     timedsim.System
-	variant string
-	sc      *timedsim.Scenario
-	opts    timedsim.Options
-	hash    string // timedsim.ConfigHash
-}
-
-// fromPathFile rebuilds the configuration a path file was made with,
-// refusing a stale file (the system's code or defaults changed).
-func (a *app) fromPathFile(pf *timedsim.PathFile) (*resolved, error) {
-	sys, err := a.reg.Lookup(pf.System)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := sys.ScenarioParams(pf.Variant, pf.Nodes, pf.Params)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := pf.Options()
-	if err != nil {
-		return nil, err
-	}
-	if err := pf.Check(sc, opts); err != nil {
-		return nil, err
-	}
-	return &resolved{sys: sys, variant: pf.Variant, sc: sc, opts: opts, hash: pf.ConfigHash}, nil
-}
-
-// writeEDD writes an EDD set atomically.
-func writeEDD(path string, set *edd.Set) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return edd.Write(w, set) })
-}
-
-func (a *app) resolve(f *simFlags) (*resolved, error) {
+// resolve is the configuration the flags name.
+func (a *app) resolve(f *simFlags) (*pipeline.Target, error) {
 	if f.nodes < 0 {
 		return nil, fmt.Errorf("--nodes must be positive, got %d", f.nodes)
 	}
@@ -105,7 +69,7 @@ func (a *app) resolve(f *simFlags) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolved{sys: sys, variant: variant, sc: sc, opts: opts, hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}, nil
+	return pipeline.NewTarget(sys, variant, sc, opts), nil
 }
 
 func simOptions(f *simFlags) (timedsim.Options, error) {
@@ -128,17 +92,12 @@ func simOptions(f *simFlags) (timedsim.Options, error) {
 	}
 	set := edd.NewSet(edd.DefaultSeed())
 	if f.eddFile != "" {
-		fh, err := os.Open(f.eddFile)
-		if err != nil {
-			return o, fmt.Errorf("--edd: %w", err)
-		}
-		set, err = edd.Read(fh)
-		fh.Close()
-		if err != nil {
-			return o, fmt.Errorf("--edd %s: %w", f.eddFile, err)
+		var err error
+		if set, err = pipeline.ReadEDD(f.eddFile); err != nil {
+			return o, err
 		}
 	}
-	if err := applyScale(set, f.scale); err != nil {
+	if err := pipeline.ApplyScale(set, f.scale); err != nil {
 		return o, err
 	}
 	o.EDD = set
@@ -172,18 +131,4 @@ func paramsNote(p timedsim.Params) string {
 		return ""
 	}
 	return " params=" + p.String()
-}
-
-// applyScale applies --scale specs (label=factor) to set.
-func applyScale(set *edd.Set, specs []string) error {
-	for _, spec := range specs {
-		label, factor, err := edd.ParseScale(spec)
-		if err != nil {
-			return fmt.Errorf("--scale: %w", err)
-		}
-		if err := set.Scale(label, factor); err != nil {
-			return fmt.Errorf("--scale: %w", err)
-		}
-	}
-	return nil
 }

@@ -8,9 +8,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/macepc/macepc/pipeline"
 )
 
-// progressMode is --progress: auto shows progress when stderr is a
+// progressEnabled is --progress: auto shows progress when stderr is a
 // terminal.
 func progressEnabled(mode string, stderr io.Writer) (bool, error) {
 	switch mode {
@@ -25,20 +27,26 @@ func progressEnabled(mode string, stderr io.Writer) (bool, error) {
 	return false, fmt.Errorf("--progress must be auto, always or never, got %q", mode)
 }
 
-// progress shows one long phase on stderr: executions done of the total,
-// rate, ETA and what was found so far. A disabled progress is a no-op, so
-// callers need not check.
-type progress struct {
-	bar *progressbar.ProgressBar
+// progress is the pipeline's progress for --progress mode: nil (none) or
+// a progress bar on stderr.
+func (a *app) progress(mode string) (pipeline.Progress, error) {
+	show, err := progressEnabled(mode, a.stderr)
+	if err != nil || !show {
+		return nil, err
+	}
+	return barProgress{w: a.stderr}, nil
 }
 
-func (a *app) startProgress(enabled bool, phase string, total int) *progress {
-	if !enabled {
-		return &progress{}
-	}
-	bar := progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(a.stderr),
-		progressbar.OptionSetDescription(phase),
+// barProgress draws one long phase at a time on w: executions done of the
+// total, rate, ETA and what the phase is doing.
+type barProgress struct {
+	w io.Writer
+}
+
+func (b barProgress) Start(phase pipeline.Phase, total int) pipeline.Task {
+	return bar{progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(b.w),
+		progressbar.OptionSetDescription(string(phase)),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("exec"),
@@ -46,41 +54,23 @@ func (a *app) startProgress(enabled bool, phase string, total int) *progress {
 		progressbar.OptionSetWidth(24),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
-	)
-	return &progress{bar: bar}
+	)}
 }
 
-// add counts n finished executions; note replaces the description (e.g.
-// "search: 1 anomaly").
-func (p *progress) add(n int, note string) {
-	if p.bar == nil {
-		return
-	}
+type bar struct {
+	*progressbar.ProgressBar
+}
+
+func (b bar) Add(n int, note string) {
 	if note != "" {
-		p.bar.Describe(note)
+		b.Describe(note)
 	}
-	p.bar.Add(n)
+	b.ProgressBar.Add(n)
 }
 
-// grow raises the total (the divergence search does not know its number of
-// probes in advance).
-func (p *progress) grow(total int) {
-	if p.bar != nil && total > p.bar.GetMax() {
-		p.bar.ChangeMax(total)
-	}
-}
+func (b bar) SetTotal(total int) { b.ChangeMax(total) }
 
-// setMax changes the total (a search that found its first anomaly now
-// has a smaller budget).
-func (p *progress) setMax(total int) {
-	if p.bar != nil {
-		p.bar.ChangeMax(total)
-	}
-}
-
-func (p *progress) done() {
-	if p.bar != nil {
-		p.bar.Finish()
-		p.bar.Clear()
-	}
+func (b bar) Done() {
+	b.Finish()
+	b.Clear()
 }

@@ -1,107 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/edd"
-	"github.com/macepc/macepc/internal/atomicfile"
-	"github.com/macepc/macepc/report"
-	"github.com/macepc/macepc/timedsim"
+	"github.com/macepc/macepc/pipeline"
 )
-
-// The files `macepc regress` writes into --out besides profile.json and
-// summary.json. Any phase that starts in the directory removes them
-// (clearAfter), as it does summary.json: they describe the directory as
-// regress left it.
-const (
-	fileRegress        = "regress.json"
-	fileRegressSVG     = "regress.svg"
-	fileRegressPNG     = "regress.png"
-	fileRegressOutlier = "regress-outlier.path.json"
-)
-
-// regressFile is DIR/regress.json: the comparison of the current code's
-// profile with a baseline profile. Its header is the current run's:
-// system, variant, nodes and profile seed.
-type regressFile struct {
-	fileHeader
-	Baseline regressSide `json:"baseline"`
-	Current  regressSide `json:"current"`
-	// ConfigChanged says that the baseline's configuration hash differs
-	// from the one the current code gives for the baseline's variant and
-	// EDD: the scenario's revision, timeout or network changed, which is
-	// part of the change under test.
-	ConfigChanged bool     `json:"config_changed"`
-	Alpha         float64  `json:"alpha"`
-	MaxSlowdown   float64  `json:"max_slowdown"`
-	Resamples     int      `json:"resamples"`
-	BootstrapSeed uint64   `json:"bootstrap_seed"`
-	Method        []string `json:"method"`
-
-	BaseMedianNS int64                     `json:"base_median_ns"`
-	CurMedianNS  int64                     `json:"current_median_ns"`
-	BaseQ3NS     int64                     `json:"base_q3_ns"`
-	CurQ3NS      int64                     `json:"current_q3_ns"`
-	MedianRatio  anomaly.Interval          `json:"median_ratio"`
-	Q3Ratio      anomaly.Interval          `json:"q3_ratio"`
-	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
-	BootstrapP   float64                   `json:"bootstrap_p"`
-	Outliers     regressOutliers           `json:"outliers"`
-	// Tests are the shift and tail tests with Holm's decision.
-	Tests      []anomaly.Test `json:"tests"`
-	Regression bool           `json:"regression"`
-	Reasons    []string       `json:"reasons"`
-	Warnings   []string       `json:"warnings"`
-	Plot       []string       `json:"plot"`
-}
-
-type regressSide struct {
-	Profile    string   `json:"profile,omitempty"` // the baseline's profile.json as given
-	Variant    string   `json:"variant"`
-	Seed       uint64   `json:"seed"`
-	Runs       int      `json:"runs"`
-	ConfigHash string   `json:"config_hash"`
-	Scale      []string `json:"scale"`
-}
-
-type regressOutliers struct {
-	ThresholdNS int64   `json:"threshold_ns"`
-	Base        int     `json:"base"`
-	Current     int     `json:"current"`
-	P           float64 `json:"p"`
-	// BaseExcessNS and CurrentExcessNS are the mean excess over the
-	// threshold per execution; ExcessP its permutation p-value.
-	BaseExcessNS    int64   `json:"base_excess_ns"`
-	CurrentExcessNS int64   `json:"current_excess_ns"`
-	ExcessP         float64 `json:"excess_p"`
-	// Executions are the current executions above the threshold; the
-	// first one's path file is regress-outlier.path.json.
-	Executions []execLine `json:"executions"`
-	Path       string     `json:"path,omitempty"`
-}
-
-var regressMethod = []string{
-	"execution times: the baseline's profile.json and a profile of the current code with the baseline's system, nodes, options and EDD (variant, seed and runs too unless overridden)",
-	"median and Q3: gonum stat.Quantile, stat.LinInterp (type 4), as the profile",
-	"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
-	"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
-	"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
-	"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
-}
 
 type regressFlags struct {
 	baseline, out, progress string
@@ -160,228 +68,52 @@ func (a *app) regress(args []string) (int, error) {
 	case f.out == "":
 		return ExitError, errors.New("--out must name a directory")
 	}
-	show, err := progressEnabled(f.progress, a.stderr)
+	prog, err := a.progress(f.progress)
 	if err != nil {
 		return ExitError, err
 	}
 
-	basePath, base, err := readBaseline(f.baseline)
+	env := pipeline.Env{Dir: pipeline.NewDir(f.out), Systems: a.reg, Jobs: f.jobs, Progress: prog}
+	rc := pipeline.RegressConfig{Env: env, Baseline: f.baseline, Scale: f.scale, Compare: cfg}
+	for _, o := range []struct {
+		flag string
+		set  func()
+	}{
+		{"variant", func() { rc.Variant = &f.variant }},
+		{"seed", func() { rc.Seed = &f.seed }},
+		{"runs", func() { rc.Runs = f.runs }},
+		{"system", func() { rc.System = &f.system }},
+		{"nodes", func() { rc.Nodes = &f.nodes }},
+		{"edd", func() { rc.EDDFile = &f.eddFile }},
+	} {
+		if fl.Changed(o.flag) {
+			o.set()
+		}
+	}
+	r, err := pipeline.StartRegress(rc)
 	if err != nil {
 		return ExitError, err
 	}
-	if err := checkBaselineAgainst(&f, fl, basePath, base); err != nil {
-		return ExitError, err
-	}
-	sys, err := a.reg.Lookup(base.System)
-	if err != nil {
-		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
-	}
-	variant := base.Variant
-	if fl.Changed("variant") {
-		variant = sys.ResolveVariant(f.variant)
-	}
-	sc, err := sys.ScenarioParams(variant, base.Nodes, base.Template.Params)
-	if err != nil {
-		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
-	}
-	opts, err := base.Template.Options()
-	if err != nil {
-		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
-	}
-	baseOpts, _ := base.Template.Options() // unscaled, for the record
-	// The hash the current code gives to the baseline's own configuration.
-	changed, nowHash := false, ""
-	if scBase, err := sys.ScenarioParams(base.Variant, base.Nodes, base.Template.Params); err == nil {
-		nowHash = timedsim.ConfigHash(sys.Name, base.Variant, scBase, opts)
-		changed = nowHash != base.ConfigHash
-	} else if variant == base.Variant {
-		return ExitError, fmt.Errorf("baseline %s: %w", basePath, err)
-	}
-	if err := applyScale(opts.EDD, f.scale); err != nil {
-		return ExitError, err
-	}
-	rs := &resolved{sys: sys, variant: variant, sc: sc, opts: opts, hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}
-	seed, runs := base.Seed, base.Runs
-	if fl.Changed("seed") {
-		seed = f.seed
-	}
-	if fl.Changed("runs") {
-		runs = f.runs
-	}
-	if sameFile(filepath.Join(f.out, fileProfile), basePath) {
-		return ExitError, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", f.out, basePath)
-	}
-
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return ExitError, fmt.Errorf("--out: %w", err)
-	}
-	p := &pipeline{a: a, dir: f.out, jobs: f.jobs, progress: show}
-	if err := clearAfter(p.dir, ""); err != nil { // the regress files too
-		return ExitError, err
-	}
-	cfg.Seed = phaseSeed(seed, "regress")
-	cfg.Threshold = time.Duration(base.Threshold)
-	scale := append([]string{}, f.scale...)
-	fmt.Fprintf(a.stdout, "macepc regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", basePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
-	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d%s (bootstrap seed %d)\n", variant, seed, runs, scaleNote(scale), cfg.Seed)
-	if changed {
+	base, t := r.Baseline, r.Target
+	fmt.Fprintf(a.stdout, "macepc regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", r.BaselinePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
+	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d%s (bootstrap seed %d)\n", t.Variant, r.Seed, r.Runs, pipeline.ScaleNote(r.Scale()), r.BootstrapSeed)
+	if r.ConfigChanged {
 		fmt.Fprintf(a.stderr, "macepc: warning: the configuration of %s %s changed since the baseline (config hash %s, now %s): its scenario's revision, timeout or network differs, and the comparison includes that change\n",
-			base.System, base.Variant, base.ConfigHash, nowHash)
+			base.System, base.Variant, base.ConfigHash, r.NowHash)
 	}
-
-	eddSource := "baseline: " + base.EDDSource
-	if len(scale) > 0 {
-		eddSource += ", scaled " + strings.Join(scale, ", ")
+	res, err := r.Run(a.ctx)
+	if res != nil && res.Profile != nil {
+		a.printProfile(res.Profile)
 	}
-	cur, err := p.profile(rs, seed, runs, thresholdsOf(base), eddSource)
 	if err != nil {
 		return ExitError, err
 	}
-	a.printProfile(cur)
-
-	times := func(pf *profileFile) []time.Duration {
-		out := make([]time.Duration, len(pf.Executions))
-		for i, e := range pf.Executions {
-			out[i] = time.Duration(e.ExecTimeNS)
-		}
-		return out
-	}
-	c, err := anomaly.Compare(times(base), times(cur), cfg)
-	if err != nil {
-		return ExitError, err
-	}
-	if c.Outliers == nil { // cfg.Threshold > 0: readBaseline checked it
-		return ExitError, errors.New("regress: no outlier comparison")
-	}
-	rf := &regressFile{fileHeader: newHeader("macepc-regress", sys.Name, variant, sc.Nodes, seed),
-		Baseline:      regressSide{Profile: basePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
-		Current:       regressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
-		ConfigChanged: changed, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod,
-		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
-		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
-		Outliers: regressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
-			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []execLine{}},
-		Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{fileRegressSVG, fileRegressPNG}}
-	for _, e := range cur.Executions {
-		if e.ExecTimeNS > base.Threshold {
-			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
-		}
-	}
-	if len(rf.Outliers.Executions) > 0 {
-		e := rf.Outliers.Executions[0]
-		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, timedsim.FormatTime(time.Duration(e.ExecTimeNS)), timedsim.FormatTime(time.Duration(base.Threshold)))
-		if err := a.writePath(p.path(fileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
-			return ExitError, err
-		}
-		rf.Outliers.Path = fileRegressOutlier
-	}
-	secsOf := func(ds []time.Duration) []float64 {
-		out := make([]float64, len(ds))
-		for i, d := range ds {
-			out[i] = d.Seconds()
-		}
-		return out
-	}
-	verdict := "no regression"
-	if c.Regression {
-		verdict = "REGRESSION"
-	}
-	svg, png, err := report.RenderRegress(report.RegressData{Base: secsOf(times(base)), Current: secsOf(times(cur)), Threshold: time.Duration(base.Threshold).Seconds(),
-		BaseLabel: fmt.Sprintf("baseline %s seed %d", base.Variant, base.Seed), CurrentLabel: fmt.Sprintf("current %s seed %d%s", variant, seed, scaleNote(scale)),
-		Title: fmt.Sprintf("%s %s: %s (median %+.1f%%, Q3 %+.1f%%)", sys.Name, variant, verdict, 100*(c.MedianRatio.Estimate-1), 100*(c.Q3Ratio.Estimate-1))})
-	if err != nil {
-		return ExitError, err
-	}
-	if err := atomicfile.WriteBytes(p.path(fileRegressSVG), svg); err != nil {
-		return ExitError, err
-	}
-	if err := atomicfile.WriteBytes(p.path(fileRegressPNG), png); err != nil {
-		return ExitError, err
-	}
-	if err := writeJSON(p.path(fileRegress), rf); err != nil {
-		return ExitError, err
-	}
-	p.salvageSummary(cur)
-	a.printRegress(p, rf)
-	a.writeReport(p.dir)
-	if c.Regression {
+	a.printRegress(env.Dir, res.Regress)
+	a.writeReport(env.Dir.Path())
+	if res.Regress.Regression {
 		return ExitFinding, nil
 	}
 	return ExitOK, nil
-}
-
-// readBaseline reads a baseline profile.json (or DIR/profile.json) and
-// checks that it is whole.
-func readBaseline(arg string) (string, *profileFile, error) {
-	path := arg
-	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		path = filepath.Join(arg, fileProfile)
-	}
-	var pf profileFile
-	if err := readJSONFile(path, &pf); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
-		}
-		return "", nil, fmt.Errorf("--baseline: %w", err)
-	}
-	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
-		return "", nil, fmt.Errorf("--baseline: %w", err)
-	}
-	switch {
-	case pf.Template == nil:
-		return "", nil, fmt.Errorf("--baseline: %s has no template: it cannot say how it was profiled", path)
-	case pf.Template.ConfigHash != pf.ConfigHash:
-		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
-	case pf.Template.System != pf.System || pf.Template.Variant != pf.Variant || pf.Template.Nodes != pf.Nodes:
-		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: its header and its template name different configurations", path)
-	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS || pf.Threshold <= 0:
-		return "", nil, fmt.Errorf("--baseline: %s is malformed: inconsistent quartiles or threshold", path)
-	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
-		return "", nil, fmt.Errorf("--baseline: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
-	}
-	for i, e := range pf.Executions {
-		if e.Index != i || e.ExecTimeNS < 0 {
-			return "", nil, fmt.Errorf("--baseline: %s: execution %d is malformed (index %d, time %d ns)", path, i, e.Index, e.ExecTimeNS)
-		}
-	}
-	return path, &pf, nil
-}
-
-// checkBaselineAgainst refuses a baseline of another system, node count or
-// EDD than the flags pin.
-func checkBaselineAgainst(f *regressFlags, fs *pflag.FlagSet, path string, base *profileFile) error {
-	if fs.Changed("system") && f.system != base.System {
-		return fmt.Errorf("--baseline %s is a profile of system %s, not %s", path, base.System, f.system)
-	}
-	if fs.Changed("nodes") && f.nodes != base.Nodes {
-		return fmt.Errorf("--baseline %s is a profile of %d nodes, not %d", path, base.Nodes, f.nodes)
-	}
-	if fs.Changed("edd") {
-		set, err := readEDDFile(f.eddFile)
-		if err != nil {
-			return err
-		}
-		opts, err := base.Template.Options()
-		if err != nil {
-			return fmt.Errorf("--baseline %s: %w", path, err)
-		}
-		if set.Hash() != opts.EDD.Hash() {
-			return fmt.Errorf("--baseline %s was profiled with other event duration distributions than --edd %s: profile the baseline again with this edd.json", path, f.eddFile)
-		}
-	}
-	return nil
-}
-
-func readEDDFile(path string) (*edd.Set, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--edd: %w", err)
-	}
-	set, err := edd.Read(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("--edd %s: %w", path, err)
-	}
-	return set, nil
 }
 
 // parseFraction reads "5%" as 0.05 and "0.05" as 0.05. A bare number of
@@ -402,29 +134,9 @@ func parseFraction(s string) (float64, error) {
 	return v, nil
 }
 
-// scaleSpecs lists a set's what-if factors as label=factor, sorted.
-func scaleSpecs(set *edd.Set) []string {
-	out := []string{}
-	for _, l := range slices.Sorted(maps.Keys(set.ScaleFactors())) {
-		out = append(out, l+"="+strconv.FormatFloat(set.ScaleFactors()[l], 'g', -1, 64))
-	}
-	return out
-}
-
-func scaleNote(scale []string) string {
-	if len(scale) == 0 {
-		return ""
-	}
-	return " scale " + strings.Join(scale, ", ")
-}
-
-func roundInterval(iv anomaly.Interval) anomaly.Interval {
-	return anomaly.Interval{Estimate: round6(iv.Estimate), Low: round6(iv.Low), High: round6(iv.High)}
-}
-
 func pct(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 
-func (a *app) printRegress(p *pipeline, rf *regressFile) {
+func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	w := a.stdout
 	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples)
 	level := 100 * (1 - rf.Alpha)
@@ -433,7 +145,7 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 		base, cur int64
 		iv        anomaly.Interval
 	}{{"median", rf.BaseMedianNS, rf.CurMedianNS, rf.MedianRatio}, {"Q3", rf.BaseQ3NS, rf.CurQ3NS, rf.Q3Ratio}} {
-		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtS(secs(r.base)), fmtS(secs(r.cur)), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
+		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtS(pipeline.Secs(r.base)), fmtS(pipeline.Secs(r.cur)), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
 	}
 	mw := rf.MannWhitney
 	how := "normal approximation"
@@ -443,9 +155,9 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 	fmt.Fprintf(w, "  Mann-Whitney U = %g of %d pairs, one-sided p = %.3g (%s)\n", mw.U, rf.Baseline.Runs*rf.Current.Runs, mw.P, how)
 	o := rf.Outliers
 	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
-		fmtS(secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtS(secs(o.CurrentExcessNS)), fmtS(secs(o.BaseExcessNS)), o.ExcessP)
+		fmtS(pipeline.Secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtS(pipeline.Secs(o.CurrentExcessNS)), fmtS(pipeline.Secs(o.BaseExcessNS)), o.ExcessP)
 	if o.Path != "" {
-		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", p.path(o.Path))
+		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
 	}
 	for _, t := range rf.Tests {
 		what := ""
@@ -475,5 +187,5 @@ func (a *app) printRegress(p *pipeline, rf *regressFile) {
 	for _, warn := range rf.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	fmt.Fprintf(w, "  -> %s, %s, %s\n", p.path(fileRegress), p.path(fileRegressSVG), p.path(fileRegressPNG))
+	fmt.Fprintf(w, "  -> %s, %s, %s\n", d.File(pipeline.FileRegress), d.File(pipeline.FileRegressSVG), d.File(pipeline.FileRegressPNG))
 }

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/pipeline"
 )
 
 // pipelineFlags are the flags of `run` and the phase commands; each
@@ -50,16 +51,14 @@ func (f *pipelineFlags) registerTrain(fs *pflag.FlagSet) {
 func (f *pipelineFlags) registerProfile(fs *pflag.FlagSet) {
 	fs.IntVar(&f.profileRuns, "profile-runs", 50, "phase 1b: executions that define the normal execution time (quartiles)")
 	fs.Float64Var(&f.iqrFactor, "iqr-factor", anomaly.MildOutliers, "anomaly threshold Q3 + factor*(Q3-Q1): 1.5 mild outliers (the paper), 3 extreme")
-	fs.Float64Var(&f.minSlowdown, "min-slowdown", 1.5, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
+	fs.Float64Var(&f.minSlowdown, "min-slowdown", pipeline.DefaultMinSlowdown, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
 	fs.StringVar(&f.minExcess, "min-excess", "auto", "an anomaly is also at least this much slower than the median, e.g. 100ms for a protocol whose executions take milliseconds (auto: one link latency of the scenario's network; 0: none)")
 }
 
-// thresholds resolves the threshold flags for a system configuration.
-func (f *pipelineFlags) thresholds(rs *resolved) (thresholds, error) {
-	th := thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessBy: "--min-excess " + f.minExcess}
+// thresholds parses the threshold flags.
+func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
+	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessNS: pipeline.AutoMinExcess}
 	if f.minExcess == "auto" {
-		lat := rs.sc.Network.WithDefaults().Latency
-		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+lat.String()+")"
 		return th, nil
 	}
 	d, err := time.ParseDuration(f.minExcess)
@@ -69,7 +68,7 @@ func (f *pipelineFlags) thresholds(rs *resolved) (thresholds, error) {
 	if err != nil || d < 0 {
 		return th, fmt.Errorf("--min-excess must be auto or a duration >= 0 such as 100ms, got %q", f.minExcess)
 	}
-	th.MinExcessNS = int64(d)
+	th.MinExcessNS, th.MinExcessBy = int64(d), "--min-excess "+f.minExcess
 	return th, nil
 }
 
@@ -109,18 +108,21 @@ func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func (a *app) newPipeline(f *pipelineFlags) (*pipeline, error) {
-	show, err := progressEnabled(f.progress, a.stderr)
+// env opens --out and the progress display for a phase that writes
+// (creating the directory).
+func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
+	prog, err := a.progress(f.progress)
 	if err != nil {
-		return nil, err
+		return pipeline.Env{}, err
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+	d, err := pipeline.OpenDir(f.out)
+	if err != nil {
+		return pipeline.Env{}, err
 	}
-	return &pipeline{a: a, dir: f.out, jobs: f.sim.jobs, progress: show}, nil
+	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog}, nil
 }
 
-// parse registers the given flag groups, parses and checks.
+// parsePipeline registers the given flag groups, parses and checks.
 func (a *app) parsePipeline(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pflag.FlagSet, error) {
 	fs := a.flags(name)
 	f := &pipelineFlags{}
@@ -147,7 +149,7 @@ func withLivenessFlag(_ *pipelineFlags, fs *pflag.FlagSet) {
 	fs.Bool("liveness", false, "MaceMC's liveness search instead of the performance pipeline ('macepc run --liveness --help' for its flags)")
 }
 
-// run is `macepc run`: every phase into --out.
+// runAll is `macepc run`: every phase into --out (pipeline.Run).
 func (a *app) runAll(args []string) (int, error) {
 	if isLiveness(args) {
 		return a.runLiveness(args)
@@ -157,143 +159,77 @@ func (a *app) runAll(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	rs, err := a.resolve(&f.sim)
+	t, err := a.resolve(&f.sim)
 	if err != nil {
 		return ExitError, err
 	}
-	p, err := a.newPipeline(f)
+	env, err := a.env(f)
 	if err != nil {
 		return ExitError, err
 	}
 	seed := f.sim.seed
 	fmt.Fprintf(a.stdout, "macepc run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
-		rs.sys.Name, rs.variant, paramsNote(rs.sc.Params), rs.sc.Nodes, seed, phaseSeed(seed, "train"), phaseSeed(seed, "profile"), phaseSeed(seed, "search"), phaseSeed(seed, "diverge"),
-		rs.opts.Semantics, rs.opts.ExecTime)
-
-	// Phase 1a, unless --edd names trained distributions.
-	eddSource := "--edd " + f.sim.eddFile
-	if fs.Changed("edd") {
+		t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, seed, pipeline.PhaseSeed(seed, pipeline.PhaseTrain), pipeline.PhaseSeed(seed, pipeline.PhaseProfile),
+		pipeline.PhaseSeed(seed, pipeline.PhaseSearch), pipeline.PhaseSeed(seed, pipeline.PhaseDiverge), t.Options.Semantics, t.Options.ExecTime)
+	th, err := f.thresholds()
+	if err != nil {
+		return ExitError, err
+	}
+	cfg := pipeline.Config{Env: env, Target: t, Seed: seed, TrainRuns: f.trainRuns, Scale: f.sim.scale, ProfileRuns: f.profileRuns, Thresholds: th,
+		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm}
+	if fs.Changed("edd") { // phase 1a is skipped
+		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
-		keep := "train"
-		if !sameFile(f.sim.eddFile, p.path(fileEDD)) {
-			keep = ""
-		}
-		if err := clearAfter(p.dir, keep); err != nil {
-			return ExitError, err
-		}
-		fmt.Fprintf(a.stdout, "phase 1a train: skipped, using --edd %s\n", f.sim.eddFile)
-	} else {
-		if err := clearAfter(p.dir, ""); err != nil {
-			return ExitError, err
-		}
-		set, tf, err := p.train(rs, seed, f.trainRuns)
-		if err != nil {
-			return ExitError, err
-		}
-		if err := applyScale(set, f.sim.scale); err != nil {
-			return ExitError, err
-		}
-		rs.opts.EDD = set
-		eddSource = "trained: " + fileEDD
-		a.printTrain(p, tf)
+		cfg.KeepTraining = pipeline.SameFile(f.sim.eddFile, env.Dir.File(pipeline.FileEDD))
 	}
-	return a.runFrom(p, rs, f, eddSource)
-}
-
-// runFrom runs phases 1b to 3b.
-func (a *app) runFrom(p *pipeline, rs *resolved, f *pipelineFlags, eddSource string) (int, error) {
-	th, err := f.thresholds(rs)
+	cfg.OnPhase = func(p pipeline.Phase, r *pipeline.Result) {
+		if p == pipeline.PhaseTrain && r.Train == nil {
+			fmt.Fprintf(a.stdout, "phase 1a train: skipped, using --edd %s\n", f.sim.eddFile)
+			return
+		}
+		a.printPhase(env.Dir, p, r)
+	}
+	res, err := pipeline.Run(a.ctx, cfg)
 	if err != nil {
 		return ExitError, err
 	}
-	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, th, eddSource)
-	if err != nil {
-		return ExitError, err
-	}
-	a.printProfile(pf)
-	if err := a.searchOn(p, pf, f); err != nil {
-		p.salvageSummary(pf)
-		return ExitError, err
-	}
-	return a.finish(p, pf)
+	return a.finished(env.Dir, res.Summary)
 }
 
-// searchOn runs phases 2 to 3b after the profile.
-func (a *app) searchOn(p *pipeline, pf *profileFile, f *pipelineFlags) error {
-	rs, err := a.fromPathFile(pf.Template) // the exact configuration the files describe
-	if err != nil {
-		return err
+// printPhase prints each phase of pipeline.Run as it ends.
+func (a *app) printPhase(d *pipeline.Dir, p pipeline.Phase, r *pipeline.Result) {
+	switch p {
+	case pipeline.PhaseTrain:
+		a.printTrain(d, r.Train)
+	case pipeline.PhaseProfile:
+		a.printProfile(r.Profile)
+	case pipeline.PhaseSearch:
+		a.printSearch(d, r.Search)
+	case pipeline.PhaseDiverge:
+		a.printDivergence(d, r.Divergence)
+	case pipeline.PhaseCorrelate:
+		a.printCorrelation(r.Correlation)
 	}
-	sf, err := p.search(pf, rs, f.maxRuns, f.triageRuns)
-	if err != nil {
-		return err
-	}
-	a.printSearch(p, sf)
-	if sf.Anomaly == nil {
-		return nil
-	}
-	df, err := p.diverge(pf, rs, sf, sf.Anomaly, f.walks, f.confirm)
-	if err != nil {
-		return err
-	}
-	a.printDivergence(p, df)
-	cf, err := p.correlate(pf)
-	if err != nil {
-		return err
-	}
-	a.printCorrelation(cf)
-	return nil
-}
-
-// salvageSummary rewrites summary.json from the files left by a phase that
-// failed or was interrupted (best effort: the phase's error is what the
-// user sees).
-func (p *pipeline) salvageSummary(pf *profileFile) {
-	if sum, err := buildSummary(p, pf); err == nil {
-		writeJSON(p.path(fileSummary), sum)
-	}
-}
-
-// sameFile reports whether a and b name the same existing file.
-func sameFile(a, b string) bool {
-	x, err1 := os.Stat(a)
-	y, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }
 
 // finish writes summary.json and prints the human summary.
-func (a *app) finish(p *pipeline, pf *profileFile) (int, error) {
-	sum, err := buildSummary(p, pf)
+func (a *app) finish(d *pipeline.Dir, pf *pipeline.ProfileFile) (int, error) {
+	sum, err := d.WriteSummary(pf)
 	if err != nil {
 		return ExitError, err
 	}
-	if err := writeJSON(p.path(fileSummary), sum); err != nil {
-		return ExitError, err
-	}
-	printSummary(a.stdout, p.dir, sum)
-	a.writeReport(p.dir)
+	return a.finished(d, sum)
+}
+
+// finished prints the summary, renders the report and says whether an
+// anomaly was found.
+func (a *app) finished(d *pipeline.Dir, sum *pipeline.SummaryFile) (int, error) {
+	printSummary(a.stdout, d.Path(), sum)
+	a.writeReport(d.Path())
 	if sum.Anomaly != nil && sum.Anomaly.Found {
 		return ExitFinding, nil
 	}
 	return ExitOK, nil
-}
-
-// firstPhase resolves the system of a phase that starts from flags (train,
-// profile), opens DIR and removes the files of the phases after phase ("":
-// all).
-func (a *app) firstPhase(f *pipelineFlags, phase string) (*resolved, *pipeline, error) {
-	rs, err := a.resolve(&f.sim)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := a.newPipeline(f)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := clearAfter(p.dir, phase); err != nil {
-		return nil, nil, err
-	}
-	return rs, p, nil
 }
 
 func (a *app) train(args []string) (int, error) {
@@ -304,15 +240,19 @@ func (a *app) train(args []string) (int, error) {
 	if fs.Changed("edd") || fs.Changed("scale") {
 		return ExitError, errors.New("train measures handlers under the seed distributions: --edd and --scale belong to the later phases")
 	}
-	rs, p, err := a.firstPhase(f, "")
+	t, err := a.resolve(&f.sim)
 	if err != nil {
 		return ExitError, err
 	}
-	_, tf, err := p.train(rs, f.sim.seed, f.trainRuns)
+	env, err := a.env(f)
 	if err != nil {
 		return ExitError, err
 	}
-	a.printTrain(p, tf)
+	tf, _, err := pipeline.Train(a.ctx, pipeline.TrainConfig{Env: env, Target: t, Seed: f.sim.seed, Runs: f.trainRuns})
+	if err != nil {
+		return ExitError, err
+	}
+	a.printTrain(env.Dir, tf)
 	return ExitOK, nil
 }
 
@@ -321,136 +261,155 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	sp, source, sharded, err := a.shardOf(f.shard)
+	sh, sharded, err := a.shardOf(f.shard)
 	if err != nil {
 		return ExitError, err
 	}
 	eddSource := "--edd " + f.sim.eddFile
 	if !fs.Changed("edd") {
 		// The trained EDD of this directory, if phase 1a ran.
-		if trained := filepath.Join(f.out, fileEDD); fileExists(trained) {
+		if trained := filepath.Join(f.out, pipeline.FileEDD); fileExists(trained) {
 			from, err := fromTraining(f.out, &f.sim, fs)
 			if err != nil {
 				return ExitError, err
 			}
 			if from {
-				fmt.Fprintf(a.stdout, "profile: the configuration of %s: system=%s variant=%s nodes=%d seed=%d\n", filepath.Join(f.out, fileTrain), f.sim.system, f.sim.variant, f.sim.nodes, f.sim.seed)
+				fmt.Fprintf(a.stdout, "profile: the configuration of %s: system=%s variant=%s nodes=%d seed=%d\n", filepath.Join(f.out, pipeline.FileTrain), f.sim.system, f.sim.variant, f.sim.nodes, f.sim.seed)
 			}
 			f.sim.eddFile = trained
-			eddSource = "trained: " + fileEDD
+			eddSource = "trained: " + pipeline.FileEDD
 		} else {
 			eddSource = "seed (uniform 1-10ms)"
-			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, fileEDD)
+			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, pipeline.FileEDD)
 		}
 	}
+	t, err := a.resolve(&f.sim)
+	if err != nil {
+		return ExitError, err
+	}
+	env, err := a.env(f)
+	if err != nil {
+		return ExitError, err
+	}
 	if sharded {
-		return a.profileShard(f, sp, source, eddSource)
+		return a.profileShard(f, env, t, sh, eddSource)
 	}
-	rs, p, err := a.firstPhase(f, "profile")
+	if err := env.Dir.ClearAfter(pipeline.PhaseProfile); err != nil {
+		return ExitError, err
+	}
+	th, err := f.thresholds()
 	if err != nil {
 		return ExitError, err
 	}
-	th, err := f.thresholds(rs)
-	if err != nil {
-		return ExitError, err
-	}
-	pf, err := p.profile(rs, f.sim.seed, f.profileRuns, th, eddSource)
+	pf, err := pipeline.Profile(a.ctx, pipeline.ProfileConfig{Env: env, Target: t, EDDSource: eddSource, Seed: f.sim.seed, Runs: f.profileRuns, Thresholds: th})
 	if err != nil {
 		return ExitError, err
 	}
 	a.printProfile(pf)
-	return a.finish(p, pf)
+	return a.finish(env.Dir, pf)
+}
+
+// fromTraining takes the configuration of DIR/train.json for the flags
+// that were not given (the system, variant, node count, seed and
+// simulator options of `macepc train`), so that `train --variant fixed
+// --nodes 16 --seed 7` followed by `profile` profiles what was trained.
+// It refuses a flag given with another value than training's, since
+// edd.json holds that configuration's handler times; a directory without
+// train.json is left alone.
+func fromTraining(dir string, f *simFlags, fs *pflag.FlagSet) (bool, error) {
+	tf, err := pipeline.NewDir(dir).LoadTraining()
+	if err != nil || tf == nil {
+		return false, err
+	}
+	for _, c := range []struct {
+		flag        string
+		given, want string
+		set         func()
+	}{
+		{"system", f.system, tf.System, func() { f.system = tf.System }},
+		{"variant", f.variant, tf.Variant, func() { f.variant = tf.Variant }},
+		{"nodes", strconv.Itoa(f.nodes), strconv.Itoa(tf.Nodes), func() { f.nodes = tf.Nodes }},
+		{"seed", strconv.FormatUint(f.seed, 10), strconv.FormatUint(tf.Seed, 10), func() { f.seed = tf.Seed }},
+		{"semantics", f.semantics, tf.Options.Semantics, func() { f.semantics = tf.Options.Semantics }},
+		{"exec-time", f.execTime, tf.Options.ExecTime, func() { f.execTime = tf.Options.ExecTime }},
+		{"max-steps", strconv.Itoa(f.maxSteps), strconv.Itoa(tf.Options.MaxSteps), func() { f.maxSteps = tf.Options.MaxSteps }},
+		{"check-safety", strconv.FormatBool(f.checkSafety), strconv.FormatBool(tf.Options.CheckSafety), func() { f.checkSafety = tf.Options.CheckSafety }},
+	} {
+		switch {
+		case !fs.Changed(c.flag):
+			c.set()
+		case c.given != c.want && c.flag == "seed":
+			// Another seed profiles other executions of the trained
+			// configuration: allowed.
+		case c.given != c.want:
+			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('macepc train --%s %s --out %s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, c.flag, c.given, dir)
+		}
+	}
+	return true, nil
 }
 
 // laterPhase parses the flags of a phase that starts from DIR/profile.json
 // and loads it.
-func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pipeline, *profileFile, *resolved, error) {
+func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, pipeline.Env, *pipeline.ProfileFile, *pipeline.Target, error) {
 	f, _, err := a.parsePipeline(name, args, append([]func(*pipelineFlags, *pflag.FlagSet){(*pipelineFlags).registerOut}, groups...)...)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, pipeline.Env{}, nil, nil, err
 	}
-	if st, err := os.Stat(f.out); err != nil || !st.IsDir() {
-		return nil, nil, nil, nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or 'macepc profile --out %s' first)", f.out, f.out)
+	if _, err := pipeline.ExistingDir(f.out); err != nil {
+		return nil, pipeline.Env{}, nil, nil, err
 	}
-	p, err := a.newPipeline(f)
+	env, err := a.env(f)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, pipeline.Env{}, nil, nil, err
 	}
-	pf, rs, err := p.loadProfile()
+	pf, t, err := env.Dir.LoadProfile(a.reg)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, pipeline.Env{}, nil, nil, err
 	}
-	return f, p, pf, rs, nil
+	return f, env, pf, t, nil
 }
 
 func (a *app) searchCmd(args []string) (int, error) {
-	f, p, pf, rs, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch, withShard)
+	f, env, pf, t, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch, withShard)
 	if err != nil {
 		return ExitError, err
 	}
-	if sp, source, ok, err := a.shardOf(f.shard); err != nil {
+	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns}
+	if sh, ok, err := a.shardOf(f.shard); err != nil {
 		return ExitError, err
 	} else if ok {
-		return a.searchShard(p, pf, rs, f.maxRuns, f.triageRuns, sp, source)
+		return a.searchShard(cfg, sh)
 	}
-	if err := clearAfter(p.dir, "profile"); err != nil {
-		return ExitError, err
-	}
-	sf, err := p.search(pf, rs, f.maxRuns, f.triageRuns)
+	sf, err := pipeline.Search(a.ctx, cfg)
 	if err != nil {
-		p.salvageSummary(pf)
 		return ExitError, err
 	}
-	a.printSearch(p, sf)
-	return a.finish(p, pf)
+	a.printSearch(env.Dir, sf)
+	return a.finish(env.Dir, pf)
 }
 
 func (a *app) divergeCmd(args []string) (int, error) {
-	f, p, pf, rs, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge, (*pipelineFlags).registerClass)
+	f, env, pf, t, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge, (*pipelineFlags).registerClass)
 	if err != nil {
 		return ExitError, err
 	}
-	sf, err := p.loadSearch(pf)
+	df, err := pipeline.Diverge(a.ctx, pipeline.DivergeConfig{Env: env, Profile: pf, Target: t, Class: f.class, Walks: f.walks, Confirm: f.confirm})
 	if err != nil {
 		return ExitError, err
 	}
-	an, err := p.pickClass(rs, sf, f.class)
-	if err != nil {
-		return ExitError, err
-	}
-	if err := clearAfter(p.dir, "search"); err != nil {
-		return ExitError, err
-	}
-	df, err := p.diverge(pf, rs, sf, an, f.walks, f.confirm)
-	if err != nil {
-		p.salvageSummary(pf)
-		return ExitError, err
-	}
-	a.printDivergence(p, df)
-	return a.finish(p, pf)
+	a.printDivergence(env.Dir, df)
+	return a.finish(env.Dir, pf)
 }
 
 func (a *app) correlateCmd(args []string) (int, error) {
-	_, p, pf, _, err := a.laterPhase("correlate", args)
+	_, env, pf, _, err := a.laterPhase("correlate", args)
 	if err != nil {
 		return ExitError, err
 	}
-	if _, err := p.loadSearch(pf); err != nil {
-		return ExitError, err
-	}
-	if fileExists(p.path(fileWalks)) {
-		if _, err := p.loadDivergence(pf); err != nil {
-			return ExitError, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, fileWalks, fileDivergence, p.dir)
-		}
-	}
-	if err := clearAfter(p.dir, "diverge"); err != nil {
-		return ExitError, err
-	}
-	cf, err := p.correlate(pf)
+	cf, err := pipeline.Correlate(a.ctx, pipeline.CorrelateConfig{Env: env, Profile: pf})
 	if err != nil {
-		p.salvageSummary(pf)
 		return ExitError, err
 	}
 	a.printCorrelation(cf)
-	return a.finish(p, pf)
+	return a.finish(env.Dir, pf)
 }

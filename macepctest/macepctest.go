@@ -1,24 +1,22 @@
 package macepctest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -65,9 +63,10 @@ type Config struct {
 	// Jobs is the number of workers (0: GOMAXPROCS); results do not
 	// depend on it.
 	Jobs int
-	// Out is the results directory (profile.json, regress.json, the plot
-	// and the path file of the first anomalous execution); "" is a
-	// temporary directory that Profile removes after the test.
+	// Out is the results directory (profile.json, regress.json, the plot,
+	// summary.json and the path file of the first anomalous execution;
+	// `macepc report DIR` renders its HTML report); "" is a temporary
+	// directory that Profile removes after the test.
 	Out string
 	// Update rewrites Baseline from this run instead of comparing, as the
 	// -macepctest.update flag does.
@@ -79,7 +78,9 @@ type Result struct {
 	// Dir is the results directory.
 	Dir string
 	// Regression is the regression test's verdict against the baseline,
-	// Reasons its explanation; Report is `macepc regress`'s summary.
+	// Reasons its explanation; Report says it in a few lines (the
+	// profile's quartiles and threshold without a baseline), for the
+	// test's log.
 	Regression bool
 	Reasons    []string
 	Report     string
@@ -147,101 +148,98 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Out == "" {
 		return nil, errors.New("macepctest: Config.Out is not set")
 	}
-	variant := cfg.System.ResolveVariant(cfg.Variant)
-	sc, err := cfg.System.Scenario(variant, cfg.Nodes)
+	set := edd.NewSet(edd.DefaultSeed())
+	if cfg.EDD != "" {
+		var err error
+		if set, err = pipeline.ReadEDD(cfg.EDD); err != nil {
+			return nil, fmt.Errorf("macepctest: %w", err)
+		}
+	}
+	eddHash := set.Hash() // before the what-if factors, as the baseline's
+	target, err := pipeline.ResolveTarget(cfg.System, cfg.Variant, cfg.Nodes, nil, timedsim.Options{EDD: set})
 	if err != nil {
 		return nil, fmt.Errorf("macepctest: %w", err)
 	}
-	common := []string{"--seed", strconv.FormatUint(cfg.Seed, 10), "--out", cfg.Out, "--progress", "never", "--jobs", strconv.Itoa(cfg.Jobs)}
-	for _, s := range cfg.Scale {
-		common = append(common, "--scale", s)
+	if err := pipeline.ApplyScale(target.Options.EDD, cfg.Scale); err != nil {
+		return nil, fmt.Errorf("macepctest: %w", err)
 	}
-	if cfg.EDD != "" {
-		common = append(common, "--edd", cfg.EDD)
-	}
+	env := pipeline.Env{Dir: pipeline.NewDir(cfg.Out), Systems: timedsim.Registry{cfg.System}, Jobs: cfg.Jobs}
 	if cfg.Baseline == "" || cfg.Update || *update {
-		args := append([]string{"profile", "--system", cfg.System.Name, "--variant", variant, "--nodes", strconv.Itoa(sc.Nodes), "--profile-runs", strconv.Itoa(runs(cfg))}, common...)
-		out, err := runCLI(ctx, cfg.System, args)
-		if err != nil {
-			return nil, err
-		}
-		r, err := ownAnomalies(cfg.Out)
-		if err != nil {
-			return nil, err
-		}
-		r.Report = out
-		if cfg.Baseline != "" {
-			b, err := os.ReadFile(filepath.Join(cfg.Out, "profile.json"))
-			if err != nil {
-				return nil, fmt.Errorf("macepctest: %w", err)
-			}
-			if err := atomicfile.WriteBytes(cfg.Baseline, b); err != nil {
-				return nil, fmt.Errorf("macepctest: writing the baseline: %w", err)
-			}
-			r.Updated = true
-		}
-		return r, nil
+		return profileOnly(ctx, cfg, env, target)
 	}
 
-	if err := checkBaseline(cfg, variant, sc.Nodes); err != nil {
+	if err := checkBaseline(cfg, target, eddHash); err != nil {
 		return nil, err
 	}
-	args := append([]string{"regress", "--baseline", cfg.Baseline, "--system", cfg.System.Name, "--nodes", strconv.Itoa(sc.Nodes), "--runs", strconv.Itoa(runs(cfg))}, common...)
-	if cfg.EDD == "" {
-		// Pin the seed distributions with a file, so that a baseline
-		// profiled with another EDD is refused.
-		seedEDD := filepath.Join(cfg.Out, "macepctest-seed-edd.json")
-		var b bytes.Buffer
-		if err := edd.Write(&b, edd.NewSet(edd.DefaultSeed())); err != nil {
-			return nil, fmt.Errorf("macepctest: %w", err)
-		}
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("macepctest: %w", err)
-		}
-		if err := atomicfile.WriteBytes(seedEDD, b.Bytes()); err != nil {
-			return nil, fmt.Errorf("macepctest: %w", err)
-		}
-		args = append(args, "--edd", seedEDD)
-	}
+	cmp := anomaly.DefaultCompareConfig()
 	if cfg.Alpha != 0 {
-		args = append(args, "--alpha", strconv.FormatFloat(cfg.Alpha, 'g', -1, 64))
+		cmp.Alpha = cfg.Alpha
 	}
 	if cfg.MaxSlowdown != 0 {
-		args = append(args, "--max-slowdown", strconv.FormatFloat(100*max(cfg.MaxSlowdown, 0), 'g', 12, 64)+"%") // a percentage: a bare 1 is ambiguous to the CLI
+		cmp.MaxSlowdown = max(cfg.MaxSlowdown, 0)
 	}
-	out, err := runCLI(ctx, cfg.System, args)
+	r, err := pipeline.StartRegress(pipeline.RegressConfig{Env: env, Baseline: cfg.Baseline, Seed: &cfg.Seed, Runs: runs(cfg), Scale: cfg.Scale, Compare: cmp})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("macepctest: %w", err)
 	}
-	var rf struct {
-		Format      string   `json:"format"`
-		Regression  bool     `json:"regression"`
-		Reasons     []string `json:"reasons"`
-		MedianRatio struct {
-			Estimate float64 `json:"estimate"`
-		} `json:"median_ratio"`
-		Q3Ratio struct {
-			Estimate float64 `json:"estimate"`
-		} `json:"q3_ratio"`
-		Outliers struct {
-			ThresholdNS int64     `json:"threshold_ns"`
-			Executions  []Anomaly `json:"executions"`
-		} `json:"outliers"`
+	res, err := r.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("macepctest: %w", err)
 	}
-	if err := readJSON(filepath.Join(cfg.Out, "regress.json"), &rf); err != nil {
-		return nil, err
+	rf := res.Regress
+	out := &Result{Dir: cfg.Out, Regression: rf.Regression, Reasons: rf.Reasons, Report: regressReport(cfg, rf), ThresholdNS: rf.Outliers.ThresholdNS,
+		MedianRatio: rf.MedianRatio.Estimate, Q3Ratio: rf.Q3Ratio.Estimate}
+	for _, e := range rf.Outliers.Executions {
+		out.Anomalies = append(out.Anomalies, Anomaly{Index: e.Index, Seed: e.Seed, ExecTimeNS: e.ExecTimeNS})
 	}
-	if rf.Format != "macepc-regress" {
-		return nil, fmt.Errorf("macepctest: regress.json has format %q", rf.Format)
-	}
-	return &Result{Dir: cfg.Out, Regression: rf.Regression, Reasons: rf.Reasons, Report: out, Anomalies: rf.Outliers.Executions,
-		ThresholdNS: rf.Outliers.ThresholdNS, MedianRatio: rf.MedianRatio.Estimate, Q3Ratio: rf.Q3Ratio.Estimate}, nil
+	return out, nil
 }
 
-// checkBaseline refuses a missing baseline, or one of another variant,
-// seed or number of runs (regress itself refuses another system, node
-// count or EDD).
-func checkBaseline(cfg Config, variant string, nodes int) error {
+// profileOnly profiles cfg's scenario, reports the executions above the
+// profile's own threshold and, with a baseline file, rewrites it.
+func profileOnly(ctx context.Context, cfg Config, env pipeline.Env, target *pipeline.Target) (*Result, error) {
+	eddSource := "seed (uniform 1-10ms)"
+	if cfg.EDD != "" {
+		eddSource = "--edd " + cfg.EDD
+	}
+	pf, err := pipeline.Profile(ctx, pipeline.ProfileConfig{Env: env, Target: target, EDDSource: eddSource, Seed: cfg.Seed, Runs: runs(cfg), Thresholds: pipeline.DefaultThresholds()})
+	if err != nil {
+		return nil, fmt.Errorf("macepctest: %w", err)
+	}
+	if _, err := env.Dir.WriteSummary(pf); err != nil {
+		return nil, fmt.Errorf("macepctest: %w", err)
+	}
+	r := &Result{Dir: cfg.Out, ThresholdNS: pf.Threshold, Report: profileReport(pf)}
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.Threshold {
+			r.Anomalies = append(r.Anomalies, Anomaly{Index: e.Index, Seed: e.Seed, ExecTimeNS: e.ExecTimeNS})
+		}
+	}
+	if len(r.Anomalies) > 0 {
+		// Execution i of the profile is SeedPath of its seed.
+		a := r.Anomalies[0]
+		note := fmt.Sprintf("macepctest: profile execution %d, above the profile's threshold", a.Index)
+		if err := pipeline.WritePathFile(env.Dir.File(outlierPath), target, timedsim.SeedPath(a.Seed), note); err != nil {
+			return nil, fmt.Errorf("macepctest: %w", err)
+		}
+	}
+	if cfg.Baseline != "" {
+		b, err := os.ReadFile(env.Dir.File(pipeline.FileProfile))
+		if err != nil {
+			return nil, fmt.Errorf("macepctest: %w", err)
+		}
+		if err := atomicfile.WriteBytes(cfg.Baseline, b); err != nil {
+			return nil, fmt.Errorf("macepctest: writing the baseline: %w", err)
+		}
+		r.Updated = true
+	}
+	return r, nil
+}
+
+// checkBaseline refuses a missing baseline, or one of another system,
+// variant, node count, seed, number of runs or EDD than cfg's (eddHash:
+// the hash of its EDD before the what-if factors).
+func checkBaseline(cfg Config, t *pipeline.Target, eddHash uint64) error {
 	var f struct {
 		Format string `json:"format"`
 	}
@@ -254,65 +252,67 @@ func checkBaseline(cfg Config, variant string, nodes int) error {
 	if f.Format != "macepc-profile" {
 		return fmt.Errorf("macepctest: %s is not a baseline (format %q, want macepc-profile)", cfg.Baseline, f.Format)
 	}
-	var h struct {
-		System  string `json:"system"`
-		Variant string `json:"variant"`
-		Seed    uint64 `json:"seed"`
-		Runs    int    `json:"runs"`
+	_, base, err := pipeline.ReadBaseline(cfg.Baseline)
+	if err != nil {
+		return fmt.Errorf("macepctest: %w", err)
 	}
-	if err := readJSON(cfg.Baseline, &h); err != nil {
-		return err
-	}
-	if h.System != cfg.System.Name || h.Variant != variant || h.Seed != cfg.Seed || h.Runs != runs(cfg) {
+	variant, nodes := t.Variant, t.Scenario.Nodes
+	if base.System != cfg.System.Name || base.Variant != variant || base.Seed != cfg.Seed || base.Runs != runs(cfg) {
 		return fmt.Errorf("macepctest: the baseline %s is of %s variant %s seed %d with %d runs, the test of %s variant %s seed %d with %d runs: rewrite it with -macepctest.update",
-			cfg.Baseline, h.System, h.Variant, h.Seed, h.Runs, cfg.System.Name, variant, cfg.Seed, runs(cfg))
+			cfg.Baseline, base.System, base.Variant, base.Seed, base.Runs, cfg.System.Name, variant, cfg.Seed, runs(cfg))
+	}
+	if base.Nodes != nodes {
+		return fmt.Errorf("macepctest: the baseline %s is a profile of %d nodes, not %d: rewrite it with -macepctest.update", cfg.Baseline, base.Nodes, nodes)
+	}
+	opts, err := base.Template.Options()
+	if err != nil {
+		return fmt.Errorf("macepctest: the baseline %s: %w", cfg.Baseline, err)
+	}
+	if opts.EDD.Hash() != eddHash {
+		return fmt.Errorf("macepctest: the baseline %s was profiled with other event duration distributions than %s: rewrite it with -macepctest.update", cfg.Baseline, eddName(cfg))
 	}
 	return nil
 }
 
-// ownAnomalies reads a profile's executions above its own threshold and
-// writes the first one's path file, as regress does.
-func ownAnomalies(dir string) (*Result, error) {
-	var pf struct {
-		Threshold  int64           `json:"threshold_ns"`
-		Executions []Anomaly       `json:"executions"`
-		Template   json.RawMessage `json:"template"`
+func eddName(cfg Config) string {
+	if cfg.EDD == "" {
+		return "the seed distributions"
 	}
-	if err := readJSON(filepath.Join(dir, "profile.json"), &pf); err != nil {
-		return nil, err
-	}
-	r := &Result{Dir: dir, ThresholdNS: pf.Threshold}
-	for _, e := range pf.Executions {
-		if e.ExecTimeNS > pf.Threshold {
-			r.Anomalies = append(r.Anomalies, e)
-		}
-	}
-	if len(r.Anomalies) > 0 {
-		// The template is execution 0's path file; execution i differs
-		// only in its seed.
-		tmpl, err := timedsim.ReadPathFile(bytes.NewReader(pf.Template))
-		if err != nil {
-			return nil, fmt.Errorf("macepctest: %s: %w", filepath.Join(dir, "profile.json"), err)
-		}
-		a := r.Anomalies[0]
-		tmpl.Segments = timedsim.SeedPath(a.Seed).Segments
-		tmpl.Note = fmt.Sprintf("macepctest: profile execution %d, above the profile's threshold", a.Index)
-		if err := atomicfile.Write(filepath.Join(dir, outlierPath), func(w io.Writer) error { return timedsim.WritePathFile(w, tmpl) }); err != nil {
-			return nil, fmt.Errorf("macepctest: %w", err)
-		}
-	}
-	return r, nil
+	return cfg.EDD
 }
 
-// runCLI runs the macepc command line on the system: exit 0 and 1 are
-// results, 2 an error with its message.
-func runCLI(ctx context.Context, sys timedsim.System, args []string) (string, error) {
-	var out, errs bytes.Buffer
-	st := cli.Run(ctx, args, &out, &errs, sys)
-	if st == cli.ExitError {
-		return out.String(), fmt.Errorf("macepctest: macepc %s: %s", args[0], strings.TrimSpace(strings.TrimPrefix(errs.String(), "macepc: ")))
+// profileReport is a profile in two lines.
+func profileReport(pf *pipeline.ProfileFile) string {
+	above := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.Threshold {
+			above++
+		}
 	}
-	return out.String(), nil
+	return fmt.Sprintf("profile of %s %s: %d executions (seed %d): median %s, Q3 %s\n  anomaly threshold %s: %d above it",
+		pf.System, pf.Variant, pf.Runs, pf.Seed, timedsim.FormatTime(ns(pf.MedianNS)), timedsim.FormatTime(ns(pf.Q3NS)), timedsim.FormatTime(ns(pf.Threshold)), above)
+}
+
+// regressReport is the regression test's verdict with its reasons and
+// warnings.
+func regressReport(cfg Config, rf *pipeline.RegressFile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "regression test against %s: median %s -> %s (%+.1f%%), Q3 %s -> %s (%+.1f%%); %d of %d executions above the baseline's threshold %s (baseline %d of %d): ",
+		cfg.Baseline, timedsim.FormatTime(ns(rf.BaseMedianNS)), timedsim.FormatTime(ns(rf.CurMedianNS)), 100*(rf.MedianRatio.Estimate-1),
+		timedsim.FormatTime(ns(rf.BaseQ3NS)), timedsim.FormatTime(ns(rf.CurQ3NS)), 100*(rf.Q3Ratio.Estimate-1),
+		rf.Outliers.Current, rf.Current.Runs, timedsim.FormatTime(ns(rf.Outliers.ThresholdNS)), rf.Outliers.Base, rf.Baseline.Runs)
+	if rf.Regression {
+		b.WriteString("REGRESSION")
+	} else {
+		b.WriteString("no regression")
+	}
+	for _, r := range rf.Reasons {
+		b.WriteString("\n  " + r)
+	}
+	for _, w := range rf.Warnings {
+		b.WriteString("\n  warning: " + w)
+	}
+	return b.String()
 }
 
 func readJSON(path string, v any) error {

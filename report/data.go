@@ -12,8 +12,8 @@ import (
 )
 
 // The files of a results directory the report reads. The types below
-// decode the fields the report uses; the writers (package cli) own the
-// formats, and a test decodes a directory the pipeline really wrote.
+// decode the fields the report uses; the writers (package pipeline) own
+// the formats, and a test decodes a directory the pipeline really wrote.
 const (
 	FileSummary     = "summary.json"
 	FileProfile     = "profile.json"

@@ -4,8 +4,8 @@
 //
 //	go run ./bench/cmd/paper [--runs 2000] [--seeds 10] [--max-runs 500] [--work DIR] [--wall]
 //
-// It drives macepc's own commands in process (the same code as the
-// binary), with each system's committed event durations, so its tables
+// It runs macepc's commands in process, as the calls of package pipeline
+// the binary makes, with each system's committed event durations, so its tables
 // come out the same on every run and can be diffed against the "Measured
 // tables" section of bench/PAPER.md to see what a change moved. --wall
 // adds the wall-clock times, which vary. It takes about two minutes on two

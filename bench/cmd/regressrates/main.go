@@ -8,8 +8,9 @@
 //	go run ./bench/cmd/regressrates [--detect-pairs 20] [--fp-pairs 100] [--runs 50,100,150,200] [--fp-runs 50,200] [--case SUBSTRING]
 //
 // Pair k profiles the baseline with seed k and runs the gate with seed
-// k+1000, for k = 1 … pairs. It drives macepc's own commands in process
-// with committed event durations, so the table comes out the same on
+// k+1000, for k = 1 … pairs. It runs macepc's commands in process (the
+// calls of package pipeline the binary makes) with committed event
+// durations, so the table comes out the same on
 // every run. The whole table takes about an hour on two cores.
 package main
 

@@ -1,24 +1,22 @@
-package cli
+package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/divergence"
-	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
 
 // ---- phase 3a: divergence ----
 
-// divergenceFile is DIR/divergence.json.
-type divergenceFile struct {
+// DivergenceFile is DIR/divergence.json.
+type DivergenceFile struct {
 	Format     string `json:"format"`
 	Version    int    `json:"version"`
 	ConfigHash string `json:"config_hash"`
@@ -38,22 +36,23 @@ type divergenceFile struct {
 	// execution from which a walk recovers; the event at this (0-based)
 	// step is the one after which none does. -1: no walk recovers even
 	// from the start.
-	Step              int         `json:"step"`
-	TotalSteps        int         `json:"total_steps"`
-	IgnorableFraction float64     `json:"ignorable_fraction"`
-	Event             *eventRec   `json:"event"` // the divergence event of the anomalous execution
-	Similar           *similarRec `json:"similar"`
-	AnomalyLog        string      `json:"anomaly_log"`
-	Diff              string      `json:"diff"`
-	Executions        int         `json:"executions"`
-	Probes            []probeRec  `json:"probes"`
+	Step              int      `json:"step"`
+	TotalSteps        int      `json:"total_steps"`
+	IgnorableFraction float64  `json:"ignorable_fraction"`
+	Event             *Event   `json:"event"` // the divergence event of the anomalous execution
+	Similar           *Similar `json:"similar"`
+	AnomalyLog        string   `json:"anomaly_log"`
+	Diff              string   `json:"diff"`
+	Executions        int      `json:"executions"`
+	Probes            []Probe  `json:"probes"`
 	// Why says in one line why step Step decides the outcome.
-	Why         string      `json:"why"`
-	Interrupted bool        `json:"interrupted,omitempty"`
-	Anomaly     *anomalyRec `json:"anomaly"`
+	Why         string   `json:"why"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Anomaly     *Anomaly `json:"anomaly"`
 }
 
-type eventRec struct {
+// Event is one event of an execution in a results file.
+type Event struct {
 	Step    int    `json:"step"`
 	Node    string `json:"node"`
 	Label   string `json:"label"`
@@ -61,19 +60,22 @@ type eventRec struct {
 	StartNS int64  `json:"start_ns"`
 }
 
-type similarRec struct {
+// Similar is the similar fast execution: the anomaly's first Prefix
+// steps, then a walk that recovers.
+type Similar struct {
 	Prefix int `json:"prefix"`
 	Walk   int `json:"walk"`
 	// Event is the similar execution's step Prefix: where the anomaly
 	// runs the divergence event, the similar execution runs this one.
-	Event      *eventRec `json:"event"`
-	ExecTimeNS int64     `json:"exec_time_ns"`
-	Steps      int       `json:"steps"`
-	Path       string    `json:"path"`
-	Log        string    `json:"log"`
+	Event      *Event `json:"event"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Path       string `json:"path"`
+	Log        string `json:"log"`
 }
 
-type probeRec struct {
+// Probe is one prefix length the divergence search tried, with its walks.
+type Probe struct {
 	Prefix        int     `json:"prefix"`
 	Walks         int     `json:"walks"`
 	Recovered     bool    `json:"recovered"`
@@ -82,55 +84,134 @@ type probeRec struct {
 	Cut           int     `json:"cut_walks"` // confirmation walks that did not recover (exec_times_ns holds the others)
 }
 
+// DivergeConfig configures phase 3a.
+type DivergeConfig struct {
+	Env
+	// Profile is the directory's profile (Dir.LoadProfile), Target its
+	// configuration (nil: rebuilt from the profile's template with
+	// Env.Systems) and Search its search (nil: read from Dir).
+	Profile *ProfileFile
+	Target  *Target
+	Search  *SearchFile
+	// Class is the rank of the class of anomalies whose representative is
+	// analysed (0 or 1: the most severe; see SearchFile.Classes).
+	Class int
+	// Walks is the number of random walks per prefix (k).
+	Walks int
+	// Confirm is the number of confirmation walks, cut short at the
+	// recovery limit, that a prefix none of whose k walks recovered runs
+	// before it counts as doomed (0: none, as in MacePC;
+	// divergence.DefaultConfirm is the command line's default).
+	Confirm int
+}
+
+func (c *DivergeConfig) check() error {
+	if err := c.Env.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.Profile == nil:
+		return errors.New("no profile (DivergeConfig.Profile)")
+	case c.Walks < 1:
+		return fmt.Errorf("--walks must be at least 1, got %d", c.Walks)
+	case c.Confirm < 0:
+		return fmt.Errorf("--confirm-walks must be at least 0, got %d", c.Confirm)
+	case c.Class < 0:
+		return fmt.Errorf("--class must be at least 1, got %d", c.Class)
+	}
+	return nil
+}
+
+// Diverge runs phase 3a on the representative of class cfg.Class: the
+// divergence point of the anomalous execution by exponential and binary
+// search over its prefixes with k walks each (divergence.Find), a walk
+// recovering if it finishes within the recovery limit
+// (divergence.NewCriterion). It removes the files of the later phases and
+// writes divergence.json, divergence-walks.jsonl, similar.path.json, the
+// event logs anomaly.log and similar.log, divergence.diff (both side by
+// side from the divergence point) and divergence-events.json. On an error
+// after it started, summary.json is rewritten from the files that remain.
+func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err error) {
+	defer wrapErr(&err)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	d, pf := cfg.Dir, cfg.Profile
+	t, err := (&SearchConfig{Env: cfg.Env, Profile: pf, Target: cfg.Target}).target()
+	if err != nil {
+		return nil, err
+	}
+	sf := cfg.Search
+	if sf == nil {
+		if sf, err = d.loadSearch(pf); err != nil {
+			return nil, err
+		}
+	}
+	an, err := pickClass(d, t, sf, max(cfg.Class, 1))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.clearAfter(PhaseSearch); err != nil {
+		return nil, err
+	}
+	df, err = diverge(ctx, cfg.Env, pf, t, an, cfg.Walks, cfg.Confirm)
+	if err != nil {
+		d.salvageSummary(pf)
+	}
+	return df, err
+}
+
 // checkDivergeable says why a search result cannot be analysed.
-func (p *pipeline) checkDivergeable(sf *searchFile) error {
+func checkDivergeable(d *Dir, sf *SearchFile) error {
 	if sf.Anomaly == nil {
 		if !sf.Complete {
-			return fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", p.dir)
+			return fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", d.path)
 		}
-		return fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", p.dir, sf.Explored)
+		return fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", d.path, sf.Explored)
 	}
 	return nil
 }
 
 // pickClass is the anomaly of sf that phase 3a analyses: the
 // representative of class rank (1: the most severe), with a path file.
-func (p *pipeline) pickClass(rs *resolved, sf *searchFile, rank int) (*anomalyRec, error) {
-	if err := p.checkDivergeable(sf); err != nil {
+func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
+	if err := checkDivergeable(d, sf); err != nil {
 		return nil, err
 	}
 	if rank < 1 || rank > len(sf.Classes) {
-		return nil, fmt.Errorf("--class %d: the search in %s found %d class(es) of anomalies", rank, p.dir, len(sf.Classes))
+		return nil, fmt.Errorf("--class %d: the search in %s found %d class(es) of anomalies", rank, d.path, len(sf.Classes))
 	}
 	an := sf.Classes[rank-1].Representative
 	if an.Path == "" {
-		an.Path = classPath(rank)
-		if err := p.writeAnomalyPath(rs, sf.Seed, &an, sf.ThresholdNS); err != nil {
+		an.Path = ClassPath(rank)
+		if err := writeAnomalyPath(d, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
 			return nil, err
 		}
 	}
 	return &an, nil
 }
 
-func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, an *anomalyRec, walks, confirm int) (*divergenceFile, error) {
-	apf, err := readPathFile(p.path(an.Path))
+func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anomaly, walks, confirm int) (*DivergenceFile, error) {
+	d := env.Dir
+	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file: %w (run 'macepc search --out %s' again)", errors.Unwrap(err), p.dir)
+		return nil, fmt.Errorf("the anomalous execution's path file: %w (run 'macepc search --out %s' again)", errors.Unwrap(err), d.path)
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)
 	}
 	anomalous := apf.Path()
-	opts := rs.opts
-	opts.CountWindow = pf.countWindow()
+	opts := t.Options
+	opts.CountWindow = pf.CountWindow()
 	crit, err := divergence.NewCriterion(time.Duration(pf.MedianNS), time.Duration(pf.Q3NS), time.Duration(pf.Threshold), time.Duration(an.ExecTimeNS))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.path(fileProfile), err)
+		return nil, fmt.Errorf("%s: %w", d.File(FileProfile), err)
 	}
-	seed := phaseSeed(pf.Seed, "diverge")
+	seed := PhaseSeed(pf.Seed, PhaseDiverge)
 	var lines jsonLines
-	ex := &timedsim.Explorer{Scenario: rs.sc, Options: opts, Jobs: p.jobs}
-	prog := p.a.startProgress(p.progress, "diverge", walks*4)
+	ex := env.explorer(t, opts)
+	total := walks * 4
+	prog := start(env.Progress, PhaseDiverge, total)
 	probes := 0
 	if confirm == 0 {
 		confirm = -1 // divergence.Config: none
@@ -138,41 +219,44 @@ func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, an *an
 	cfg := divergence.Config{Explorer: ex, Walks: walks, Confirm: confirm, Deadline: crit.Limit, Seed: seed,
 		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 		Each: func(prefix, walk int, r *timedsim.Result) {
-			l := newCountsLine("diverge", walk, prefix, divergence.WalkSeed(seed, prefix, walk), r)
+			l := newCountsLine(PhaseDiverge, walk, prefix, divergence.WalkSeed(seed, prefix, walk), r)
 			rec := crit.Recovered(r.Finished, r.ExecTime)
 			l.Recovered = &rec
 			lines.add(l)
 			if walk == 0 {
 				probes++
-				prog.grow((probes + 2) * walks)
+				if n := (probes + 2) * walks; n > total { // the number of probes is not known in advance
+					total = n
+					prog.SetTotal(n)
+				}
 			}
-			prog.add(1, fmt.Sprintf("diverge: prefix %d", prefix))
+			prog.Add(1, fmt.Sprintf("diverge: prefix %d", prefix))
 		}}
 	// A panicking execution's Steps does not count the step that panicked;
 	// the prefixes to search include it.
-	total := an.Steps
+	steps := an.Steps
 	if an.Outcome == timedsim.Panicked.String() {
-		total++
+		steps++
 	}
-	rep, err := divergence.Find(p.a.ctx, cfg, anomalous, total)
-	prog.done()
+	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
+	prog.Done()
 	if err != nil {
-		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), p.dir)
+		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}
-	df := &divergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
+	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.MedianNS, Q3NS: pf.Q3NS, ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
-		AnomalyLog: fileAnomalyLog, Anomaly: an}
+		AnomalyLog: FileAnomalyLog, Anomaly: an}
 	for _, pr := range rep.Probes {
 		ts := make([]int64, len(pr.ExecTimes))
 		for i, t := range pr.ExecTimes {
 			ts[i] = int64(t)
 		}
-		df.Probes = append(df.Probes, probeRec{Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, RecoveredWalk: pr.RecoveredWalk, ExecTimesNS: ts, Cut: pr.Cut})
+		df.Probes = append(df.Probes, Probe{Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, RecoveredWalk: pr.RecoveredWalk, ExecTimesNS: ts, Cut: pr.Cut})
 	}
 
 	// Replay both executions with the event log on.
-	aRes, err := p.record(rs, anomalous)
+	aRes, err := record(ctx, d, t, anomalous)
 	if err != nil {
 		return nil, err
 	}
@@ -180,57 +264,57 @@ func (p *pipeline) diverge(pf *profileFile, rs *resolved, sf *searchFile, an *an
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
-	if err := p.writeLog(fileAnomalyLog, apf, anomalous, aRes); err != nil {
+	if err := writeLog(d, FileAnomalyLog, apf, anomalous, aRes); err != nil {
 		return nil, err
 	}
 	var aEv, sEv *timedsim.TimedEvent
 	if rep.Step >= 0 && rep.Step < len(aRes.Events) {
 		aEv = &aRes.Events[rep.Step]
-		df.Event = newEventRec(*aEv)
+		df.Event = newEvent(*aEv)
 	}
 	var sRes *timedsim.Result
 	if rep.Similar != nil {
-		if sRes, err = p.record(rs, rep.Similar.Path); err != nil {
+		if sRes, err = record(ctx, d, t, rep.Similar.Path); err != nil {
 			return nil, err
 		}
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, timedsim.FormatTime(sRes.ExecTime), timedsim.FormatTime(crit.Limit))
-		if err := p.a.writePath(p.path(fileSimilarPath), rs, rep.Similar.Path, note); err != nil {
+		if err := writePath(d.File(FileSimilarPath), t, rep.Similar.Path, note); err != nil {
 			return nil, err
 		}
-		spf, err := timedsim.NewPathFile(rs.sys.Name, rs.variant, rs.sc, rs.opts, rep.Similar.Path, note)
+		spf, err := t.pathFile(rep.Similar.Path, note)
 		if err != nil {
 			return nil, err
 		}
-		if err := p.writeLog(fileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
+		if err := writeLog(d, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
 			return nil, err
 		}
-		df.Similar = &similarRec{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: fileSimilarPath, Log: fileSimilarLog}
+		df.Similar = &Similar{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: FileSimilarPath, Log: FileSimilarLog}
 		if rep.Step < len(sRes.Events) {
 			sEv = &sRes.Events[rep.Step]
-			df.Similar.Event = newEventRec(*sEv)
+			df.Similar.Event = newEvent(*sEv)
 		}
-		df.Diff = fileDiff
-		if err := atomicfile.Write(p.path(fileDiff), func(w io.Writer) error {
+		df.Diff = FileDiff
+		if err := d.write(FileDiff, func(w io.Writer) error {
 			return sideBySide(w, aRes, sRes, rep.Step)
 		}); err != nil {
 			return nil, err
 		}
 	}
 	df.Why = df.why(aEv, sEv)
-	if err := writeJSON(p.path(fileEvents), newEventsFile(pf.ConfigHash, rs.sc.Nodes, rep.Step, aRes, sRes)); err != nil {
+	if err := d.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
 		return nil, err
 	}
-	if err := lines.write(p.path(fileWalks)); err != nil {
+	if err := lines.write(d.File(FileWalks)); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(p.path(fileDivergence), df); err != nil {
+	if err := d.writeJSON(FileDivergence, df); err != nil {
 		return nil, err
 	}
 	return df, nil
 }
 
-func newEventRec(e timedsim.TimedEvent) *eventRec {
-	r := &eventRec{Step: e.Step, Node: e.Node.String(), Label: e.Label, StartNS: int64(e.Start)}
+func newEvent(e timedsim.TimedEvent) *Event {
+	r := &Event{Step: e.Step, Node: e.Node.String(), Label: e.Label, StartNS: int64(e.Start)}
 	if e.From != timedsim.None {
 		r.From = e.From.String()
 	}
@@ -241,11 +325,11 @@ func newEventRec(e timedsim.TimedEvent) *eventRec {
 // probes on either side of it, and what the similar fast execution does
 // there instead (a, s: the two executions' events at that step; s nil
 // without a similar execution).
-func (df *divergenceFile) why(a, s *timedsim.TimedEvent) string {
+func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 	if df.Step < 0 || a == nil {
 		return ""
 	}
-	var before, after *probeRec
+	var before, after *Probe
 	for i := range df.Probes {
 		switch df.Probes[i].Prefix {
 		case df.Step:
@@ -272,11 +356,11 @@ func (df *divergenceFile) why(a, s *timedsim.TimedEvent) string {
 	}
 	switch {
 	case s == nil:
-		fmt.Fprintf(&b, " the anomaly runs %s", eventWhat(newEventRec(*a)))
+		fmt.Fprintf(&b, " the anomaly runs %s", eventWhat(newEvent(*a)))
 	case s.Label != a.Label || s.Node != a.Node || s.From != a.From:
-		fmt.Fprintf(&b, " at this step the anomaly runs %s, the similar fast execution %s", eventWhat(newEventRec(*a)), eventWhat(newEventRec(*s)))
+		fmt.Fprintf(&b, " at this step the anomaly runs %s, the similar fast execution %s", eventWhat(newEvent(*a)), eventWhat(newEvent(*s)))
 	default:
-		fmt.Fprintf(&b, " both executions run %s here, with other random draws: %s", eventWhat(newEventRec(*a)), drawsDiffer(a, s))
+		fmt.Fprintf(&b, " both executions run %s here, with other random draws: %s", eventWhat(newEvent(*a)), drawsDiffer(a, s))
 	}
 	return b.String()
 }
@@ -317,7 +401,7 @@ func arrival(m timedsim.SentMessage) string {
 
 // eventWhat is "label [on node] [from node]" (a driver's partition is
 // on no node).
-func eventWhat(e *eventRec) string {
+func eventWhat(e *Event) string {
 	s := e.Label
 	if e.Node != timedsim.None.String() {
 		s += " on " + e.Node
@@ -336,28 +420,35 @@ func countProbeWalks(rep *divergence.Report) int {
 }
 
 // record replays a path with the event log on.
-func (p *pipeline) record(rs *resolved, path timedsim.Path) (*timedsim.Result, error) {
-	opts := rs.opts
+func record(ctx context.Context, d *Dir, t *Target, path timedsim.Path) (*timedsim.Result, error) {
+	opts := t.Options
 	opts.Record = true
-	sim, err := timedsim.NewSimulator(rs.sc, opts)
+	sim, err := timedsim.NewSimulator(t.Scenario, opts)
 	if err != nil {
 		return nil, err
 	}
-	r := sim.RunContext(p.a.ctx, path)
+	r := sim.RunContext(ctx, path)
 	if r.Outcome == timedsim.Interrupted {
-		return nil, fmt.Errorf("interrupted while replaying for the event logs; the files of the completed phases are in %s", p.dir)
+		return nil, fmt.Errorf("interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
 	}
 	return r, nil
 }
 
-func (p *pipeline) writeLog(name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
+func writeLog(d *Dir, name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
 	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: path}
-	return atomicfile.Write(p.path(name), func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
+	return d.write(name, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
 }
 
-func (p *pipeline) loadDivergence(pf *profileFile) (*divergenceFile, error) {
-	path := p.path(fileDivergence)
-	var df divergenceFile
+// LoadDivergence reads DIR/divergence.json, which must belong to pf's
+// configuration.
+func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
+	defer wrapErr(&err)
+	return d.loadDivergence(pf)
+}
+
+func (d *Dir) loadDivergence(pf *ProfileFile) (*DivergenceFile, error) {
+	path := d.File(FileDivergence)
+	var df DivergenceFile
 	if err := readJSONFile(path, &df); err != nil {
 		return nil, err
 	}
@@ -368,61 +459,4 @@ func (p *pipeline) loadDivergence(pf *profileFile) (*divergenceFile, error) {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", path, df.ConfigHash, pf.ConfigHash)
 	}
 	return &df, nil
-}
-
-// ---- phase 3b: frequency correlation ----
-
-// correlationFile is DIR/correlation.json.
-type correlationFile struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	ConfigHash string `json:"config_hash"`
-	// Executions of phases 2 and 3a that were correlated.
-	Executions       int                   `json:"executions"`
-	SearchExecutions int                   `json:"search_executions"`
-	WalkExecutions   int                   `json:"walk_executions"`
-	WindowNS         int64                 `json:"window_ns"`
-	MinR             float64               `json:"min_r"`
-	Method           string                `json:"method"`
-	Labels           []anomaly.Correlation `json:"labels"`
-}
-
-const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
-
-func (p *pipeline) correlate(pf *profileFile) (*correlationFile, error) {
-	search, err := readCountsLines(p.path(fileSearchExecs), false)
-	if err != nil {
-		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, p.dir)
-	}
-	walks, err := readCountsLines(p.path(fileWalks), true)
-	if err != nil {
-		return nil, err
-	}
-	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
-	for _, l := range append(append([]countsLine(nil), search...), walks...) {
-		samples = append(samples, anomaly.Sample{ExecTime: time.Duration(l.ExecTimeNS), Counts: l.Counts, Window: l.Window})
-	}
-	if len(samples) < 3 {
-		return nil, fmt.Errorf("only %d executions to correlate: run the search (and divergence) phases first", len(samples))
-	}
-	cf := &correlationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
-		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.countWindow()), MinR: anomaly.MinR, Method: correlationMethod,
-		Labels: anomaly.Correlate(samples, pf.countWindow())}
-	if err := writeJSON(p.path(fileCorrelation), cf); err != nil {
-		return nil, err
-	}
-	return cf, nil
-}
-
-func round6(x float64) float64 {
-	const k = 1e6
-	if x < 0 {
-		return -float64(int64(-x*k+0.5)) / k
-	}
-	return float64(int64(x*k+0.5)) / k
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -1,14 +1,8 @@
-package cli
+package pipeline
 
 import (
 	"github.com/macepc/macepc/timedsim"
 )
-
-// fileEvents is DIR/divergence-events.json: both executions' events
-// around the divergence point in structured form, and each node's
-// activity over the whole execution, for the report's event graph and
-// per-node completion plot.
-const fileEvents = "divergence-events.json"
 
 // eventsBefore and eventsAfter bound the window of steps kept around the
 // divergence step (the report shows a part of it).
@@ -17,6 +11,10 @@ const (
 	eventsAfter  = 96
 )
 
+// eventsFile is DIR/divergence-events.json: both executions' events
+// around the divergence point in structured form, and each node's
+// activity over the whole execution, for the report's event graph and
+// per-node completion plot.
 type eventsFile struct {
 	Format     string `json:"format"`
 	Version    int    `json:"version"`

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+)
+
+// ---- phase 3b: frequency correlation ----
+
+// CorrelationFile is DIR/correlation.json.
+type CorrelationFile struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ConfigHash string `json:"config_hash"`
+	// Executions of phases 2 and 3a that were correlated.
+	Executions       int                   `json:"executions"`
+	SearchExecutions int                   `json:"search_executions"`
+	WalkExecutions   int                   `json:"walk_executions"`
+	WindowNS         int64                 `json:"window_ns"`
+	MinR             float64               `json:"min_r"`
+	Method           string                `json:"method"`
+	Labels           []anomaly.Correlation `json:"labels"`
+}
+
+const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
+
+// CorrelateConfig configures phase 3b.
+type CorrelateConfig struct {
+	// Env.Dir holds the executions to correlate; the phase runs none.
+	Env
+	// Profile is the directory's profile (Dir.LoadProfile).
+	Profile *ProfileFile
+}
+
+// Correlate runs phase 3b: the Pearson correlation of every label's count
+// with the execution time over the executions of phases 2 and 3a
+// (search-executions.jsonl, divergence-walks.jsonl), and of its count
+// within the normal execution time, which exposes the labels that only
+// scale with an execution's length (anomaly.Correlate). It writes
+// correlation.json. On an error after it started, summary.json is
+// rewritten from the files that remain.
+func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, err error) {
+	defer wrapErr(&err)
+	if err := cfg.Env.check(); err != nil {
+		return nil, err
+	}
+	if cfg.Profile == nil {
+		return nil, errors.New("no profile (CorrelateConfig.Profile)")
+	}
+	d, pf := cfg.Dir, cfg.Profile
+	if _, err := d.loadSearch(pf); err != nil {
+		return nil, err
+	}
+	if d.exists(FileWalks) {
+		if _, err := d.loadDivergence(pf); err != nil {
+			return nil, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, FileWalks, FileDivergence, d.path)
+		}
+	}
+	if err := d.clearAfter(PhaseDiverge); err != nil {
+		return nil, err
+	}
+	cf, err = correlate(d, pf)
+	if err != nil {
+		d.salvageSummary(pf)
+	}
+	return cf, err
+}
+
+func correlate(d *Dir, pf *ProfileFile) (*CorrelationFile, error) {
+	search, err := readCountsLines(d.File(FileSearchExecs), false)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+	}
+	walks, err := readCountsLines(d.File(FileWalks), true)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
+	for _, l := range append(append([]CountsLine(nil), search...), walks...) {
+		samples = append(samples, anomaly.Sample{ExecTime: time.Duration(l.ExecTimeNS), Counts: l.Counts, Window: l.Window})
+	}
+	if len(samples) < 3 {
+		return nil, fmt.Errorf("only %d executions to correlate: run the search (and divergence) phases first", len(samples))
+	}
+	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
+		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
+		Labels: anomaly.Correlate(samples, pf.CountWindow())}
+	if err := d.writeJSON(FileCorrelation, cf); err != nil {
+		return nil, err
+	}
+	return cf, nil
+}

@@ -1,0 +1,92 @@
+// Package pipeline runs MacePC's four phases (paper 004 §3.2), the
+// regression test and MaceMC's liveness search as library calls, writing
+// their results into a results directory. The command line (package cli)
+// is flags, then a Config, then one call of this package, then a human
+// summary; package macepctest and package bench call it too.
+//
+// # Usage
+//
+//	set, _ := pipeline.ReadEDD("systems/randtree/testdata/edd.json")
+//	target, _ := pipeline.ResolveTarget(randtree.System(), "buggy", 0, nil, timedsim.Options{EDD: set})
+//	dir, _ := pipeline.OpenDir("macepc-out")
+//	cfg := pipeline.DefaultConfig(dir, target) // the command line's defaults
+//	cfg.TrainRuns = 0                          // use the EDD above instead of training one
+//	res, err := pipeline.Run(ctx, cfg)
+//	if res.Found() {
+//		fmt.Println(res.Divergence.Event.Describe())
+//	}
+//
+// A Target is a system configuration: the system, its variant, its
+// scenario and the simulator options with the event duration
+// distributions (EDD). Env is what the phases share: the results
+// directory (Dir), the systems its files may name, the number of workers
+// and a Progress. Each phase has its Config and function, and Run chains
+// them:
+//
+//   - Train (1a): executions with the seed distributions, measuring each
+//     handler's real time; writes edd.json and train.json (TrainFile).
+//   - Profile (1b): executions with the trained EDD; quartiles of the
+//     execution time and the anomaly threshold (Thresholds); writes
+//     profile.json (ProfileFile: every execution time, the EDD coverage,
+//     and the template path file every later phase takes its
+//     configuration from).
+//   - Search (2): new executions until one exceeds the threshold (the
+//     lowest such index), then TriageRuns more, whose anomalies it
+//     classes; writes search.json (SearchFile), search-executions.jsonl
+//     (every explored execution with its event counts, CountsLine) and
+//     the path files of the classes' representatives.
+//   - Diverge (3a): the divergence point of a class's representative, by
+//     exponential and binary search over its prefixes with k walks each;
+//     writes divergence.json (DivergenceFile), divergence-walks.jsonl,
+//     similar.path.json, the event logs anomaly.log and similar.log,
+//     divergence.diff (both logs side by side from the divergence point)
+//     and divergence-events.json.
+//   - Correlate (3b): Pearson correlation of every label's count with the
+//     execution time over the executions of phases 2 and 3a, and within
+//     the normal execution time, which exposes the labels that only scale
+//     with length; writes correlation.json (CorrelationFile).
+//
+// Run, and Dir.WriteSummary after a single phase, write summary.json
+// (SummaryFile; paths relative to the directory). StartRegress and
+// Regression.Run profile the current code as a baseline profile.json was
+// profiled and compare both distributions (anomaly.Compare); Simulate
+// runs the explorer alone; Liveness runs MaceMC's search; Replay and
+// ReplayLiveness re-run one path file with its event log. The HTML report
+// is package report's: report.Write(dir.Path()).
+//
+// # The results directory
+//
+// Dir owns the directory's layout (the File constants), writes every file
+// atomically (a temporary file renamed into place), checks that the files
+// it reads belong to one configuration (their config hash), and removes
+// the files of the later phases when a phase starts (Dir.ClearAfter), so
+// a directory never mixes two configurations. An interrupted phase leaves
+// the completed phases' files intact; an interrupted search still writes
+// the executions it explored, with Complete false.
+//
+// # Sharding
+//
+// ProfileShard, SearchShard and SimulateShard run the executions whose
+// index is ≡ i (mod n), with the seeds of the unsharded run, and write
+// only DIR/<phase>.shard-i-of-n.jsonl; ReadShards and Merge check the
+// files (one configuration, all n shards, each complete and given once)
+// and write what the unsharded function would have written, through the
+// same code.
+//
+// # Errors
+//
+// Every error is an *Error, whose message starts with "pipeline: " once;
+// errors.Is and errors.As see its cause. The messages name the
+// command-line flag of the field at fault (Config.Walks is --walks): the
+// command line prints them as they are, without the prefix.
+//
+// # Determinism
+//
+// Results depend only on the Config and the EDD, never on Env.Jobs or the
+// machine: execution i of a phase uses the path
+// SeedPath(ExecutionSeed(PhaseSeed(seed, phase), i)), "first" means the
+// lowest index, and files are written in index order. Training is the
+// exception: it measures real handler times, so edd.json differs between
+// trainings; pass the written edd.json (TrainRuns 0) to repeat a run
+// exactly.
+package pipeline

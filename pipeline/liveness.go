@@ -1,0 +1,242 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// The files of a liveness run.
+const (
+	FileLiveness  = "liveness.json"
+	FileDeadPath  = "dead.path.json" // the violating path (LivenessPathFile)
+	FileLivePath  = "live.path.json" // the live path with the longest common prefix
+	FileDeadLog   = "dead.log"
+	FileLiveLog   = "live.log"
+	FileStateDiff = "state.diff" // the nodes' states after the critical step, dead against live
+
+	livenessFormat  = "macepc-liveness"
+	livenessPathFmt = "macepc-liveness-path"
+)
+
+// LivenessFile is DIR/liveness.json.
+type LivenessFile struct {
+	Header
+	Report *liveness.Report `json:"report"`
+	// Files written next to it (relative to DIR).
+	Files []string `json:"files"`
+}
+
+// LivenessPathFile is a liveness path with what is needed to replay it or
+// start a prefix-based search from its end (liveness.Config.Prefix).
+type LivenessPathFile struct {
+	Header
+	Note string `json:"note"`
+	// Params are the system parameters the path was made with.
+	Params timedsim.Params `json:"params,omitempty"`
+	// The settings a replay needs: the choice weights decide the random
+	// part, the properties what the log reports.
+	Weights  map[string]int `json:"weights"`
+	Unbiased bool           `json:"unbiased,omitempty"`
+	Faults   int            `json:"faults,omitempty"`
+	Safety   []string       `json:"safety"`
+	Liveness []string       `json:"liveness"`
+	Path     liveness.Path  `json:"path"`
+}
+
+// LivenessConfig configures MaceMC's liveness search (Liveness).
+type LivenessConfig struct {
+	Dir *Dir
+	// System and Variant name the system under test; Search.Scenario is
+	// their scenario.
+	System  timedsim.System
+	Variant string
+	// Search configures the search itself (package liveness).
+	Search liveness.Config
+}
+
+// LivenessResult is what Liveness wrote.
+type LivenessResult struct {
+	File *LivenessFile
+}
+
+// Report is the search's report.
+func (r *LivenessResult) Report() *liveness.Report { return r.File.Report }
+
+// Liveness runs MaceMC's liveness search (package liveness: bounded DFS,
+// random walks, the critical transition) and writes liveness.json and,
+// for a violation, its path file and event log (dead.path.json,
+// dead.log), the live path with the longest common prefix (live.path.json,
+// live.log) and the state diff at the critical step (state.diff). A
+// search that ends early (interrupted) still writes its partial report,
+// which the result holds, with the error.
+func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err error) {
+	defer wrapErr(&err)
+	d, sc := cfg.Dir, cfg.Search.Scenario
+	switch {
+	case d == nil:
+		return nil, errors.New("no results directory (LivenessConfig.Dir)")
+	case sc == nil:
+		return nil, errors.New("no scenario (LivenessConfig.Search.Scenario)")
+	}
+	if err := d.create(); err != nil {
+		return nil, err
+	}
+	if err := d.remove(FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff); err != nil {
+		return nil, err
+	}
+	sys, variant, seed := cfg.System, cfg.Variant, cfg.Search.Seed
+	rep, runErr := liveness.Run(ctx, cfg.Search)
+	if rep == nil {
+		return nil, runErr
+	}
+	hdr := newHeader(livenessPathFmt, sys.Name, variant, sc.Nodes, seed)
+	lf := &LivenessFile{Header: newHeader(livenessFormat, sys.Name, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
+	write := func(name string, fill func(io.Writer) error) error {
+		lf.Files = append(lf.Files, name)
+		return d.write(name, fill)
+	}
+	savePath := func(name, note string, p liveness.Path) error {
+		return write(name, func(w io.Writer) error {
+			st := rep.Settings
+			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
+				Safety: st.Safety, Liveness: st.Liveness, Path: p})
+		})
+	}
+	saveLog := func(name string, p liveness.Path) error {
+		lines, err := liveness.Replay(cfg.Search, p)
+		if err != nil && lines == nil {
+			return err
+		}
+		return write(name, func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+			return err
+		})
+	}
+	if v := rep.Violation; v != nil {
+		if err := savePath(FileDeadPath, fmt.Sprintf("%s violation of %s at step %d", v.Kind, v.Property, v.Step), v.Path); err != nil {
+			return nil, err
+		}
+		if err := saveLog(FileDeadLog, v.Path); err != nil {
+			return nil, err
+		}
+	}
+	if c := rep.Critical; c != nil && c.Live != nil {
+		if err := savePath(FileLivePath, fmt.Sprintf("live path sharing the dead path's first %d steps", c.Step), *c.Live); err != nil {
+			return nil, err
+		}
+		if err := saveLog(FileLiveLog, *c.Live); err != nil {
+			return nil, err
+		}
+		if err := write(FileStateDiff, func(w io.Writer) error { return writeStateDiff(w, c) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.writeJSON(FileLiveness, lf); err != nil {
+		return nil, err
+	}
+	res = &LivenessResult{File: lf}
+	if runErr != nil {
+		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
+	}
+	return res, nil
+}
+
+// ReadLivenessPath reads a liveness path file (dead.path.json,
+// live.path.json).
+func ReadLivenessPath(name string) (pf *LivenessPathFile, err error) {
+	defer wrapErr(&err)
+	return readLivenessPath(name)
+}
+
+func readLivenessPath(name string) (*LivenessPathFile, error) {
+	var pf LivenessPathFile
+	if err := readJSONFile(name, &pf); err != nil {
+		return nil, fmt.Errorf("--prefix: %w", err)
+	}
+	if err := checkFormat(name, pf.Format, pf.Version, livenessPathFmt); err != nil {
+		return nil, fmt.Errorf("--prefix: %w", err)
+	}
+	if err := pf.Path.Validate(); err != nil {
+		return nil, fmt.Errorf("--prefix %s: %w", name, err)
+	}
+	return &pf, nil
+}
+
+// writeStateDiff is MaceMC Mdb's filediff of the critical step: every node
+// whose state differs between the dead and the live path, '-' dead, '+'
+// live.
+func writeStateDiff(w io.Writer, c *liveness.Critical) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# macepc state diff v1: after step %d\n# - dead path: %s\n# + live path: %s\n", c.Step, c.DeadEvent, c.LiveEvent)
+	for _, d := range c.Diff {
+		fmt.Fprintf(&b, "@@ %s\n", timedsim.NodeID(d.Node))
+		for _, l := range d.Lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// IsLivenessPath reports whether a path file was written by the liveness
+// search (dead.path.json, live.path.json).
+func IsLivenessPath(name string) bool {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return false
+	}
+	var h struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(b, &h) == nil && h.Format == livenessPathFmt
+}
+
+// LivenessReplay is a liveness path replayed.
+type LivenessReplay struct {
+	Path *LivenessPathFile
+	// Lines are its event log.
+	Lines []string
+	// Finding is true when the log ends in a panic or a violation, or the
+	// path is not live.
+	Finding bool
+}
+
+// ReplayLiveness replays the liveness path file name with the settings
+// it records, resolving its system from systems.
+func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, err error) {
+	defer wrapErr(&err)
+	pf, err := readLivenessPath(name)
+	if err != nil {
+		return nil, err
+	}
+	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
+	if err != nil {
+		return nil, err
+	}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
+	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
+		return nil, fmt.Errorf("path file: %w", err)
+	}
+	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
+		return nil, fmt.Errorf("path file: %w", err)
+	}
+	lines, err := liveness.Replay(cfg, pf.Path)
+	if err != nil && lines == nil {
+		return nil, err
+	}
+	r = &LivenessReplay{Path: pf, Lines: lines}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "# end ") && (strings.Contains(l, ": panic: ") || strings.Contains(l, " violated")) || strings.HasPrefix(l, "# not live: ") {
+			r.Finding = true
+		}
+	}
+	return r, nil
+}

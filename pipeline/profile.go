@@ -1,0 +1,296 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/shard"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// ---- phase 1b: profile ----
+
+// ProfileFile is DIR/profile.json: the normal execution time, and the
+// configuration every later phase uses.
+type ProfileFile struct {
+	Header
+	Runs       int     `json:"runs"`
+	ConfigHash string  `json:"config_hash"`
+	EDDSource  string  `json:"edd_source"`
+	Estimator  string  `json:"estimator"`
+	IQRFactor  float64 `json:"iqr_factor"`
+	// Threshold is the largest of Tukey's (Q3 + IQRFactor·IQR),
+	// MinSlowdown·median and median + MinExcess.
+	MinSlowdown float64  `json:"min_slowdown"`
+	MinExcessNS int64    `json:"min_excess_ns"`
+	MinExcessBy string   `json:"min_excess_by"` // where MinExcess came from: "--min-excess", "auto: …"
+	TukeyNS     int64    `json:"tukey_threshold_ns"`
+	MinNS       int64    `json:"min_ns"`
+	Q1NS        int64    `json:"q1_ns"`
+	MedianNS    int64    `json:"median_ns"`
+	Q3NS        int64    `json:"q3_ns"`
+	MaxNS       int64    `json:"max_ns"`
+	Threshold   int64    `json:"threshold_ns"`
+	Unfinished  int      `json:"unfinished"`
+	Warnings    []string `json:"warnings"`
+	// Coverage classifies the labels the profile's executions ran by the
+	// distribution they got: trained, a fallback of their kind, or the seed.
+	Coverage   edd.Coverage `json:"coverage"`
+	Executions []ExecLine   `json:"executions"`
+	// Template is the path file of execution 0: system, options and EDD
+	// for the later phases; execution i's segments are
+	// SeedPath(ExecutionSeed(Seed, i)).
+	Template *timedsim.PathFile `json:"template"`
+}
+
+// ExecLine is one execution of a profile or of `macepc simulate` (a line
+// of executions.jsonl).
+type ExecLine struct {
+	Index      int    `json:"index"`
+	Seed       uint64 `json:"seed"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Finished   bool   `json:"finished"`
+	Outcome    string `json:"outcome"`
+}
+
+const estimatorDoc = "gonum stat.Quantile with stat.LinInterp (Hyndman-Fan type 4: linear interpolation of the empirical CDF, p(k) = k/n)"
+
+// Thresholds are the settings of the anomaly threshold
+// (anomaly.Profile): the largest of Tukey's Q3 + IQRFactor·IQR,
+// MinSlowdown·median and median + MinExcess.
+type Thresholds struct {
+	IQRFactor   float64 `json:"iqr_factor"`
+	MinSlowdown float64 `json:"min_slowdown"`
+	// MinExcessNS is the minimum excess over the median in nanoseconds;
+	// AutoMinExcess is one link latency of the scenario's network.
+	MinExcessNS int64 `json:"min_excess_ns"`
+	// MinExcessBy says where MinExcessNS came from, for profile.json
+	// ("--min-excess 100ms"); AutoMinExcess sets it.
+	MinExcessBy string `json:"min_excess_by"`
+}
+
+// AutoMinExcess as Thresholds.MinExcessNS is one link latency of the
+// scenario's network: an anomaly must be slower than the median by at
+// least one more message.
+const AutoMinExcess = -1
+
+// DefaultMinSlowdown is the default Thresholds.MinSlowdown: an anomaly
+// takes at least 1.5 times the median.
+const DefaultMinSlowdown = 1.5
+
+// DefaultThresholds are the command line's: mild outliers (the paper),
+// at least 1.5 times the median and one link latency slower than it.
+func DefaultThresholds() Thresholds {
+	return Thresholds{IQRFactor: anomaly.MildOutliers, MinSlowdown: DefaultMinSlowdown, MinExcessNS: AutoMinExcess}
+}
+
+// resolve fixes AutoMinExcess for t's network (anomaly.NewProfile checks
+// the rest).
+func (th Thresholds) resolve(t *Target) Thresholds {
+	if th.MinExcessNS == AutoMinExcess {
+		lat := t.Scenario.Network.WithDefaults().Latency
+		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+lat.String()+")"
+	}
+	return th
+}
+
+// thresholds are a profile's threshold settings.
+func (pf *ProfileFile) thresholds() Thresholds {
+	return Thresholds{IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcessNS: pf.MinExcessNS, MinExcessBy: pf.MinExcessBy}
+}
+
+// ProfileConfig configures phase 1b.
+type ProfileConfig struct {
+	Env
+	// Target is the configuration to profile; its EDD is the trained one.
+	Target *Target
+	// EDDSource says where Target's EDD came from, for profile.json
+	// ("trained: edd.json", "--edd FILE").
+	EDDSource string
+	// Seed is the profile's seed: execution i is
+	// SeedPath(ExecutionSeed(Seed, i)), as in `macepc simulate`.
+	Seed uint64
+	// Runs is the number of executions that define the normal execution
+	// time.
+	Runs       int
+	Thresholds Thresholds
+}
+
+func (c *ProfileConfig) check() error {
+	if err := c.Env.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.Target == nil:
+		return errors.New("no target to profile (ProfileConfig.Target)")
+	case c.Runs < 1:
+		return fmt.Errorf("--profile-runs must be at least 1, got %d", c.Runs)
+	}
+	return nil
+}
+
+// Profile runs phase 1b, the normal execution time: cfg.Runs executions
+// of cfg.Target, their quartiles and the anomaly threshold. It removes the
+// files of the later phases and writes profile.json.
+func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error) {
+	defer wrapErr(&err)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.create(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
+		return nil, err
+	}
+	cfg.Thresholds = cfg.Thresholds.resolve(cfg.Target)
+	return profile(ctx, cfg)
+}
+
+// profile runs phase 1b with resolved thresholds.
+func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
+	th := cfg.Thresholds
+	lines, seen, err := profileExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := newProfileFile(cfg.Target, cfg.Seed, cfg.Runs, th, cfg.EDDSource, lines, seen)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.writeJSON(FileProfile, pf); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+// profileExecs runs shard sp's share of phase 1b's executions 0..runs-1
+// (all of them for shard 0/1): one line per execution in index order, and
+// the labels they ran.
+func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
+	ex := env.explorer(t, t.Options)
+	n := sp.Len(runs)
+	lines := make([]ExecLine, 0, n)
+	seen := map[string]bool{}
+	prog := start(env.Progress, PhaseProfile, n)
+	path := timedsim.Seeded(seed)
+	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) }, Each: func(j int, r *timedsim.Result) bool {
+		lines = append(lines, ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		for l := range r.Counts {
+			seen[l] = true
+		}
+		prog.Add(1, "")
+		return true
+	}})
+	prog.Done()
+	if err != nil || done < n {
+		return nil, nil, env.Dir.interrupted(PhaseProfile, done, n)
+	}
+	return lines, seen, nil
+}
+
+// newProfileFile is phase 1b's result from its executions (in index
+// order) and the labels they ran.
+func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource string, lines []ExecLine, seen map[string]bool) (*ProfileFile, error) {
+	times := make([]time.Duration, 0, len(lines))
+	unfinished := 0
+	outcomes := map[string]int{}
+	for _, l := range lines {
+		times = append(times, time.Duration(l.ExecTimeNS))
+		if !l.Finished {
+			unfinished++
+			outcomes[l.Outcome]++
+		}
+	}
+	prof, err := anomaly.NewProfile(times, unfinished, th.IQRFactor)
+	if err != nil {
+		return nil, err
+	}
+	if err := prof.RequireSlowdown(th.MinSlowdown); err != nil {
+		return nil, err
+	}
+	if err := prof.RequireExcess(time.Duration(th.MinExcessNS)); err != nil {
+		return nil, err
+	}
+	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
+		if k := outcomes[o.String()]; k > 0 {
+			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
+		}
+	}
+	if lat := t.Scenario.Network.WithDefaults().Latency; prof.Median < lat {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the median execution takes %v, less than one link latency (%v): these executions exchange (almost) no messages and differ only in handler durations; an anomaly must be at least %v slower than the median (--min-excess)",
+			prof.Median, lat, prof.MinExcess))
+	}
+	if above := prof.Above(times); above > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions are already above the threshold %v (the slowest %v): slow executions are not rare in this scenario",
+			above, runs, prof.Threshold, prof.Max))
+	}
+	tmpl, err := t.pathFile(timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]string, 0, len(seen))
+	for l := range seen {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	pf := &ProfileFile{Header: newHeader("macepc-profile", t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
+		MinExcessNS: int64(prof.MinExcess), MinExcessBy: th.MinExcessBy,
+		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
+		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
+		Coverage: t.Options.EDD.Coverage(labels), Executions: lines, Template: tmpl}
+	return pf, nil
+}
+
+// CountWindow is phase 3b's count window for this profile
+// (anomaly.Profile.CountWindow of its quartiles): the events counted
+// within it are those of the normal execution time.
+func (pf *ProfileFile) CountWindow() time.Duration {
+	p := anomaly.Profile{Runs: pf.Runs, Unfinished: pf.Unfinished, Min: time.Duration(pf.MinNS), Q1: time.Duration(pf.Q1NS),
+		Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Max: time.Duration(pf.MaxNS), Threshold: time.Duration(pf.Threshold)}
+	return p.CountWindow()
+}
+
+// ExecTimes are the profile's execution times in index order.
+func (pf *ProfileFile) ExecTimes() []time.Duration {
+	out := make([]time.Duration, len(pf.Executions))
+	for i, e := range pf.Executions {
+		out[i] = time.Duration(e.ExecTimeNS)
+	}
+	return out
+}
+
+// LoadProfile reads DIR/profile.json and rebuilds the configuration of its
+// template from systems; the profile's config hash must be its template's.
+func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target, err error) {
+	defer wrapErr(&err)
+	return d.loadProfile(systems)
+}
+
+func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, error) {
+	path := d.File(FileProfile)
+	var pf ProfileFile
+	if err := readJSONFile(path, &pf); err != nil {
+		return nil, nil, fmt.Errorf("%w (run 'macepc profile --out %s' first)", err, d.path)
+	}
+	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+		return nil, nil, err
+	}
+	if pf.Template == nil || pf.Runs < 1 || pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS {
+		return nil, nil, fmt.Errorf("%s is malformed: missing template or inconsistent quartiles", path)
+	}
+	t, err := fromPathFile(systems, pf.Template)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if t.Hash != pf.ConfigHash {
+		return nil, nil, fmt.Errorf("%s: config hash %s does not match its template's %s", path, pf.ConfigHash, t.Hash)
+	}
+	return &pf, t, nil
+}

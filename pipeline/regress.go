@@ -1,0 +1,423 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// The files the regression test writes into its results directory besides
+// profile.json and summary.json. Any phase that starts in the directory
+// removes them (Dir.ClearAfter), as it does summary.json: they describe
+// the directory as the regression test left it.
+const (
+	FileRegress        = "regress.json"
+	FileRegressSVG     = "regress.svg"
+	FileRegressPNG     = "regress.png"
+	FileRegressOutlier = "regress-outlier.path.json" // the first current execution above the baseline's threshold
+)
+
+// RegressFile is DIR/regress.json: the comparison of the current code's
+// profile with a baseline profile. Its header is the current run's:
+// system, variant, nodes and profile seed.
+type RegressFile struct {
+	Header
+	Baseline RegressSide `json:"baseline"`
+	Current  RegressSide `json:"current"`
+	// ConfigChanged says that the baseline's configuration hash differs
+	// from the one the current code gives for the baseline's variant and
+	// EDD: the scenario's revision, timeout or network changed, which is
+	// part of the change under test.
+	ConfigChanged bool     `json:"config_changed"`
+	Alpha         float64  `json:"alpha"`
+	MaxSlowdown   float64  `json:"max_slowdown"`
+	Resamples     int      `json:"resamples"`
+	BootstrapSeed uint64   `json:"bootstrap_seed"`
+	Method        []string `json:"method"`
+
+	BaseMedianNS int64                     `json:"base_median_ns"`
+	CurMedianNS  int64                     `json:"current_median_ns"`
+	BaseQ3NS     int64                     `json:"base_q3_ns"`
+	CurQ3NS      int64                     `json:"current_q3_ns"`
+	MedianRatio  anomaly.Interval          `json:"median_ratio"`
+	Q3Ratio      anomaly.Interval          `json:"q3_ratio"`
+	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
+	BootstrapP   float64                   `json:"bootstrap_p"`
+	Outliers     RegressOutliers           `json:"outliers"`
+	// Tests are the shift and tail tests with Holm's decision.
+	Tests      []anomaly.Test `json:"tests"`
+	Regression bool           `json:"regression"`
+	Reasons    []string       `json:"reasons"`
+	Warnings   []string       `json:"warnings"`
+	Plot       []string       `json:"plot"`
+}
+
+type RegressSide struct {
+	Profile    string   `json:"profile,omitempty"` // the baseline's profile.json as given
+	Variant    string   `json:"variant"`
+	Seed       uint64   `json:"seed"`
+	Runs       int      `json:"runs"`
+	ConfigHash string   `json:"config_hash"`
+	Scale      []string `json:"scale"`
+}
+
+type RegressOutliers struct {
+	ThresholdNS int64   `json:"threshold_ns"`
+	Base        int     `json:"base"`
+	Current     int     `json:"current"`
+	P           float64 `json:"p"`
+	// BaseExcessNS and CurrentExcessNS are the mean excess over the
+	// threshold per execution; ExcessP its permutation p-value.
+	BaseExcessNS    int64   `json:"base_excess_ns"`
+	CurrentExcessNS int64   `json:"current_excess_ns"`
+	ExcessP         float64 `json:"excess_p"`
+	// Executions are the current executions above the threshold; the
+	// first one's path file is regress-outlier.path.json.
+	Executions []ExecLine `json:"executions"`
+	Path       string     `json:"path,omitempty"`
+}
+
+// regressMethod says how regress.json was computed.
+func regressMethod() []string {
+	return []string{
+		"execution times: the baseline's profile.json and a profile of the current code with the baseline's system, nodes, options and EDD (variant, seed and runs too unless overridden)",
+		"median and Q3: gonum stat.Quantile, stat.LinInterp (type 4), as the profile",
+		"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
+		"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
+		"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
+		"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
+	}
+}
+
+// RegressConfig configures the regression test (StartRegress): profile
+// the current code as a baseline was profiled and compare the two
+// execution-time distributions.
+type RegressConfig struct {
+	// Env.Dir receives the current profile.json, regress.json, the plot
+	// and the path file of the first execution above the baseline's
+	// threshold. Env.Systems must hold the baseline's system.
+	Env
+	// Baseline is a results directory or its profile.json.
+	Baseline string
+	// Variant, Seed and Runs of the current profile: nil (0) takes the
+	// baseline's, so that unchanged code gives identical executions.
+	Variant *string
+	Seed    *uint64
+	Runs    int
+	// Scale are what-if factors (label=factor) of the current run's EDD.
+	Scale []string
+	// System, Nodes and EDDFile, if not nil, refuse a baseline of another
+	// system, node count, or event duration distributions than this
+	// edd.json's.
+	System  *string
+	Nodes   *int
+	EDDFile *string
+	// Compare holds MaxSlowdown, Alpha and Resamples
+	// (anomaly.DefaultCompareConfig); the bootstrap seed and the
+	// threshold are the run's.
+	Compare anomaly.CompareConfig
+}
+
+// Regression is a regression test ready to run: the baseline read and
+// checked, the current configuration resolved, the results directory
+// cleared.
+type Regression struct {
+	cfg RegressConfig
+	// BaselinePath is the baseline's profile.json, Baseline its contents.
+	BaselinePath string
+	Baseline     *ProfileFile
+	// Target is the current configuration: the baseline's system, nodes,
+	// options and EDD (scaled by RegressConfig.Scale), with its variant or
+	// RegressConfig's.
+	Target *Target
+	// Seed and Runs are the current profile's.
+	Seed uint64
+	Runs int
+	// ConfigChanged says that the configuration hash the current code
+	// gives the baseline's own configuration, NowHash, is not the
+	// baseline's: its scenario's revision, timeout or network changed,
+	// which the comparison includes.
+	ConfigChanged bool
+	NowHash       string
+	// BootstrapSeed seeds the bootstrap and the permutations.
+	BootstrapSeed uint64
+}
+
+// StartRegress reads and checks the baseline, resolves the current
+// configuration and clears cfg.Dir (which must not hold the baseline).
+func StartRegress(cfg RegressConfig) (r *Regression, err error) {
+	defer wrapErr(&err)
+	if err := cfg.Env.check(); err != nil {
+		return nil, err
+	}
+	basePath, base, err := readBaseline(cfg.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBaselineAgainst(&cfg, basePath, base); err != nil {
+		return nil, err
+	}
+	sys, err := cfg.Systems.Lookup(base.System)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", basePath, err)
+	}
+	variant := base.Variant
+	if cfg.Variant != nil {
+		variant = sys.ResolveVariant(*cfg.Variant)
+	}
+	sc, err := sys.ScenarioParams(variant, base.Nodes, base.Template.Params)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", basePath, err)
+	}
+	opts, err := base.Template.Options()
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", basePath, err)
+	}
+	r = &Regression{cfg: cfg, BaselinePath: basePath, Baseline: base, Seed: base.Seed, Runs: base.Runs}
+	// The hash the current code gives to the baseline's own configuration.
+	if scBase, err := sys.ScenarioParams(base.Variant, base.Nodes, base.Template.Params); err == nil {
+		r.NowHash = timedsim.ConfigHash(sys.Name, base.Variant, scBase, opts)
+		r.ConfigChanged = r.NowHash != base.ConfigHash
+	} else if variant == base.Variant {
+		return nil, fmt.Errorf("baseline %s: %w", basePath, err)
+	}
+	if err := applyScale(opts.EDD, cfg.Scale); err != nil {
+		return nil, err
+	}
+	r.Target = NewTarget(sys, variant, sc, opts)
+	if cfg.Seed != nil {
+		r.Seed = *cfg.Seed
+	}
+	if cfg.Runs != 0 {
+		r.Runs = cfg.Runs
+	}
+	if SameFile(cfg.Dir.File(FileProfile), basePath) {
+		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
+	}
+	if err := cfg.Dir.create(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.clearAfter(""); err != nil { // the regress files too
+		return nil, err
+	}
+	r.BootstrapSeed = PhaseSeed(r.Seed, PhaseRegress)
+	return r, nil
+}
+
+// Scale are the current run's what-if factors.
+func (r *Regression) Scale() []string { return append([]string{}, r.cfg.Scale...) }
+
+// Run profiles the current code (Result.Profile, which is set as soon as
+// the profile is written, even if a later step fails), compares it with
+// the baseline by anomaly.Compare (a shift test and a tail test, combined
+// by Holm's procedure at family-wise alpha) and writes regress.json, the
+// plot of both ECDFs (regress.svg, regress.png) and summary.json.
+// Result.Regress.Regression is the verdict.
+func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
+	defer wrapErr(&err)
+	res = &Result{}
+	base, d, rs := r.Baseline, r.cfg.Dir, r.Target
+	seed, runs := r.Seed, r.Runs
+	scale := r.Scale()
+	eddSource := "baseline: " + base.EDDSource
+	if len(scale) > 0 {
+		eddSource += ", scaled " + strings.Join(scale, ", ")
+	}
+	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()})
+	if err != nil {
+		return nil, err
+	}
+	res.Profile = cur
+
+	cfg := r.cfg.Compare
+	cfg.Seed = r.BootstrapSeed
+	cfg.Threshold = time.Duration(base.Threshold)
+	c, err := anomaly.Compare(base.ExecTimes(), cur.ExecTimes(), cfg)
+	if err != nil {
+		return res, err
+	}
+	if c.Outliers == nil { // cfg.Threshold > 0: readBaseline checked it
+		return res, errors.New("regress: no outlier comparison")
+	}
+	baseOpts, _ := base.Template.Options() // unscaled, for the record
+	variant := rs.Variant
+	rf := &RegressFile{Header: newHeader("macepc-regress", rs.System.Name, variant, rs.Scenario.Nodes, seed),
+		Baseline:      RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
+		Current:       RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
+		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod(),
+		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
+		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
+		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
+			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []ExecLine{}},
+		Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{FileRegressSVG, FileRegressPNG}}
+	for _, e := range cur.Executions {
+		if e.ExecTimeNS > base.Threshold {
+			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
+		}
+	}
+	if len(rf.Outliers.Executions) > 0 {
+		e := rf.Outliers.Executions[0]
+		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, timedsim.FormatTime(time.Duration(e.ExecTimeNS)), timedsim.FormatTime(time.Duration(base.Threshold)))
+		if err := writePath(d.File(FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+			return res, err
+		}
+		rf.Outliers.Path = FileRegressOutlier
+	}
+	secsOf := func(ds []time.Duration) []float64 {
+		out := make([]float64, len(ds))
+		for i, d := range ds {
+			out[i] = d.Seconds()
+		}
+		return out
+	}
+	verdict := "no regression"
+	if c.Regression {
+		verdict = "REGRESSION"
+	}
+	svg, png, err := report.RenderRegress(report.RegressData{Base: secsOf(base.ExecTimes()), Current: secsOf(cur.ExecTimes()), Threshold: time.Duration(base.Threshold).Seconds(),
+		BaseLabel: fmt.Sprintf("baseline %s seed %d", base.Variant, base.Seed), CurrentLabel: fmt.Sprintf("current %s seed %d%s", variant, seed, ScaleNote(scale)),
+		Title: fmt.Sprintf("%s %s: %s (median %+.1f%%, Q3 %+.1f%%)", rs.System.Name, variant, verdict, 100*(c.MedianRatio.Estimate-1), 100*(c.Q3Ratio.Estimate-1))})
+	if err != nil {
+		return res, err
+	}
+	if err := atomicfile.WriteBytes(d.File(FileRegressSVG), svg); err != nil {
+		return res, err
+	}
+	if err := atomicfile.WriteBytes(d.File(FileRegressPNG), png); err != nil {
+		return res, err
+	}
+	if err := d.writeJSON(FileRegress, rf); err != nil {
+		return res, err
+	}
+	res.Regress = rf
+	if s, err := d.buildSummary(cur); err == nil { // best effort, as after a failed phase
+		if d.writeJSON(FileSummary, s) == nil {
+			res.Summary = s
+		}
+	}
+	return res, nil
+}
+
+// ReadBaseline reads a baseline, a results directory or its
+// profile.json, and checks that it is whole; it returns the path of the
+// profile.json read.
+func ReadBaseline(arg string) (path string, pf *ProfileFile, err error) {
+	defer wrapErr(&err)
+	return readBaseline(arg)
+}
+
+// readBaseline reads a baseline profile.json (or DIR/profile.json) and
+// checks that it is whole.
+func readBaseline(arg string) (string, *ProfileFile, error) {
+	path := arg
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		path = filepath.Join(arg, FileProfile)
+	}
+	var pf ProfileFile
+	if err := readJSONFile(path, &pf); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
+		}
+		return "", nil, fmt.Errorf("--baseline: %w", err)
+	}
+	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+		return "", nil, fmt.Errorf("--baseline: %w", err)
+	}
+	switch {
+	case pf.Template == nil:
+		return "", nil, fmt.Errorf("--baseline: %s has no template: it cannot say how it was profiled", path)
+	case pf.Template.ConfigHash != pf.ConfigHash:
+		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
+	case pf.Template.System != pf.System || pf.Template.Variant != pf.Variant || pf.Template.Nodes != pf.Nodes:
+		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: its header and its template name different configurations", path)
+	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS || pf.Threshold <= 0:
+		return "", nil, fmt.Errorf("--baseline: %s is malformed: inconsistent quartiles or threshold", path)
+	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
+		return "", nil, fmt.Errorf("--baseline: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
+	}
+	for i, e := range pf.Executions {
+		if e.Index != i || e.ExecTimeNS < 0 {
+			return "", nil, fmt.Errorf("--baseline: %s: execution %d is malformed (index %d, time %d ns)", path, i, e.Index, e.ExecTimeNS)
+		}
+	}
+	return path, &pf, nil
+}
+
+// checkBaselineAgainst refuses a baseline of another system, node count or
+// EDD than cfg pins.
+func checkBaselineAgainst(cfg *RegressConfig, path string, base *ProfileFile) error {
+	if cfg.System != nil && *cfg.System != base.System {
+		return fmt.Errorf("--baseline %s is a profile of system %s, not %s", path, base.System, *cfg.System)
+	}
+	if cfg.Nodes != nil && *cfg.Nodes != base.Nodes {
+		return fmt.Errorf("--baseline %s is a profile of %d nodes, not %d", path, base.Nodes, *cfg.Nodes)
+	}
+	if cfg.EDDFile != nil {
+		set, err := readEDD(*cfg.EDDFile)
+		if err != nil {
+			return err
+		}
+		opts, err := base.Template.Options()
+		if err != nil {
+			return fmt.Errorf("--baseline %s: %w", path, err)
+		}
+		if set.Hash() != opts.EDD.Hash() {
+			return fmt.Errorf("--baseline %s was profiled with other event duration distributions than --edd %s: profile the baseline again with this edd.json", path, *cfg.EDDFile)
+		}
+	}
+	return nil
+}
+
+// ReadEDD reads an edd.json file.
+func ReadEDD(path string) (set *edd.Set, err error) {
+	defer wrapErr(&err)
+	return readEDD(path)
+}
+
+func readEDD(path string) (*edd.Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--edd: %w", err)
+	}
+	set, err := edd.Read(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("--edd %s: %w", path, err)
+	}
+	return set, nil
+}
+
+// scaleSpecs lists a set's what-if factors as label=factor, sorted.
+func scaleSpecs(set *edd.Set) []string {
+	out := []string{}
+	for _, l := range slices.Sorted(maps.Keys(set.ScaleFactors())) {
+		out = append(out, l+"="+strconv.FormatFloat(set.ScaleFactors()[l], 'g', -1, 64))
+	}
+	return out
+}
+
+// ScaleNote is " scale a=2, b=3" for what-if factors, "" for none.
+func ScaleNote(scale []string) string {
+	if len(scale) == 0 {
+		return ""
+	}
+	return " scale " + strings.Join(scale, ", ")
+}
+
+func roundInterval(iv anomaly.Interval) anomaly.Interval {
+	return anomaly.Interval{Estimate: round6(iv.Estimate), Low: round6(iv.Low), High: round6(iv.High)}
+}

@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Config configures the whole pipeline (Run). DefaultConfig has the
+// command line's defaults.
+type Config struct {
+	Env
+	// Target is the configuration under test. Its EDD gives the event
+	// durations unless TrainRuns > 0.
+	Target *Target
+	// Seed is the run's seed; each phase derives its own (PhaseSeed).
+	Seed uint64
+
+	// TrainRuns > 0 trains the EDD first (phase 1a, Train) and profiles
+	// with it; 0 uses Target's EDD, whose origin EDDSource names
+	// ("--edd FILE"), and removes an older training from Dir unless
+	// KeepTraining (Target's EDD is Dir's own edd.json).
+	TrainRuns    int
+	EDDSource    string
+	KeepTraining bool
+	// Scale are what-if factors (label=factor) applied to the trained
+	// EDD (a given EDD carries its own).
+	Scale []string
+
+	// ProfileRuns and Thresholds configure phase 1b (ProfileConfig).
+	ProfileRuns int
+	Thresholds  Thresholds
+	// MaxRuns and TriageRuns configure phase 2 (SearchConfig).
+	MaxRuns, TriageRuns int
+	// Walks and Confirm configure phase 3a (DivergeConfig).
+	Walks, Confirm int
+
+	// OnPhase, if not nil, is called when a phase has written its files,
+	// with the result so far (the command line prints each phase as it
+	// ends). A run that skips training reports PhaseTrain with a nil
+	// Result.Train.
+	OnPhase func(Phase, *Result)
+}
+
+// DefaultConfig is the command line's configuration of the pipeline for
+// target with seed 1, writing into dir: 20 training executions, 50
+// profile executions, the default thresholds, a search of at most 1000
+// executions with 200 more to triage, 20 walks per prefix and
+// divergence.DefaultConfirm confirmation walks.
+func DefaultConfig(dir *Dir, target *Target) Config {
+	return Config{Env: Env{Dir: dir}, Target: target, Seed: 1, TrainRuns: 20, ProfileRuns: 50, Thresholds: DefaultThresholds(),
+		MaxRuns: 1000, TriageRuns: 200, Walks: 20, Confirm: divergence.DefaultConfirm}
+}
+
+// Result is what the phases of a run wrote: nil for a phase that did not
+// run (no anomaly: no divergence and no correlation).
+type Result struct {
+	Train       *TrainFile
+	Profile     *ProfileFile
+	Search      *SearchFile
+	Divergence  *DivergenceFile
+	Correlation *CorrelationFile
+	// Regress is the regression test of Regression.Run.
+	Regress *RegressFile
+	// Summary is summary.json, written last.
+	Summary *SummaryFile
+}
+
+// Found reports whether the run found an anomaly (`macepc run` then exits
+// with status 1).
+func (r *Result) Found() bool {
+	return r != nil && r.Summary != nil && r.Summary.Anomaly != nil && r.Summary.Anomaly.Found
+}
+
+func (c *Config) check() error {
+	if err := c.Env.check(); err != nil {
+		return err
+	}
+	checks := []struct {
+		name string
+		v    int
+		min  int
+	}{{"train-runs", c.TrainRuns, 0}, {"profile-runs", c.ProfileRuns, 1}, {"max-runs", c.MaxRuns, 1}, {"triage-runs", c.TriageRuns, 0}, {"walks", c.Walks, 1}, {"confirm-walks", c.Confirm, 0}}
+	for _, k := range checks {
+		if k.v < k.min {
+			return fmt.Errorf("--%s must be at least %d, got %d", k.name, k.min, k.v)
+		}
+	}
+	if c.Target == nil {
+		return errors.New("no target (Config.Target)")
+	}
+	return nil
+}
+
+// Run runs the whole pipeline into cfg.Dir: phase 1a (if cfg.TrainRuns >
+// 0), 1b and 2, and, if the search found an anomaly, 3a on the
+// representative of its first class and 3b; then it writes summary.json.
+// A run that found an anomaly has Result.Found.
+//
+// The phases after the profile take their configuration from
+// profile.json's template, as the phase commands do, so `macepc run` and
+// its phases one by one write the same files. An error in phase 2 or
+// later (an interruption among them) still rewrites summary.json from the
+// files of the completed phases; the Result then holds them.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	defer wrapErr(&err)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.create(); err != nil {
+		return nil, err
+	}
+	if !hasSystem(cfg.Systems, cfg.Target.System.Name) {
+		cfg.Systems = append(append(timedsim.Registry(nil), cfg.Systems...), cfg.Target.System)
+	}
+	res = &Result{}
+	done := func(p Phase) {
+		if cfg.OnPhase != nil {
+			cfg.OnPhase(p, res)
+		}
+	}
+	t, eddSource := cfg.Target, cfg.EDDSource
+	if cfg.TrainRuns == 0 {
+		keep := PhaseTrain // the directory's own edd.json: its training stays
+		if !cfg.KeepTraining {
+			keep = ""
+		}
+		if err := cfg.Dir.clearAfter(keep); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := cfg.Dir.clearAfter(""); err != nil {
+			return nil, err
+		}
+		tf, set, err := train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns})
+		if err != nil {
+			return nil, err
+		}
+		if err := applyScale(set, cfg.Scale); err != nil {
+			return nil, err
+		}
+		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
+	}
+	done(PhaseTrain)
+
+	pf, err := profile(ctx, ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)})
+	if err != nil {
+		return nil, err
+	}
+	res.Profile = pf
+	done(PhaseProfile)
+	if err := searchOn(ctx, cfg, res, done); err != nil {
+		cfg.Dir.salvageSummary(pf)
+		return res, err
+	}
+	if res.Summary, err = cfg.Dir.writeSummary(pf); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// searchOn runs phases 2 to 3b after the profile.
+func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) error {
+	pf := res.Profile
+	t, err := fromPathFile(cfg.Systems, pf.Template) // the exact configuration the files describe
+	if err != nil {
+		return err
+	}
+	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns})
+	if err != nil {
+		return err
+	}
+	res.Search = sf
+	done(PhaseSearch)
+	if sf.Anomaly == nil {
+		return nil
+	}
+	if res.Divergence, err = diverge(ctx, cfg.Env, pf, t, sf.Anomaly, cfg.Walks, cfg.Confirm); err != nil {
+		return err
+	}
+	done(PhaseDiverge)
+	if res.Correlation, err = correlate(cfg.Dir, pf); err != nil {
+		return err
+	}
+	done(PhaseCorrelate)
+	return nil
+}
+
+func hasSystem(r timedsim.Registry, name string) bool {
+	for _, s := range r {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}

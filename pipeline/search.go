@@ -1,0 +1,295 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// ---- phase 2: anomaly search ----
+
+// SearchFile is DIR/search.json.
+type SearchFile struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ConfigHash string `json:"config_hash"`
+	Seed       uint64 `json:"seed"` // the phase seed: execution i is SeedPath(ExecutionSeed(Seed, i))
+	MaxRuns    int    `json:"max_runs"`
+	// TriageRuns is how many executions the search explores after the
+	// first anomalous one, to triage the anomalies it finds.
+	TriageRuns int `json:"triage_runs"`
+	Explored   int `json:"explored"`
+	// Complete is false when the search was interrupted before finding an
+	// anomaly or spending its budget.
+	Complete    bool    `json:"complete"`
+	ThresholdNS int64   `json:"threshold_ns"`
+	WindowNS    int64   `json:"window_ns"`   // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
+	FirstIndex  int     `json:"first_index"` // the first anomalous execution, -1 if none
+	Anomalies   int     `json:"anomalies"`   // anomalous executions explored
+	Classes     []Class `json:"classes"`
+	// Anomaly is the execution phase 3a analyses: the representative of
+	// the class ranked first, or of the class chosen (Diverge).
+	Anomaly *Anomaly `json:"anomaly"`
+}
+
+// Anomaly is an anomalous execution of the search.
+type Anomaly struct {
+	Index      int    `json:"index"`
+	Seed       uint64 `json:"seed"`
+	ExecTimeNS int64  `json:"exec_time_ns"`
+	Steps      int    `json:"steps"`
+	Outcome    string `json:"outcome"`
+	Finding    string `json:"finding,omitempty"` // a panic or safety violation, beyond slowness
+	Path       string `json:"path"`              // its path file in the results directory, if written
+	Class      int    `json:"class"`             // the rank of its class
+}
+
+// Class is one class of anomalies (anomaly.Class).
+type Class struct {
+	Rank           int      `json:"rank"`
+	Executions     int      `json:"executions"`
+	Members        []int    `json:"members"`
+	Finding        string   `json:"finding,omitempty"`
+	MinNS          int64    `json:"min_ns"`
+	MedianNS       int64    `json:"median_ns"`
+	MaxNS          int64    `json:"max_ns"`
+	Slowdown       float64  `json:"slowdown"`
+	ExcessNS       int64    `json:"excess_ns"`
+	Signature      []string `json:"signature"`
+	Representative Anomaly  `json:"representative"`
+}
+
+// MaxClassPaths is the number of classes whose representative gets a
+// path file when the search ends (the others get theirs when Diverge
+// analyses them).
+const MaxClassPaths = 10
+
+// ClassPath is the path file of class rank's representative.
+func ClassPath(rank int) string {
+	if rank == 1 {
+		return FileAnomalyPath
+	}
+	return fmt.Sprintf("anomaly-class-%d.path.json", rank)
+}
+
+// SearchConfig configures phase 2.
+type SearchConfig struct {
+	Env
+	// Profile is the directory's profile (Dir.LoadProfile), Target its
+	// configuration (nil: rebuilt from the profile's template with
+	// Env.Systems).
+	Profile *ProfileFile
+	Target  *Target
+	// MaxRuns bounds the executions explored to find an anomaly.
+	MaxRuns int
+	// TriageRuns is the number of executions explored after the first
+	// anomaly, to find the others and class them (0: stop at the first).
+	TriageRuns int
+}
+
+func (c *SearchConfig) check() error {
+	if err := c.Env.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.Profile == nil:
+		return errors.New("no profile to search against (SearchConfig.Profile)")
+	case c.MaxRuns < 1:
+		return fmt.Errorf("--max-runs must be at least 1, got %d", c.MaxRuns)
+	case c.TriageRuns < 0:
+		return fmt.Errorf("--triage-runs must be at least 0, got %d", c.TriageRuns)
+	}
+	return nil
+}
+
+// target is c.Target, or the profile's configuration.
+func (c *SearchConfig) target() (*Target, error) {
+	if c.Target != nil {
+		return c.Target, nil
+	}
+	return fromPathFile(c.Systems, c.Profile.Template)
+}
+
+// Search runs phase 2: new executions until one is anomalous (slower than
+// the profile's threshold, or a panic or safety violation), then
+// TriageRuns more, whose anomalies it classes by execution time and the
+// events that set them apart (anomaly.Triage). "First" is the lowest
+// execution index, whatever Env.Jobs. It removes the files of the later
+// phases and writes search.json, search-executions.jsonl and the path
+// files of the classes' representatives (anomaly.path.json for class 1).
+//
+// Interrupted, it still writes the executions explored so far, with
+// Complete false, and returns the search file with the error. On an
+// error, summary.json is rewritten from the files that remain.
+func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
+	defer wrapErr(&err)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
+		return nil, err
+	}
+	sf, err = searchTarget(ctx, cfg)
+	if err != nil {
+		cfg.Dir.salvageSummary(cfg.Profile)
+	}
+	return sf, err
+}
+
+func searchTarget(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
+	t, err := cfg.target()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Target = t
+	return search(ctx, cfg)
+}
+
+func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
+	pf, t, d := cfg.Profile, cfg.Target, cfg.Dir
+	opts := t.Options
+	opts.CountWindow = pf.CountWindow()
+	ex := cfg.explorer(t, opts)
+	seed := PhaseSeed(pf.Seed, PhaseSearch)
+	var lines jsonLines
+	var execs []CountsLine
+	prog := start(cfg.Progress, PhaseSearch, cfg.MaxRuns)
+	first := -1
+	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns}, searchPredicate(pf), func(i int, r *timedsim.Result) {
+		l := newCountsLine(PhaseSearch, i, 0, r.Path.Segments[0].Seed, r)
+		lines.add(l)
+		execs = append(execs, l)
+		if first < 0 && isAnomalous(pf, l) {
+			first = i // the budget is now the triage runs after it
+			prog.SetTotal(min(cfg.MaxRuns, i+1+cfg.TriageRuns))
+		}
+		prog.Add(1, "")
+	})
+	prog.Done()
+	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
+		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
+	if err == nil {
+		if err := triage(d, t, pf, sf, execs); err != nil {
+			return nil, err
+		}
+	}
+	// The executions explored so far are kept even when interrupted.
+	if werr := lines.write(d.File(FileSearchExecs)); werr != nil {
+		return nil, werr
+	}
+	if werr := d.writeJSON(FileSearch, sf); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
+		return sf, d.interrupted(PhaseSearch, res.Explored, cfg.MaxRuns)
+	}
+	return sf, nil
+}
+
+// searchPredicate is phase 2's test of an execution.
+func searchPredicate(pf *ProfileFile) func(*timedsim.Result) bool {
+	threshold := time.Duration(pf.Threshold)
+	return func(r *timedsim.Result) bool { return r.ExecTime > threshold || Finding(r) != "" }
+}
+
+// isAnomalous is searchPredicate on an execution's line.
+func isAnomalous(pf *ProfileFile, l CountsLine) bool {
+	return l.ExecTimeNS > pf.Threshold || l.Finding != ""
+}
+
+// triage classes the anomalies among the explored executions (in index
+// order), fills sf's anomaly fields and writes the path files of the
+// classes' representatives.
+func triage(d *Dir, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine) error {
+	in := make([]anomaly.Execution, len(execs))
+	byIndex := make(map[int]CountsLine)
+	for i, l := range execs {
+		in[i] = anomaly.Execution{Index: l.Index, ExecTime: time.Duration(l.ExecTimeNS), Steps: l.Steps, Anomalous: isAnomalous(pf, l),
+			Finding: findingBucket(l.Finding), Window: l.Window}
+		if in[i].Anomalous {
+			byIndex[l.Index] = l
+			sf.Anomalies++
+			if sf.FirstIndex < 0 {
+				sf.FirstIndex = l.Index
+			}
+		}
+	}
+	for _, c := range anomaly.Triage(in, anomaly.TriageConfig{Median: time.Duration(pf.MedianNS)}) {
+		l := byIndex[c.Representative]
+		rep := Anomaly{Index: l.Index, Seed: l.Seed, ExecTimeNS: l.ExecTimeNS, Steps: l.Steps, Outcome: l.Outcome, Finding: l.Finding, Class: c.Rank}
+		if c.Rank <= MaxClassPaths {
+			rep.Path = ClassPath(c.Rank)
+			if err := writeAnomalyPath(d, t, sf.Seed, &rep, sf.ThresholdNS); err != nil {
+				return err
+			}
+		}
+		sf.Classes = append(sf.Classes, Class{Rank: c.Rank, Executions: len(c.Members), Members: c.Members, Finding: c.Finding,
+			MinNS: int64(c.Min), MedianNS: int64(c.Median), MaxNS: int64(c.Max), Slowdown: c.Slowdown, ExcessNS: int64(c.Excess),
+			Signature: c.Signature, Representative: rep})
+	}
+	if len(sf.Classes) > 0 {
+		an := sf.Classes[0].Representative
+		sf.Anomaly = &an
+	}
+	return nil
+}
+
+// findingBucket is the class key of a finding: its text without the
+// numbers (step, node, index) that differ between executions of one
+// problem.
+func findingBucket(f string) string {
+	if f == "" {
+		return ""
+	}
+	b := make([]byte, 0, len(f))
+	digits := false
+	for i := 0; i < len(f); i++ {
+		if f[i] >= '0' && f[i] <= '9' {
+			if !digits {
+				b = append(b, '#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b = append(b, f[i])
+	}
+	return string(b)
+}
+
+// writeAnomalyPath writes the path file of an anomaly of the search with
+// phase seed seed.
+func writeAnomalyPath(d *Dir, t *Target, seed uint64, an *Anomaly, thresholdNS int64) error {
+	note := fmt.Sprintf("anomaly: search seed=%d execution %d (class %d), %s > threshold %s", seed, an.Index, an.Class,
+		timedsim.FormatTime(time.Duration(an.ExecTimeNS)), timedsim.FormatTime(time.Duration(thresholdNS)))
+	if an.Finding != "" {
+		note = fmt.Sprintf("finding: search seed=%d execution %d (class %d), %s", seed, an.Index, an.Class, an.Finding)
+	}
+	return writePath(d.File(an.Path), t, timedsim.SeedPath(an.Seed), note)
+}
+
+// LoadSearch reads DIR/search.json, which must belong to pf's
+// configuration.
+func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
+	defer wrapErr(&err)
+	return d.loadSearch(pf)
+}
+
+func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
+	path := d.File(FileSearch)
+	var sf SearchFile
+	if err := readJSONFile(path, &sf); err != nil {
+		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+	}
+	if err := checkFormat(path, sf.Format, sf.Version, "macepc-search"); err != nil {
+		return nil, err
+	}
+	if sf.ConfigHash != pf.ConfigHash {
+		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s): run the search again", path, sf.ConfigHash, pf.ConfigHash)
+	}
+	return &sf, nil
+}

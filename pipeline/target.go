@@ -1,0 +1,174 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Target is one configuration of a system under test: the system, its
+// variant and scenario (node count and parameters included) and the
+// simulator options, whose EDD gives the event durations. Hash is their
+// timedsim.ConfigHash, which every results file records.
+type Target struct {
+	System   timedsim.System
+	Variant  string
+	Scenario *timedsim.Scenario
+	Options  timedsim.Options
+	Hash     string
+}
+
+// NewTarget is the target of a scenario of sys's variant (resolved: not
+// "") with the options opts.
+func NewTarget(sys timedsim.System, variant string, sc *timedsim.Scenario, opts timedsim.Options) *Target {
+	return &Target{System: sys, Variant: variant, Scenario: sc, Options: opts, Hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}
+}
+
+// ResolveTarget builds sys's scenario for variant ("": the system's
+// default), nodes (0: the default) and params, with the options opts
+// (opts.EDD nil: the seed distributions, uniform 1–10 ms).
+func ResolveTarget(sys timedsim.System, variant string, nodes int, params timedsim.Params, opts timedsim.Options) (t *Target, err error) {
+	defer wrapErr(&err)
+	variant = sys.ResolveVariant(variant)
+	sc, err := sys.ScenarioParams(variant, nodes, params)
+	if err != nil {
+		return nil, err
+	}
+	if opts.EDD == nil {
+		opts.EDD = edd.NewSet(edd.DefaultSeed())
+	}
+	return NewTarget(sys, variant, sc, opts), nil
+}
+
+// TargetFromPathFile rebuilds the configuration a path file was made with
+// from the systems, refusing a stale file (the system's code or defaults
+// changed since).
+func TargetFromPathFile(systems timedsim.Registry, pf *timedsim.PathFile) (t *Target, err error) {
+	defer wrapErr(&err)
+	return fromPathFile(systems, pf)
+}
+
+func fromPathFile(systems timedsim.Registry, pf *timedsim.PathFile) (*Target, error) {
+	sys, err := systems.Lookup(pf.System)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sys.ScenarioParams(pf.Variant, pf.Nodes, pf.Params)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := pf.Options()
+	if err != nil {
+		return nil, err
+	}
+	if err := pf.Check(sc, opts); err != nil {
+		return nil, err
+	}
+	return &Target{System: sys, Variant: pf.Variant, Scenario: sc, Options: opts, Hash: pf.ConfigHash}, nil
+}
+
+// withEDD is t with other event durations.
+func (t *Target) withEDD(set *edd.Set) *Target {
+	c := *t
+	c.Options.EDD = set
+	c.Hash = timedsim.ConfigHash(c.System.Name, c.Variant, c.Scenario, c.Options)
+	return &c
+}
+
+// pathFile is the path file of path p of t.
+func (t *Target) pathFile(p timedsim.Path, note string) (*timedsim.PathFile, error) {
+	return timedsim.NewPathFile(t.System.Name, t.Variant, t.Scenario, t.Options, p, note)
+}
+
+// WritePathFile writes the path file of path p of t, with a note saying
+// what it is, atomically to path.
+func WritePathFile(path string, t *Target, p timedsim.Path, note string) (err error) {
+	defer wrapErr(&err)
+	return writePath(path, t, p, note)
+}
+
+func writePath(path string, t *Target, p timedsim.Path, note string) error {
+	pf, err := t.pathFile(p, note)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return timedsim.WritePathFile(w, pf) })
+}
+
+// ReadPathFile reads a path file.
+func ReadPathFile(name string) (pf *timedsim.PathFile, err error) {
+	defer wrapErr(&err)
+	return readPathFile(name)
+}
+
+func readPathFile(name string) (*timedsim.PathFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("--path: %w", err)
+	}
+	defer f.Close()
+	pf, err := timedsim.ReadPathFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return pf, nil
+}
+
+// ApplyScale applies what-if factors, "label=factor" specs (edd.ParseScale),
+// to set.
+func ApplyScale(set *edd.Set, specs []string) (err error) {
+	defer wrapErr(&err)
+	return applyScale(set, specs)
+}
+
+func applyScale(set *edd.Set, specs []string) error {
+	for _, spec := range specs {
+		label, factor, err := edd.ParseScale(spec)
+		if err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
+		if err := set.Scale(label, factor); err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeEDD writes an EDD set atomically.
+func writeEDD(path string, set *edd.Set) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return edd.Write(w, set) })
+}
+
+// Finding describes what is wrong with an execution beyond being slow: a
+// panic in the protocol's code or a violated safety property ("" if
+// nothing).
+func Finding(r *timedsim.Result) string {
+	switch r.Outcome {
+	case timedsim.Panicked:
+		p := r.Panic
+		if p.Where == "handler" {
+			return fmt.Sprintf("handler panicked at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
+		}
+		return fmt.Sprintf("%s panicked at step %d: %s", p.Where, p.Step, p.Value)
+	case timedsim.SafetyViolated:
+		return fmt.Sprintf("safety property %q violated at step %d", r.Violation, r.Steps)
+	}
+	return ""
+}
+
+// pathScenario rebuilds the scenario a path file names.
+func pathScenario(systems timedsim.Registry, system, variant string, nodes int, params timedsim.Params) (timedsim.System, *timedsim.Scenario, error) {
+	sys, err := systems.Lookup(system)
+	if err != nil {
+		return sys, nil, fmt.Errorf("path file: %w", err)
+	}
+	sc, err := sys.ScenarioParams(variant, nodes, params)
+	if err != nil {
+		return sys, nil, fmt.Errorf("path file: %w", err)
+	}
+	return sys, sc, nil
+}

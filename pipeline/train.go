@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Env is what the phases share: the results directory they write, the
+// systems that the directory's files may name, the number of workers and
+// who follows the executions.
+type Env struct {
+	// Dir is the results directory (OpenDir).
+	Dir *Dir
+	// Systems resolve the system a results file names: the phases after
+	// the profile rebuild their configuration from profile.json's
+	// template path file. Run adds its Target's system.
+	Systems timedsim.Registry
+	// Jobs is the number of worker goroutines (0: GOMAXPROCS). Results do
+	// not depend on it.
+	Jobs int
+	// Progress, if not nil, follows each phase's executions.
+	Progress Progress
+}
+
+func (e *Env) check() error {
+	switch {
+	case e.Dir == nil:
+		return errors.New("no results directory (Env.Dir)")
+	case e.Jobs < 0:
+		return fmt.Errorf("--jobs must be positive, got %d", e.Jobs)
+	}
+	return nil
+}
+
+// explorer runs t's executions with e's workers.
+func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
+	return &timedsim.Explorer{Scenario: t.Scenario, Options: opts, Jobs: e.Jobs}
+}
+
+// ---- phase 1a: EDD training ----
+
+// TrainFile is DIR/train.json: how edd.json was trained.
+type TrainFile struct {
+	Header
+	// Options are the simulator options training ran with; profile takes
+	// them, with the system, variant, nodes and seed, from here.
+	Options    TrainOptions `json:"options"`
+	PhaseSeed  uint64       `json:"phase_seed"`
+	Runs       int          `json:"runs"`
+	Note       string       `json:"note"`
+	Labels     []TrainLabel `json:"labels"`
+	SeedLabels []string     `json:"seed_labels"` // labels seen but with no sample (none today: every executed handler is measured)
+}
+
+// TrainOptions are the simulator options of a training.
+type TrainOptions struct {
+	Semantics   string `json:"semantics"`
+	ExecTime    string `json:"exec_time"`
+	MaxSteps    int    `json:"max_steps"`
+	CheckSafety bool   `json:"check_safety"`
+}
+
+// TrainLabel is one trained label: its number of samples and their
+// median, 99th percentile and maximum.
+type TrainLabel struct {
+	Label    string `json:"label"`
+	Samples  int    `json:"samples"`
+	MedianNS int64  `json:"median_ns"`
+	P99NS    int64  `json:"p99_ns"`
+	MaxNS    int64  `json:"max_ns"`
+}
+
+// TrainConfig configures phase 1a.
+type TrainConfig struct {
+	Env
+	// Target is the configuration to train; its EDD is not used: training
+	// measures the handlers under the seed distributions.
+	Target *Target
+	// Seed is the run's seed; execution i of the training is
+	// SeedPath(ExecutionSeed(PhaseSeed(Seed, PhaseTrain), i)).
+	Seed uint64
+	// Runs is the number of executions whose real handler times train the
+	// EDD.
+	Runs int
+}
+
+// Train runs phase 1a: the explorer with the seed EDDs, measuring each
+// handler's real time, and trains edd.json from the samples. It starts a
+// new results directory: every file of an earlier run in it is removed
+// first. It returns train.json and the trained set (as written to
+// edd.json).
+//
+// Real handler times differ from one training to the next: the trained
+// set is the one input of the pipeline that is not a function of the
+// seed. Pass the written edd.json to later runs to repeat them exactly.
+func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, err error) {
+	defer wrapErr(&err)
+	if err := cfg.check(); err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Dir.clearAfter(""); err != nil {
+		return nil, nil, err
+	}
+	return train(ctx, cfg)
+}
+
+func (c *TrainConfig) check() error {
+	if err := c.Env.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.Target == nil:
+		return errors.New("no target to train (TrainConfig.Target)")
+	case c.Runs < 1:
+		return fmt.Errorf("--train-runs must be at least 1, got %d", c.Runs)
+	}
+	return nil
+}
+
+func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
+	t, d := cfg.Target, cfg.Dir
+	opts := t.Options
+	opts.EDD = edd.NewSet(edd.DefaultSeed())
+	opts.MeasureRealTime = true
+	ps := PhaseSeed(cfg.Seed, PhaseTrain)
+	ex := cfg.explorer(t, opts)
+	samples := map[string][]time.Duration{}
+	prog := start(cfg.Progress, PhaseTrain, cfg.Runs)
+	_, done, err := ex.Run(ctx, timedsim.Work{N: cfg.Runs, Path: timedsim.Seeded(ps), Each: func(i int, r *timedsim.Result) bool {
+		for l, xs := range r.RealTimes {
+			samples[l] = append(samples[l], xs...)
+		}
+		prog.Add(1, "")
+		return true
+	}})
+	prog.Done()
+	if err != nil || done < cfg.Runs {
+		return nil, nil, d.interrupted(PhaseTrain, done, cfg.Runs)
+	}
+	set, err := edd.Train(samples, edd.DefaultSeed(), 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	tf := &TrainFile{Header: newHeader("macepc-train", t.System.Name, t.Variant, t.Scenario.Nodes, cfg.Seed), PhaseSeed: ps, Runs: cfg.Runs, SeedLabels: []string{},
+		Options: TrainOptions{Semantics: t.Options.Semantics.String(), ExecTime: t.Options.ExecTime.String(), MaxSteps: t.Options.MaxSteps, CheckSafety: t.Options.CheckSafety},
+		Note:    "edd.json holds measured real handler times: training again gives slightly different distributions; pass --edd " + FileEDD + " to reuse these"}
+	for _, l := range set.Labels() {
+		dist, _, _ := set.Lookup(l)
+		e := dist.(*edd.Empirical)
+		tf.Labels = append(tf.Labels, TrainLabel{Label: l, Samples: e.N(), MedianNS: int64(e.Quantile(0.5)), P99NS: int64(e.Quantile(0.99)), MaxNS: int64(e.Quantile(1))})
+	}
+	if err := writeEDD(d.File(FileEDD), set); err != nil {
+		return nil, nil, err
+	}
+	if err := d.writeJSON(FileTrain, tf); err != nil {
+		return nil, nil, err
+	}
+	return tf, set, nil
+}
+
+// LoadTraining reads DIR/train.json: the configuration that edd.json was
+// trained with, which a profile of this directory must use. A directory
+// without train.json gives (nil, nil).
+func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
+	defer wrapErr(&err)
+	path := d.File(FileTrain)
+	if !fileExists(path) {
+		return nil, nil
+	}
+	tf = &TrainFile{}
+	if err := readJSONFile(path, tf); err != nil {
+		return nil, err
+	}
+	if err := checkFormat(path, tf.Format, tf.Version, "macepc-train"); err != nil {
+		return nil, err
+	}
+	return tf, nil
+}
