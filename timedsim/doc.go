@@ -23,8 +23,9 @@
 //	res := sim.Run(timedsim.SeedPath(1))
 //	fmt.Println(res.Outcome, res.ExecTime, res.Steps)
 //
-// A System bundles a protocol's variants and scenario builder for the CLI
-// (package cli).
+// A System bundles a protocol's variants, parameters and scenario builder
+// for the pipeline library (package pipeline) and the command line on top
+// of it (package cli).
 //
 // # Parameters
 //
