@@ -58,6 +58,10 @@ const (
 	// NoteDeferred: a Join at a joining node that knows no root (its
 	// parent failed), held until it has rejoined (fixed variant).
 	NoteDeferred = "deferred: root unknown"
+	// NoteTieBreak: a Join from a more fit node at a joining node that
+	// knows no root, which makes the joiner a root and joins under it
+	// (fixed variant).
+	NoteTieBreak = "root unknown: joiner made root"
 	// NoteDuplicate: a second acceptance by the node's own parent.
 	NoteDuplicate = "ignored: duplicate acceptance"
 	// NoteNotChild: a Remove from a node that is not a child.
@@ -65,7 +69,8 @@ const (
 	// NoteNotJoined: a NewRoot, Probe, ProbeReply or RootJoin at a node
 	// that is not joined.
 	NoteNotJoined = "ignored: not joined"
-	// NoteNotParent: a NewRoot from a node that is not the parent.
+	// NoteNotParent: a Dropped from a node that is not the parent (of a
+	// joined node).
 	NoteNotParent = "ignored: not from parent"
 	// NoteRootUnknown: a ProbeReply that a root to compare is missing on
 	// one side.
@@ -205,6 +210,17 @@ type Remove struct{}
 // Size is the wire size in bytes.
 func (Remove) Size() int { return headerSize }
 
+// Dropped tells the receiver that the sender does not list it as a child:
+// the answer to a ParentCheck from a node that is not a child, and what a
+// parent sends a child it dropped because their connection broke (a reset
+// child may have rejoined under the same parent before that parent learned
+// of the break). A receiver that still names the sender as its parent
+// rejoins.
+type Dropped struct{}
+
+// Size is the wire size in bytes.
+func (Dropped) Size() int { return headerSize }
+
 // NewRoot tells a child the root of its parent's tree.
 type NewRoot struct {
 	Root NodeID
@@ -212,6 +228,14 @@ type NewRoot struct {
 
 // Size is the wire size in bytes.
 func (NewRoot) Size() int { return headerSize + addrSize }
+
+// ParentCheck asks the receiver, the sender's parent, whether it lists the
+// sender as a child (the recovery protocol's check of the tree links); a
+// receiver that does not answers Dropped.
+type ParentCheck struct{}
+
+// Size is the wire size in bytes.
+func (ParentCheck) Size() int { return headerSize }
 
 // Probe is the recovery protocol's question to a peer: which root is your
 // tree's? Root is the prober's root.
@@ -465,6 +489,16 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 			ctx.Logf("Remove from %v, not a child", from)
 			ctx.Note(NoteNotChild)
 		}
+	case Dropped:
+		if n.state == Joined && n.parent == from && from != n.self {
+			n.parentLost(ctx)
+		} else {
+			ctx.Note(NoteNotParent)
+		}
+	case ParentCheck:
+		if !n.HasChild(from) {
+			ctx.Send(from, Dropped{})
+		}
 	case NewRoot:
 		n.deliverNewRoot(ctx, from, m)
 	case Probe:
@@ -503,9 +537,21 @@ func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
 		// (or leads to) the root; let it handle the joiner. A node that
 		// lost its parent knows no root: it handles the Join once it has
 		// rejoined, rather than make the joiner wait for its join timer.
-		if n.root != None && n.root != n.self {
+		// Unless the joiner is more fit: then no tree may be left to
+		// rejoin (the root itself failed, and every node is joining and
+		// holding the others' Joins), and the node does what a root does
+		// with a more fit joiner: it makes the joiner a root and joins
+		// under it. The lowest joining node is thereby never held, so
+		// holding cannot deadlock, and the node's root pointer still names
+		// a lower ID.
+		switch {
+		case n.root != None && n.root != n.self:
 			ctx.Send(n.root, m)
-		} else {
+		case who < n.self && !n.HasChild(who):
+			ctx.Note(NoteTieBreak)
+			ctx.Send(who, JoinReply{Kind: ForceRoot, Root: who})
+			n.joinUnder(ctx, who)
+		default:
 			ctx.Note(NoteDeferred)
 			if !slices.Contains(n.deferred, m) {
 				n.deferred = append(n.deferred, m)
@@ -598,13 +644,17 @@ func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) 
 
 func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
 	// Only our parent tells us our root (MaceMC's RT4): a node that
-	// accepted us but whose JoinReply we rejected must not.
+	// accepted us but whose JoinReply we rejected must not. It still
+	// lists us as its child, which a joined node tells it (Remove), as it
+	// tells a parent that a broken connection made it leave. A node that
+	// is not joined cannot tell: the sender's JoinReply may be on its way
+	// behind this message, and the sender asks again next round.
 	switch {
 	case n.state != Joined:
 		ctx.Note(NoteNotJoined)
 		return
 	case from != n.parent || n.parent == n.self:
-		ctx.Note(NoteNotParent)
+		ctx.Send(from, Remove{})
 		return
 	case m.Root == n.root:
 		return
@@ -650,6 +700,16 @@ func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
 	ctx.Logf("RootJoin under %v ignored", m.Target)
 }
 
+// parentLost sends a joined node whose parent failed or dropped it back to
+// its peer set to rejoin, with its subtree. It forgets the root too: it was
+// reached through the parent (MaceMC's RT16).
+func (n *Node) parentLost(ctx timedsim.Context) {
+	n.state = Joining
+	n.parent = None
+	n.root = None
+	n.joinNextPeer(ctx)
+}
+
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
@@ -670,9 +730,28 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 		ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
 		if n.state == Joined {
 			n.probe(ctx)
+			n.checkKids(ctx)
 		}
 	default:
 		panic(fmt.Sprintf("randtree: unknown timer %q", name))
+	}
+}
+
+// checkKids is the recovery protocol's check of the tree links
+// (MaceMC's kids-match): the node asks its parent whether it is its child
+// (ParentCheck; a parent that does not list it answers Dropped, and it
+// rejoins), and tells each child its root (NewRoot; a child that does not
+// name it as its parent answers Remove, and it drops the child). A reset
+// can leave links that no single message repairs: a broken-connection
+// upcall about a node's former incarnation can arrive after the new one
+// has rejoined, and messages of a join before the reset can arrive after
+// the Remove of the join after it.
+func (n *Node) checkKids(ctx timedsim.Context) {
+	if n.parent != n.self && n.parent != None {
+		ctx.Send(n.parent, ParentCheck{})
+	}
+	for _, c := range n.children {
+		ctx.Send(c, NewRoot{Root: n.root})
 	}
 }
 
@@ -708,16 +787,27 @@ func (n *Node) probe(ctx timedsim.Context) {
 func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 	peer := err.Peer
 	if err.Err == timedsim.ErrConnectionBroken {
-		n.removeChild(peer)
+		if n.removeChild(peer) {
+			// The upcall may be about a connection of the child's former
+			// incarnation, and the child may have rejoined under us since:
+			// tell it, or it keeps us as its parent for good.
+			ctx.Send(peer, Dropped{})
+		}
 		switch {
 		case n.state == Joined && n.parent == peer && peer != n.self:
-			// Forget the root too: it was reached through the parent
-			// (MaceMC's RT16).
-			n.state = Joining
-			n.parent = None
-			n.root = None
-			n.joinNextPeer(ctx)
+			// Likewise the upcall may be about the parent's former
+			// incarnation, under which we have rejoined since: tell it we
+			// are not its child, or it keeps us as one for good.
+			ctx.Send(peer, Remove{})
+			n.parentLost(ctx)
 		case n.state == Joining && n.target >= 0 && n.peers[n.target] == peer:
+			if n.root == peer {
+				// The more fit node we were joining under failed: we know
+				// no root any more (as RT16 forgets the root with the
+				// parent), or we would forward every Join to a node that
+				// has lost its tree.
+				n.root = None
+			}
 			n.joinNextPeer(ctx)
 		}
 		return

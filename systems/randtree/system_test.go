@@ -500,3 +500,51 @@ func TestNewSpanningTreeMatchesSpanningTree(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemRootReset (issue 17 item 1): after the tree has formed, the
+// root (n0) resets and rejoins through the bootstrap. Its children lose
+// their parent and rejoin too, knowing no root, and so does every node
+// that was waiting for them. The fixed variant used to defer every Join
+// at such a node, so with the root gone every node was joining and
+// deferring the others' Joins: no execution finished. A rootless joining
+// node now makes a more fit joiner the root and joins under it, and the
+// tree is whole again within a second; the buggy variant must finish too
+// (its split trees wait for the recovery protocol).
+func TestSystemRootReset(t *testing.T) {
+	const at = 2 * time.Second
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		for _, nodes := range []int{3, 32} {
+			t.Run(fmt.Sprintf("%s/%d", v, nodes), func(t *testing.T) {
+				sc, err := Build(v, nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				drive := sc.Driver
+				sc.Driver = func(d *timedsim.Driver) {
+					drive(d)
+					d.Reset(at, 0)
+					d.App(at+time.Millisecond, 0, AppJoin, []NodeID{1})
+				}
+				sc.Stop = func(w timedsim.World) bool { return w.Now() > at && SpanningTree(w) }
+				sc.NewStop = nil
+				slow, broken := 0, 0
+				for i, r := range explore(t, sc, 50, 3) {
+					if !r.Finished {
+						t.Fatalf("execution %d (%v): %v at %v", i, r.Path, r.Outcome, r.EndTime)
+					}
+					if r.ExecTime > at+time.Second {
+						slow++
+						if v == VariantFixed {
+							t.Errorf("execution %d (%v): repaired only at %v", i, r.Path, r.ExecTime)
+						}
+					}
+					broken += r.Counts["error broken"]
+				}
+				t.Logf("%s, %d nodes: %d/50 executions took more than a second to repair", v, nodes, slow)
+				if broken == 0 {
+					t.Errorf("no broken-connection upcall: the root reset nothing")
+				}
+			})
+		}
+	}
+}
