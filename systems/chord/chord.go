@@ -175,6 +175,12 @@ type Config struct {
 	// Successors is the successor list's length (0 means
 	// DefaultSuccessors).
 	Successors int
+	// SelfLoop is MaceMC's Chord bug (MaceMC paper §5, "Chord"; the
+	// "self-loop" variant): a Notify updates the predecessor but does not
+	// enter the notifier into the routing state, so a one-node ring that
+	// is notified keeps itself as its successor: a self-loop with a
+	// predecessor, which stabilize never corrects.
+	SelfLoop bool
 	// NoRecovery never arms the recovery timer: the buggy variant's
 	// second ring then never meets the first, a liveness violation (the
 	// "no-recovery" variant, for the liveness mode).
@@ -714,7 +720,11 @@ func (n *Node) deliverNotify(ctx timedsim.Context, from NodeID) {
 	// Every node we learn of is routing state (the revised Chord protocol;
 	// MaceMC's Chord bug was a one-node ring that took a predecessor but
 	// kept itself as its successor).
-	n.learn(from)
+	if n.cfg.SelfLoop {
+		ctx.Logf("predecessor %v not entered into the routing state (self-loop bug)", from)
+	} else {
+		n.learn(from)
+	}
 	if old != None && old != n.self && old != from {
 		if n.cfg.SilentPred {
 			// The bug: the old predecessor is dropped silently and keeps

@@ -72,6 +72,20 @@ func TestIntervals(t *testing.T) {
 	}
 }
 
+// TestSelfLoop is MaceMC's Chord bug switched back on (Config.SelfLoop):
+// the first Notify gives the one-node ring a predecessor but no
+// successor, and no stabilize round gives it one.
+func TestSelfLoop(t *testing.T) {
+	h := newHarness(t, 2, Config{SelfLoop: true})
+	h.join(0, 0)
+	h.join(1, 0)
+	h.run()
+	h.stabilize(5)
+	if n := h.nodes[0]; n.Pred() != 1 || n.Succ() != 0 || AllNodes(h) {
+		t.Fatalf("want a self-loop with a predecessor:%s", h.describe())
+	}
+}
+
 // TestOneNodeRing is MaceMC's Chord bug as a test: a one-node ring is its
 // own predecessor and successor, and the first Notify gives it a
 // successor as well as a predecessor.

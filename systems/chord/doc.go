@@ -170,6 +170,20 @@
 //
 //	macepc run --liveness --system chord --variant no-recovery --seed 1 --out lv
 //
+// The variant "self-loop" is MaceMC's Chord bug switched back on in the
+// fixed protocol (Config.SelfLoop): a Notify sets the predecessor but
+// does not enter the notifier into the routing state, so the bootstrap's
+// first Notify leaves it a one-node ring with a predecessor — a self-loop
+// that its predecessor's stabilize finds nothing wrong with. It has no
+// recovery timer (Config.NoRecovery): our recovery, a fail safe for
+// partitions, would repair it within 60 s (the node that answers a
+// recovery lookup learns the looked-up node), which MaceMC's Chord did not.
+// The liveness mode reports it as MaceMC did: all-nodes violated on the
+// first path it walks, and no critical transition (C2), every execution
+// being dead from the start (TestLiveness, TestSelfLoop):
+//
+//	macepc run --liveness --system chord --variant self-loop --seed 1 --out lv
+//
 // # Usage
 //
 //	sc, err := chord.System().Scenario("buggy", 32)

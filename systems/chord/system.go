@@ -31,6 +31,13 @@ const (
 	// liveness violation of all-nodes whose critical transition the
 	// liveness mode finds (the joining node's delivery of a Join).
 	VariantNoRecovery = "no-recovery"
+	// VariantSelfLoop is the fixed protocol with MaceMC's Chord bug
+	// (Config.SelfLoop): a notified one-node ring keeps itself as its
+	// successor. It has no recovery timer (Config.NoRecovery): our 60 s
+	// recovery, a fail safe for partitions, would repair the self-loop
+	// (the answering node learns the looked-up node), which MaceMC's Chord
+	// did not.
+	VariantSelfLoop = "self-loop"
 )
 
 // Property names of the bundled scenario.
@@ -72,6 +79,7 @@ func System() timedsim.System {
 			{Name: VariantFixed, Doc: "the old predecessor and a farther notifier are told at once; a joining node holds the Joins it receives until it has joined"},
 			{Name: VariantJoinRace, Doc: "a joining node answers a Join as a one-node ring: a second ring that only the 60 s recovery merges (ours, RandTree-style)"},
 			{Name: VariantNoRecovery, Doc: "join-race without the recovery timer: the second ring never merges (a liveness bug)"},
+			{Name: VariantSelfLoop, Doc: "fixed without the recovery timer, with MaceMC's Chord bug: a Notify sets the predecessor but not the successor, so a notified one-node ring stays a self-loop"},
 		},
 		DefaultVariant: VariantBuggy,
 		DefaultNodes:   32,
@@ -91,6 +99,8 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 		w.Config.JoinRace = true
 	case VariantNoRecovery:
 		w.Config.JoinRace, w.Config.NoRecovery = true, true
+	case VariantSelfLoop:
+		w.Config.SelfLoop, w.Config.NoRecovery = true, true
 	default:
 		return nil, fmt.Errorf("chord: unknown variant %q (variants: %s)", variant, strings.Join(System().VariantNames(), ", "))
 	}

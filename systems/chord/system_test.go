@@ -111,7 +111,7 @@ func TestSystem(t *testing.T) {
 	if s.Name != "chord" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery}) {
+	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery, VariantSelfLoop}) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -124,14 +124,16 @@ func TestSystem(t *testing.T) {
 				t.Fatalf("%s/%d: scenario %+v", v, n, sc)
 			}
 			cfg := sc.New(0).(*Node).cfg
-			if cfg.SilentPred != (v == VariantBuggy) || cfg.JoinRace != (v == VariantJoinRace || v == VariantNoRecovery) || cfg.NoRecovery != (v == VariantNoRecovery) {
+			if cfg.SilentPred != (v == VariantBuggy) || cfg.JoinRace != (v == VariantJoinRace || v == VariantNoRecovery) ||
+				cfg.NoRecovery != (v == VariantNoRecovery || v == VariantSelfLoop) || cfg.SelfLoop != (v == VariantSelfLoop) {
 				t.Fatalf("%s: node config %+v", v, cfg)
 			}
 			sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := sim.Run(timedsim.SeedPath(1)); !r.Finished {
+			// The self-loop never forms a ring of two or more nodes.
+			if r := sim.Run(timedsim.SeedPath(1)); r.Finished != (v != VariantSelfLoop || n == 1) {
 				t.Fatalf("%s/%d: %v", v, n, r.Outcome)
 			}
 		}
@@ -325,11 +327,23 @@ func ExampleSystem() {
 // losses by stabilize, so none of them nor the fixed variant has a
 // violation; without recovery the race is a dead state, and the critical
 // transition is the joining node's delivery of a Join.
+//
+// The self-loop variant is MaceMC's Chord bug, and the search reports it
+// as MaceMC's did (MaceMC paper §5): a violation of all-nodes on the first
+// path walked, and no critical transition, class C2, since every execution is
+// dead from the start (the bootstrap's first Notify makes it a self-loop
+// with a predecessor, and nothing ever gives it a successor).
 func TestLiveness(t *testing.T) {
-	for _, v := range []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery} {
+	for _, v := range []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery, VariantSelfLoop} {
 		var o, e bytes.Buffer
 		args := []string{"run", "--liveness", "--system", "chord", "--variant", v, "--nodes", "3", "--seed", "1", "--out", t.TempDir()}
 		st := cli.Run(context.Background(), args, &o, &e, System())
+		if v == VariantSelfLoop {
+			if st != 1 || !strings.Contains(o.String(), "VIOLATION (liveness): all-nodes") || !strings.Contains(o.String(), " 1 random walks,") || !strings.Contains(o.String(), "no critical transition (C2)") {
+				t.Fatalf("%s: exit %d, want all-nodes violated in the first path, C2:\n%s%s", v, st, o.String(), e.String())
+			}
+			continue
+		}
 		if v != VariantNoRecovery {
 			if st != 0 || !strings.Contains(o.String(), "no violation") {
 				t.Fatalf("%s: exit %d:\n%s%s", v, st, o.String(), e.String())

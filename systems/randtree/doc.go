@@ -58,7 +58,8 @@
 // RecoveryTimerArmed); a node in init ignores Probe and Join (RT11); a root
 // that joins under another node adds it to its peer set (RT1); NewRoot is
 // only taken from the parent (RT4); Remove is handled in every state
-// (RT10); a node whose parent fails forgets its root (RT16).
+// (RT10); a node whose parent fails forgets its root (RT16). Each can be
+// switched back on (Config.MaceMC, the variants below).
 //
 // # The bug (MacePC Figure 1)
 //
@@ -172,10 +173,44 @@
 // or the child left its new parent, and neither told the other. Told now
 // (Dropped, Remove), that still left stale messages of a join before the
 // reset arriving after the Remove of the join after it; what repairs any
-// one-sided link is the recovery round's check of the links above. The
-// search with one reset now finds no violation in the fixed and buggy
-// variants (3 nodes, depth 10; TestLivenessFaults), nor from a whole
-// tree in which the root may reset at any step (TestLivenessRootReset).
+// one-sided link is the recovery round's check of the links above. With
+// every node's peer set holding all nodes (Workload.AllPeers) it found one
+// more: a stale Join of a node that had reset made the root step down for
+// it, the new incarnation rejected the ForceRoot with Remove, and the root
+// kept it as its root and forwarded every Join to it; a joining node now
+// forgets a root that sends it Remove. The search with one reset now finds
+// no violation in the fixed and buggy variants (3 nodes, depth 10;
+// TestLivenessFaults), nor with full peer sets (TestLivenessFullPeerSets),
+// nor from a whole tree in which the root may reset at any step
+// (TestLivenessRootReset).
+//
+// # MaceMC's bugs as variants
+//
+// The variants "rt1", "rt2", "rt4", "rt10", "rt11", "rt14" and "rt16" are
+// the fixed protocol with one of MaceMC's RandTree bugs switched back on
+// (Config.MaceMC; each field's doc says what the bug does here), and the
+// liveness mode finds each on 3 nodes with seed 1 (TestMaceMCBugs; the
+// critical transitions beside MaceMC's descriptions are in
+// bench/PAPER.md):
+//
+//	macepc run --liveness --system randtree --variant rt10 --seed 1 --out lv
+//	macepc run --liveness --system randtree --variant rt1 --faults 1 --seed 1 --out lv
+//
+// rt2 (no root ever reports itself as its parent) and rt10 need no fault;
+// rt1, rt4, rt11, rt14 and rt16 need one reset (--faults 1): with the
+// bundled peer sets ({bootstrap}) nothing but a reset puts a node back in
+// init after others know it, makes a join fail or takes a parent away.
+// rt10 also turns off the check of a node's children that issue 17 added
+// (Config.MaceMC.NoChildCheck), which would repair its stale child within
+// a recovery round; rt14 gives every node the peer set of all nodes
+// (Workload.AllPeers): a RootJoin that reaches a node in init must be sent
+// after that node reset, on a ProbeReply from another node, and with the
+// bundled peer sets every ProbeReply that names a root comes from that
+// root, whose reset loses it.
+//
+// MaceMC's model resets differ from ours in one respect that matters
+// here: Mace's handler for RT1 looped for ever (a divergence); ours gives
+// up and leaves the node joining, a liveness violation.
 //
 // # Usage
 //

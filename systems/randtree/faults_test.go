@@ -131,3 +131,23 @@ func TestRecoveryChecksKids(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleForceRoot: a stale Join of n0 (its former incarnation's,
+// forwarded by n2) reaches the root n1 after n0 reset: n1 makes n0 a root
+// and joins under it, but n0, in Init, rejects the ForceRoot (Remove). n1
+// must then forget n0 as its root, or it sends every Join to n0, which
+// holds n1's and drops its own, and no tree forms again.
+func TestStaleForceRoot(t *testing.T) {
+	h := newHarness(t, 3, Config{Fixed: true})
+	h.join(1, 1)
+	h.nodes[1].Deliver(h.ctx(1), 2, Join{Who: 0})
+	h.run() // n0, in Init, answers the ForceRoot with Remove and ignores the Join
+	if n := h.nodes[1]; n.State() != Joining || n.Root() != None {
+		t.Fatalf("n1 should be joining, knowing no root: %v", n)
+	}
+	h.join(0, 1)
+	h.run()
+	h.join(2, 1)
+	h.run()
+	checkTree(t, h, 0, DefaultMaxChildren)
+}

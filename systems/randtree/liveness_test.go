@@ -68,3 +68,115 @@ func TestLivenessRootReset(t *testing.T) {
 		t.Fatalf("ended %s, %+v, violation %+v", rep.End, rep.Stats, rep.Violation)
 	}
 }
+
+// TestLivenessFullPeerSets: the fixed protocol with every node's peer set
+// holding all nodes (Workload.AllPeers, the rt14 variant's workload) and
+// one reset has no violation either. It had one: a root that stepped down
+// for a stale Join of a node that had reset, whose new incarnation
+// rejected the ForceRoot (Remove), kept that node as its root and sent it
+// every Join, its own included.
+func TestLivenessFullPeerSets(t *testing.T) {
+	w := randtree.DefaultWorkload(3)
+	w.Config.Fixed, w.AllPeers = true, true
+	sc, err := randtree.NewScenario(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 2; seed++ {
+		rep, err := liveness.Run(context.Background(), liveness.Config{Scenario: sc, Faults: 1, Seed: seed, Jobs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Violation != nil || rep.End != "max-depth" {
+			t.Fatalf("seed %d: ended %s, %+v, violation %+v", seed, rep.End, rep.Stats, rep.Violation)
+		}
+	}
+}
+
+// TestMaceMCBugs: the liveness mode finds each of MaceMC's RandTree bugs
+// that a variant switches back on (MaceMC paper §7.3; the critical
+// transitions are in bench/PAPER.md), as `macepc run --liveness --system
+// randtree --variant V [--faults 1] --seed 1` does, and the dead path
+// shows the bug's own mechanism. The fixed variant has none of these
+// violations (TestLivenessFaults, TestLivenessFullPeerSets).
+func TestMaceMCBugs(t *testing.T) {
+	states := func(lines []string) []string { // the dead path's final node states
+		var out []string
+		for i, l := range lines {
+			if strings.HasPrefix(l, "# state ") && i+1 < len(lines) {
+				out = append(out, lines[i+1])
+			}
+		}
+		return out
+	}
+	has := func(lines []string, sub string) bool {
+		return slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, sub) })
+	}
+	for _, c := range []struct {
+		variant  string
+		faults   int
+		kind     string
+		property string
+		class    string // for a liveness violation
+		// mechanism checks the dead path's event log.
+		mechanism func(lines []string) bool
+	}{
+		{"rt1", 1, liveness.KindLiveness, randtree.PropAllJoined, liveness.C1,
+			func(l []string) bool { return has(l, "note: "+randtree.NoteRT1) }},
+		{"rt2", 0, liveness.KindLiveness, randtree.PropOneRoot, liveness.C2,
+			// a root (parent itself) that Parent() does not call one
+			func(l []string) bool { return has(states(l), "root=n0 parent=n0") }},
+		{"rt4", 1, liveness.KindLiveness, randtree.PropOneRoot, liveness.C1,
+			// a root whose root pointer names another node
+			func(l []string) bool {
+				return slices.ContainsFunc(states(l), func(s string) bool {
+					f := strings.Fields(s)
+					return len(f) > 3 && f[1] == "joined" && f[3] == "parent="+f[0] && f[2] != "root="+f[0]
+				})
+			}},
+		{"rt10", 0, liveness.KindLiveness, randtree.PropKidsMatch, liveness.C1,
+			func(l []string) bool { return has(l, "note: "+randtree.NoteRT10) }},
+		{"rt11", 1, liveness.KindSafety, randtree.PropRecoveryTimer, "",
+			func(l []string) bool { return has(l, "deliver Probe") && has(l, "from init, no recovery timer") }},
+		{"rt14", 1, liveness.KindSafety, randtree.PropRecoveryTimer, "",
+			func(l []string) bool { return has(l, "deliver RootJoin") && has(l, "from init, no recovery timer") }},
+		{"rt16", 1, liveness.KindLiveness, randtree.PropAllJoined, liveness.C1,
+			// a joining node that still names a root after losing its parent
+			func(l []string) bool {
+				return slices.ContainsFunc(states(l), func(s string) bool {
+					return strings.Contains(s, " joining root=n") && strings.Contains(s, "parent=none")
+				})
+			}},
+	} {
+		t.Run(c.variant, func(t *testing.T) {
+			sc, err := randtree.System().Scenario(c.variant, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := liveness.Config{Scenario: sc, Faults: c.faults, Seed: 1, Jobs: 2}
+			rep, err := liveness.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := rep.Violation
+			if v == nil || v.Kind != c.kind || v.Property != c.property {
+				t.Fatalf("violation %+v, want %s %s (ended %s)", v, c.kind, c.property, rep.End)
+			}
+			if c.kind == liveness.KindLiveness && (rep.Critical == nil || rep.Critical.Class != c.class) {
+				t.Fatalf("critical transition %+v, want class %v", rep.Critical, c.class)
+			}
+			lines, err := liveness.Replay(cfg, v.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.mechanism(lines) {
+				t.Errorf("the dead path does not show the bug:\n%s", strings.Join(lines, "\n"))
+			}
+			if cr := rep.Critical; cr != nil && cr.Class == liveness.C1 {
+				t.Logf("%s: %s at step %d; critical step %d: %s (live path: %s)", c.variant, v.Property, v.Step, cr.Step, cr.DeadEvent, cr.LiveEvent)
+			} else {
+				t.Logf("%s: %s %s at step %d", c.variant, v.Kind, v.Property, v.Step)
+			}
+		})
+	}
+}

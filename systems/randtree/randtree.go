@@ -82,6 +82,12 @@ const (
 	// NoteNotRearmed: the recovery timer fired while not joined and was
 	// not re-armed (MaceMC's RT3, the liveness-bug variant).
 	NoteNotRearmed = "stopped: recovery not re-armed"
+	// NoteRT1: the join timer found no peer that is not a child (MaceMC's
+	// RT1, the rt1 variant).
+	NoteRT1 = "stuck: no peer to join"
+	// NoteRT10: a Remove at a joining node, ignored (MaceMC's RT10, the
+	// rt10 variant).
+	NoteRT10 = "ignored: joining"
 	// NoteSendFailed: a failed send that no timer repairs sooner.
 	NoteSendFailed = "ignored: send failed"
 )
@@ -136,6 +142,44 @@ type Config struct {
 	// good, and two trees whose only links run through such nodes never
 	// merge (the "liveness-bug" variant).
 	RecoveryOnlyJoined bool
+	// MaceMC is a set of MaceMC's other RandTree bugs (MaceMC paper §7.3,
+	// the long version's write-ups) switched back on, each undoing the fix
+	// the protocol otherwise has (the "rt1" … "rt16" variants).
+	MaceMC MaceMCBugs
+}
+
+// MaceMCBugs switches MaceMC's RandTree bugs back on. Each field says what
+// the bug does here; the MaceMC paper's own words are in bench/PAPER.md.
+type MaceMCBugs struct {
+	// RT1: a root that joins under a more fit node does not add it to its
+	// peer set; if that join fails and its peers are all its children, the
+	// join timer finds no peer to try. Mace's handler then looped forever;
+	// here the node gives up ("stuck: no peer to join") and stays joining.
+	RT1 bool
+	// RT2: a root answers "parent?" with no node instead of itself, so the
+	// properties, which ask (Node.Parent), never see a root.
+	RT2 bool
+	// RT4: NewRoot is taken from any node, not only from the parent: a
+	// node accepted by two parents may take the root of the tree it is not
+	// in, and then its probes see no second tree to merge.
+	RT4 bool
+	// RT10: a Remove that reaches a joining node is ignored, so it keeps a
+	// child that left it.
+	RT10 bool
+	// RT11: a Probe at a node in Init makes it join the prober, without
+	// arming its recovery timer (the safety property "recovery-timer").
+	RT11 bool
+	// RT14: a RootJoin at a node in Init makes it join under the target,
+	// without arming its recovery timer ("recovery-timer"; a node reset
+	// gets one, since RootJoin names a live root).
+	RT14 bool
+	// RT16: a node whose parent fails keeps its root.
+	RT16 bool
+	// NoChildCheck turns off the parent's side of issue 17's link checks
+	// (a NewRoot to each child every recovery round, answered Remove by a
+	// joined node whose parent is another), which MaceMC's RandTree did
+	// not have: it repairs RT10's stale child within a round.
+	NoChildCheck bool
 }
 
 func (c Config) withDefaults() Config {
@@ -299,14 +343,21 @@ func (n *Node) ID() NodeID { return n.self }
 func (n *Node) State() State { return n.state }
 
 // Parent is the node's parent: itself if it is a root, None if it is not
-// in a tree.
-func (n *Node) Parent() NodeID { return n.parent }
+// in a tree (with MaceMC's RT2, None for a root too). The properties ask
+// it, as MaceMC's asked the service's API.
+func (n *Node) Parent() NodeID {
+	if n.cfg.MaceMC.RT2 && n.parent == n.self {
+		return None
+	}
+	return n.parent
+}
 
 // Root is the root the node believes its tree has (None if unknown).
 func (n *Node) Root() NodeID { return n.root }
 
-// IsRoot reports whether the node is a joined root (its parent is itself).
-func (n *Node) IsRoot() bool { return n.state == Joined && n.parent == n.self }
+// IsRoot reports whether the node is a joined root (its parent, as Parent
+// answers, is itself).
+func (n *Node) IsRoot() bool { return n.state == Joined && n.Parent() == n.self }
 
 // Children returns a copy of the node's children, sorted.
 func (n *Node) Children() []NodeID { return slices.Clone(n.children) }
@@ -418,6 +469,17 @@ func (n *Node) joinNextPeer(ctx timedsim.Context) {
 	n.becomeRoot(ctx)
 }
 
+// hasPeerToJoin reports whether the peer set names a node other than
+// ourselves and our children.
+func (n *Node) hasPeerToJoin() bool {
+	for _, p := range n.peers {
+		if p != n.self && !n.HasChild(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // joinUnder leaves the root position to join under the more fit node
 // target. The node keeps its children: its whole subtree moves.
 func (n *Node) joinUnder(ctx timedsim.Context, target NodeID) {
@@ -427,7 +489,7 @@ func (n *Node) joinUnder(ctx timedsim.Context, target NodeID) {
 	// Remember the target as a peer so that join retries can reach it
 	// (MaceMC's RT1).
 	n.target = slices.Index(n.peers, target)
-	if n.target < 0 {
+	if n.target < 0 && !n.cfg.MaceMC.RT1 {
 		n.peers = append(n.peers, target)
 		n.target = len(n.peers) - 1
 	}
@@ -485,6 +547,20 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case JoinReply:
 		n.deliverJoinReply(ctx, from, m)
 	case Remove:
+		if n.cfg.MaceMC.RT10 && n.state == Joining {
+			ctx.Logf("Remove from %v ignored while joining (RT10)", from)
+			ctx.Note(NoteRT10)
+			return
+		}
+		if n.state == Joining && from == n.root {
+			// The more fit node we are joining under rejected our
+			// ForceRoot: it is not a root (it reset, and its new
+			// incarnation had not started). We know no root any more;
+			// otherwise we forward every Join, its own included, to a
+			// node that holds ours (found by the liveness mode with a
+			// reset and full peer sets).
+			n.root = None
+		}
 		if !n.removeChild(from) {
 			ctx.Logf("Remove from %v, not a child", from)
 			ctx.Note(NoteNotChild)
@@ -504,6 +580,10 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case Probe:
 		// Only a joined node knows its tree's root; a node in Init must
 		// not be drawn into the protocol by a probe (MaceMC's RT11).
+		if n.cfg.MaceMC.RT11 && n.state == Init {
+			n.joinFromInit(ctx, from)
+			return
+		}
 		if n.state == Joined {
 			ctx.Send(from, ProbeReply{Root: n.root})
 		} else {
@@ -653,7 +733,13 @@ func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
 	case n.state != Joined:
 		ctx.Note(NoteNotJoined)
 		return
+	case n.cfg.MaceMC.RT4:
+		// The bug: no check of the sender.
 	case from != n.parent || n.parent == n.self:
+		if n.cfg.MaceMC.NoChildCheck {
+			ctx.Note(NoteNotParent)
+			return
+		}
 		ctx.Send(from, Remove{})
 		return
 	case m.Root == n.root:
@@ -686,6 +772,10 @@ func (n *Node) deliverProbeReply(ctx timedsim.Context, m ProbeReply) {
 }
 
 func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
+	if n.cfg.MaceMC.RT14 && n.state == Init {
+		n.joinFromInit(ctx, m.Target)
+		return
+	}
 	switch {
 	case n.state != Joined:
 		ctx.Note(NoteNotJoined)
@@ -700,13 +790,26 @@ func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
 	ctx.Logf("RootJoin under %v ignored", m.Target)
 }
 
+// joinFromInit is MaceMC's RT11 and RT14: a node in Init drawn into the
+// protocol by a message joins through to, without the recovery timer that
+// joinOverlay arms.
+func (n *Node) joinFromInit(ctx timedsim.Context, to NodeID) {
+	ctx.Logf("joining %v from init, no recovery timer (RT11/RT14)", to)
+	n.state = Joining
+	n.peers = []NodeID{to}
+	n.target = 0
+	n.sendJoin(ctx, to)
+}
+
 // parentLost sends a joined node whose parent failed or dropped it back to
 // its peer set to rejoin, with its subtree. It forgets the root too: it was
 // reached through the parent (MaceMC's RT16).
 func (n *Node) parentLost(ctx timedsim.Context) {
 	n.state = Joining
 	n.parent = None
-	n.root = None
+	if !n.cfg.MaceMC.RT16 {
+		n.root = None
+	}
 	n.joinNextPeer(ctx)
 }
 
@@ -716,9 +819,17 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	case TimerStart:
 		n.joinOverlay(ctx, data.([]NodeID))
 	case TimerJoin:
-		if n.state == Joining {
-			n.joinNextPeer(ctx)
+		if n.state != Joining {
+			break
 		}
+		if n.cfg.MaceMC.RT1 && !n.hasPeerToJoin() {
+			// Mace looped here for ever looking for a peer that is not a
+			// child; we give up.
+			ctx.Logf("join timer: every peer is a child (RT1)")
+			ctx.Note(NoteRT1)
+			break
+		}
+		n.joinNextPeer(ctx)
 	case TimerRecovery:
 		// Re-armed in every state (MaceMC's RT3 is a recovery timer that
 		// stopped when it fired in the joining state).
@@ -749,6 +860,9 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 func (n *Node) checkKids(ctx timedsim.Context) {
 	if n.parent != n.self && n.parent != None {
 		ctx.Send(n.parent, ParentCheck{})
+	}
+	if n.cfg.MaceMC.NoChildCheck {
+		return
 	}
 	for _, c := range n.children {
 		ctx.Send(c, NewRoot{Root: n.root})

@@ -94,7 +94,8 @@ func TestSystem(t *testing.T) {
 	if s.Name != "randtree" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantLivenessBug}) {
+	want := []string{VariantBuggy, VariantFixed, VariantLivenessBug, "rt1", "rt2", "rt4", "rt10", "rt11", "rt14", "rt16"}
+	if got := s.VariantNames(); !slices.Equal(got, want) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -109,8 +110,13 @@ func TestSystem(t *testing.T) {
 			if _, fixed := sc.New(0).(*Node); !fixed {
 				t.Fatalf("constructor builds %T", sc.New(0))
 			}
-			if got := sc.New(0).(*Node).cfg.Fixed; got != (v == VariantFixed) {
+			// The MaceMC variants are the fixed protocol with one bug on.
+			cfg := sc.New(0).(*Node).cfg
+			if got, want := cfg.Fixed, v == VariantFixed || strings.HasPrefix(v, "rt"); got != want {
 				t.Fatalf("%s: node Fixed=%v", v, got)
+			}
+			if bugs, ok := maceMCBugs(v); cfg.MaceMC != bugs || ok != strings.HasPrefix(v, "rt") {
+				t.Fatalf("%s: node MaceMC %+v", v, cfg.MaceMC)
 			}
 		}
 	}
@@ -311,7 +317,7 @@ func TestScenarioProperties(t *testing.T) {
 			t.Errorf("%s: liveness %v, want %v", v, got, want)
 		}
 		n := sc.New(0).(*Node)
-		if n.cfg.RecoveryOnlyJoined != (v == VariantLivenessBug) || n.cfg.Fixed != (v == VariantFixed) {
+		if n.cfg.RecoveryOnlyJoined != (v == VariantLivenessBug) || n.cfg.Fixed != (v == VariantFixed || strings.HasPrefix(v, "rt")) {
 			t.Errorf("%s: node config %+v", v, n.cfg)
 		}
 	}
