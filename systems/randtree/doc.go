@@ -208,9 +208,9 @@
 // bundled peer sets every ProbeReply that names a root comes from that
 // root, whose reset loses it.
 //
-// MaceMC's model resets differ from ours in one respect that matters
-// here: Mace's handler for RT1 looped for ever (a divergence); ours gives
-// up and leaves the node joining, a liveness violation.
+// One bug shows differently: Mace's handler for RT1 looped for ever (a
+// divergence); ours gives up and leaves the node joining, a liveness
+// violation.
 //
 // # Usage
 //
