@@ -79,8 +79,8 @@
 // fixed variant's unasked GetPredReply, above). Stabilize repairs
 // everything, so the buggy variant always forms the ring, but later: with
 // the committed event durations the median 32-node execution takes 0.86 s
-// instead of 0.48 s, and about 7% take 1.7–2.0 s, where a node with a
-// stale successor walked past a dozen nodes (TestSilentPredScenario;
+// instead of 0.48 s, and 150 of 2,000 (7.5%) take 1.6–2.0 s, where a node
+// with a stale successor walked past a dozen nodes (TestSilentPredScenario;
 // bench/PAPER.md has the distribution). Phase 3b ranks the notes of the
 // two bugs first (TestPipelineSilentPred).
 //
