@@ -87,7 +87,7 @@
 // where a gap is: with the committed event durations none of 2,000
 // fixed-gap executions waited for maintenance (the slowest took 2.026 s;
 // fixed: 1 at 20 s), none of ten 500-execution searches (seeds 1–10) found
-// an anomaly (fixed: 3 of 10), and with fresh training each time, `macepc
+// an anomaly (fixed: 4 of 10), and with fresh training each time, `macepc
 // run --system pastry --variant fixed-gap --seed S --max-runs 500` found
 // none for seeds 1–12 where "fixed" found a 20 s anomaly for 2 of them
 // (seeds 7 and 8, on the project's 2-core VM; training measures real

@@ -107,8 +107,14 @@ type Announce struct {
 	Near []Peer
 }
 
-// Size is the wire size in bytes.
-func (m Announce) Size() int { return dht.MessageSize(m.Near) }
+// Size is the wire size in bytes: without Near (buggy and fixed), a bare
+// header, as before FixGap existed.
+func (m Announce) Size() int {
+	if m.Near == nil {
+		return dht.MessageSize()
+	}
+	return dht.MessageSize(m.Near)
+}
 
 // LeafSetPush is the fix: the leaf set (with the sender) sent to a node the
 // sender has just evicted from its leaf set.

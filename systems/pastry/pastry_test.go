@@ -223,6 +223,10 @@ func TestNotes(t *testing.T) {
 // neighbour, n0 knows n1 between them and sends n2 its leaf set; n2 then
 // announces itself to n1.
 func TestAdjacentConcurrentJoins(t *testing.T) {
+	// The buggy and fixed variants send the Announce they always sent.
+	if got, want := (Announce{}).Size(), dht.MessageSize(); got != want {
+		t.Errorf("Announce without Near has size %d, want %d", got, want)
+	}
 	const x = ID(1 << 31)
 	ids := []ID{x, x + 100, x + 200}
 	for _, v := range []string{VariantFixed, VariantFixedGap} {
