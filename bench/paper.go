@@ -24,9 +24,19 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// PaperSystem is one bundled system as the paper comparison runs it.
+// PaperSystem is one bundled system as the paper comparison runs it: one
+// buggy variant, and the fixed variants to compare it with.
 type PaperSystem struct {
 	System timedsim.System
+	// Name names the rows in the tables; "" means the system's name. Two
+	// entries for one system (Chord's buggy and join-race variants) need
+	// two names.
+	Name string
+	// Variant is the variant with the bug; "" means "buggy".
+	Variant string
+	// Fixed are the variants compared with it: nil means {"fixed"}, an
+	// empty slice none.
+	Fixed []string
 	// EDD is the committed event-duration file the runs use (trained from
 	// the handlers' real times once), so that the figures repeat exactly.
 	EDD string
@@ -61,21 +71,57 @@ type PaperSystem struct {
 //     "… → evicted: leaf set full"), the adjacency bug leaves concurrent
 //     neighbours uninformed of each other ("deliver Inform" and its
 //     composites);
-//   - Chord: the joining node's own JoinReply, dropped because it made
-//     itself a ring ("deliver JoinReply → dropped: not joining",
+//   - Chord (the paper's kind of bug, MacePC §5.4): a Notify whose handler
+//     drops the old predecessor or ignores the notifier without telling it
+//     ("deliver Notify → lost: old predecessor not told", "deliver Notify
+//     → ignored: predecessor nearer"), repaired by stabilize;
+//   - Chord's join race (our join-race variant, not the paper's kind of
+//     Chord bug): the joining node's own JoinReply, dropped because it
+//     made itself a ring ("deliver JoinReply → dropped: not joining",
 //     chord.NoteNotJoining).
+//
+// Pastry is compared with both its fixed variants, the paper's fix and
+// ours on top of it (fixed-gap); Chord's join race with none, since its
+// fixed variant is the buggy entry's.
 func PaperSystems() []PaperSystem {
 	evicted := "*" + timedsim.CompositeArrow + pastry.NoteEvicted
 	return []PaperSystem{
 		{System: randtree.System(), EDD: "systems/randtree/testdata/edd.json", Period: randtree.DefaultRecoveryPeriod, Timer: "recovery",
 			BugLabels: []string{"deliver JoinReply → Remove", "deliver Join → NewRoot"}},
 		{System: pastry.System(), EDD: "systems/pastry/testdata/edd.json", Period: pastry.DefaultLeafPeriod, Timer: "leafset", StartLabel: "timer start",
-			BugLabels: []string{evicted}},
+			Fixed: []string{pastry.VariantFixed, pastry.VariantFixedGap}, BugLabels: []string{evicted}},
 		{System: bamboo.System(), EDD: "systems/bamboo/testdata/edd.json", Period: bamboo.DefaultLeafPeriod, Timer: "leafset", StartLabel: "timer start",
 			BugLabels: []string{evicted, "deliver Inform*"}},
-		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
+		{System: chord.System(), EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultStabilize, Timer: "stabilize",
+			BugLabels: []string{timedsim.CompositeLabel("deliver Notify", chord.NoteDropped), timedsim.CompositeLabel("deliver Notify", chord.NoteNotNearer)}},
+		{System: chord.System(), Name: "chord/join-race", Variant: chord.VariantJoinRace, Fixed: []string{},
+			EDD: "systems/chord/testdata/edd.json", Period: chord.DefaultRecovery, Timer: "recovery",
 			BugLabels: []string{timedsim.CompositeLabel("deliver JoinReply", chord.NoteNotJoining)}},
 	}
+}
+
+// Key is the entry's name in the tables (Name, or the system's name).
+func (s PaperSystem) Key() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.System.Name
+}
+
+// BugVariant is the variant with the bug (Variant, or "buggy").
+func (s PaperSystem) BugVariant() string {
+	if s.Variant != "" {
+		return s.Variant
+	}
+	return "buggy"
+}
+
+// FixedVariants are the variants compared with the buggy one.
+func (s PaperSystem) FixedVariants() []string {
+	if s.Fixed == nil {
+		return []string{"fixed"}
+	}
+	return s.Fixed
 }
 
 // PaperConfig is the paper-comparison workload: for each system, the
@@ -182,8 +228,8 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 	res := &PaperResult{}
 	c := &commands{ctx: ctx, what: "paper", work: cfg.Work, jobs: cfg.Jobs, systems: systems, progress: progress}
 	for _, s := range cfg.Systems {
-		name := s.System.Name
-		for _, v := range []string{"buggy", "fixed"} {
+		name, key := s.System.Name, s.Key()
+		for _, v := range append([]string{s.BugVariant()}, s.FixedVariants()...) {
 			for _, et := range []timedsim.ExecTimeDef{timedsim.StopTime, timedsim.AvgClock} {
 				dir := fmt.Sprintf("dist-%s-%s", name, v)
 				args := []string{"profile", "--system", name, "--variant", v, "--seed", "1", "--profile-runs", itoa(cfg.Runs), "--edd", s.EDD}
@@ -203,12 +249,12 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 				if err != nil {
 					return nil, err
 				}
-				d.System, d.Variant, d.Command, d.Period = name, v, line(args...), s.Period
+				d.System, d.Variant, d.Command, d.Period = key, v, line(args...), s.Period
 				if et == timedsim.AvgClock {
 					res.AvgClock = append(res.AvgClock, *d)
 					continue
 				}
-				if s.StartLabel != "" && v == "fixed" {
+				if s.StartLabel != "" && v != s.BugVariant() {
 					if d.AfterStart, err = afterLastStart(ctx, s, v, cfg.Runs); err != nil {
 						return nil, err
 					}
@@ -218,13 +264,13 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 		}
 	}
 	for _, s := range cfg.Systems {
-		name := s.System.Name
+		name, key, bug := s.System.Name, s.Key(), s.BugVariant()
 		for seed := 1; seed <= cfg.Seeds; seed++ {
-			for _, v := range []string{"buggy", "fixed"} {
+			for _, v := range append([]string{bug}, s.FixedVariants()...) {
 				dir := fmt.Sprintf("run-%s-%s-%d", name, v, seed)
 				args := []string{"run", "--system", name, "--variant", v, "--seed", itoa(seed), "--edd", s.EDD}
 				maxRuns := 0 // the default
-				if v == "fixed" {
+				if v != bug {
 					args, maxRuns = append(args, "--max-runs", itoa(cfg.MaxRuns)), cfg.MaxRuns
 				}
 				t, err := c.target(s.System, v, 0, s.EDD, timedsim.StopTime)
@@ -239,9 +285,9 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 				if err != nil {
 					return nil, fmt.Errorf("bench: paper: %s: %w", line(args...), err)
 				}
-				r.System, r.Variant, r.Seed, r.Command, r.Wall = name, v, seed, line(args...), wall
+				r.System, r.Variant, r.Seed, r.Command, r.Wall = key, v, seed, line(args...), wall
 				r.BugRank = bugRank(r.Top, s.BugLabels)
-				if v == "buggy" {
+				if v == bug {
 					res.Runs = append(res.Runs, *r)
 				} else {
 					res.Fixed = append(res.Fixed, *r)
@@ -438,7 +484,7 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 		}
 		timer := ""
 		for _, s := range cfg.Systems {
-			if s.System.Name == d.System {
+			if s.Key() == d.System {
 				timer = fmt.Sprintf("%s, %s", s.Timer, fmtPeriod(s.Period))
 			}
 		}
@@ -451,8 +497,8 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	p("\n")
 
 	for _, s := range cfg.Systems {
-		name := s.System.Name
-		p("### %s buggy: the pipeline (`macepc run`), seeds 1–%d\n\n", name, cfg.Seeds)
+		name := s.Key()
+		p("### %s %s: the pipeline (`macepc run`), seeds 1–%d\n\n", s.System.Name, s.BugVariant(), cfg.Seeds)
 		p("*Search* is the number of executions phase 2 ran up to and including its first anomaly (after the profile's 50, macepc run's default; it then explores 200 more to class the anomalies); *classes* is how many classes it found; *anomaly* is the analysed one, the most severe class's representative; *ignorable* is the fraction of the anomaly's steps before the divergence point; *walks* is the number of executions phase 3a ran, confirmation walks cut short at the recovery limit included; *similar* is the similar fast execution's time (≤ the recovery limit). *Bug label* is the rank of the first label naming the bug's events (%s) among the ranked correlations.\n\n",
 			"`"+strings.Join(s.BugLabels, "`, `")+"`")
 		p("| seed | search | classes | anomaly | steps | divergence point | ignorable | walks | similar (limit) | top correlation: r (within Q1) | bug label |\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n")
@@ -501,27 +547,29 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 				fmtG(median(explored)), fmtG(slices.Min(explored)), fmtG(slices.Max(explored)),
 				100*median(ignorable), 100*slices.Min(ignorable), 100*slices.Max(ignorable), top1, top3, found, anomaly.MinR, strong)
 		}
-		p(".\n\nCommand: `macepc run --system %s --variant buggy --seed S --edd %s`\n\n", name, s.EDD)
+		p(".\n\nCommand: `macepc run --system %s --variant %s --seed S --edd %s`\n\n", s.System.Name, s.BugVariant(), s.EDD)
 	}
 
 	writeBugLabels(w, cfg, res)
 
 	p("### Fixed variants: %d-execution searches, seeds 1–%d\n\n", cfg.MaxRuns, cfg.Seeds)
-	p("| system | seeds with an anomaly | anomalies (seed: search execution, time) |\n|---|---:|---|\n")
+	p("| system | variant | seeds with an anomaly | anomalies (seed: search execution, time) |\n|---|---|---:|---|\n")
 	for _, s := range cfg.Systems {
-		var hits []string
-		for _, r := range res.Fixed {
-			if r.System == s.System.Name && r.Found {
-				hits = append(hits, fmt.Sprintf("%d: %d, %.3f s", r.Seed, r.Explored, r.ExecTime))
+		for _, v := range s.FixedVariants() {
+			var hits []string
+			for _, r := range res.Fixed {
+				if r.System == s.Key() && r.Variant == v && r.Found {
+					hits = append(hits, fmt.Sprintf("%d: %d, %.3f s", r.Seed, r.Explored, r.ExecTime))
+				}
 			}
+			list := "–"
+			if len(hits) > 0 {
+				list = strings.Join(hits, "; ")
+			}
+			p("| %s | %s | %d of %d | %s |\n", s.Key(), v, len(hits), cfg.Seeds, list)
 		}
-		list := "–"
-		if len(hits) > 0 {
-			list = strings.Join(hits, "; ")
-		}
-		p("| %s | %d of %d | %s |\n", s.System.Name, len(hits), cfg.Seeds, list)
 	}
-	p("\nCommand: `macepc run --system S --variant fixed --seed S --edd EDD --max-runs %d`\n\n", cfg.MaxRuns)
+	p("\nCommand: `macepc run --system S --variant V --seed S --edd EDD --max-runs %d`\n\n", cfg.MaxRuns)
 
 }
 
@@ -531,14 +579,14 @@ func WritePaperTables(w io.Writer, cfg PaperConfig, res *PaperResult) {
 func writeBugLabels(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("### A label of the bug among the top correlations, seeds 1–%d\n\n", cfg.Seeds)
-	p("Over the buggy pipeline runs above: the ranked labels are those the summary lists (not length-only, not the same as their event label, r defined), ranked by |r within Q1|, then |r|; *first* and *top 3* count the runs in which a label of the bug ranks there; *strong* those of the top 3 where it correlates at least %g (|r within Q1|, or |r| where that is undefined); *ranked* is the median number of ranked labels (a top 3 of few labels is easy to enter); *timers in the top 3* counts the runs with a timer's label (plain or composite) among the top 3, periodic or not, and names them.\n\n", anomaly.MinR)
+	p("Over the pipeline runs of the buggy variants above: the ranked labels are those the summary lists (not length-only, not the same as their event label, r defined), ranked by |r within Q1|, then |r|; *first* and *top 3* count the runs in which a label of the bug ranks there; *strong* those of the top 3 where it correlates at least %g (|r within Q1|, or |r| where that is undefined); *ranked* is the median number of ranked labels (a top 3 of few labels is easy to enter); *timers in the top 3* counts the runs with a timer's label (plain or composite) among the top 3, periodic or not, and names them.\n\n", anomaly.MinR)
 	p("| system | labels of the bug | runs | first | top 3 | strong | ranked | timers in the top 3 |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range cfg.Systems {
 		var runs, first, top3, strong, timers int
 		var ranked []float64
 		timerLabels := map[string]bool{}
 		for _, r := range res.Runs {
-			if r.System != s.System.Name || !r.Found {
+			if r.System != s.Key() || !r.Found {
 				continue
 			}
 			runs++
@@ -570,7 +618,7 @@ func writeBugLabels(w io.Writer, cfg PaperConfig, res *PaperResult) {
 		if timers > 0 {
 			tl += " (`" + strings.Join(slices.Sorted(maps.Keys(timerLabels)), "`, `") + "`)"
 		}
-		p("| %s | %s | %d | %d | %d | %d | %s | %s |\n", s.System.Name, "`"+strings.Join(s.BugLabels, "`, `")+"`", runs, first, top3, strong, med, tl)
+		p("| %s | %s | %d | %d | %d | %d | %s | %s |\n", s.Key(), "`"+strings.Join(s.BugLabels, "`, `")+"`", runs, first, top3, strong, med, tl)
 	}
 	p("\nCommand: `go run ./bench/cmd/paper` (the pipeline runs of the tables above).\n\n")
 }
@@ -584,12 +632,12 @@ func WriteWallClock(w io.Writer, cfg PaperConfig, res *PaperResult) {
 	for _, s := range cfg.Systems {
 		var w []float64
 		for _, r := range res.Runs {
-			if r.System == s.System.Name {
+			if r.System == s.Key() {
 				w = append(w, r.Wall.Seconds())
 			}
 		}
 		if len(w) > 0 {
-			p("| %s | %.2f s | %.2f s | %.2f s |\n", s.System.Name, median(w), slices.Min(w), slices.Max(w))
+			p("| %s | %.2f s | %.2f s | %.2f s |\n", s.Key(), median(w), slices.Min(w), slices.Max(w))
 		}
 	}
 }

@@ -71,7 +71,7 @@ func TestRunPaper(t *testing.T) {
 		"| randtree | buggy | ", "| randtree | fixed | ",
 		"macepc profile --system randtree --variant buggy --seed 1 --profile-runs 60 --edd ../systems/randtree/testdata/edd.json\n",
 		"Found in 1 of 1 seeds", "a bug label ranks first in 1",
-		"| randtree | 0 of 1 | – |",
+		"| randtree | fixed | 0 of 1 | – |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("tables lack %q:\n%s", want, b.String())
@@ -127,11 +127,12 @@ func TestRunStability(t *testing.T) {
 }
 
 // TestPaperSystemsLabels: every label pattern of the paper's definition of
-// "a label of the bug" names labels that the buggy variant produces, so a
-// renamed message or note cannot silently turn a column into zeros.
+// "a label of the bug" names labels that the entry's buggy variant
+// produces, so a renamed message or note cannot silently turn a column
+// into zeros.
 func TestPaperSystemsLabels(t *testing.T) {
 	for _, s := range bench.PaperSystems() {
-		sc, err := s.System.Scenario("buggy", 0)
+		sc, err := s.System.Scenario(s.BugVariant(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +155,7 @@ func TestPaperSystemsLabels(t *testing.T) {
 			})
 		}
 		if len(left) > 0 {
-			t.Errorf("%s: no label of 60 buggy executions matches %q", s.System.Name, left)
+			t.Errorf("%s: no label of 60 %s executions matches %q", s.Key(), s.BugVariant(), left)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func RunStability(ctx context.Context, cfg StabilityConfig, progress io.Writer) 
 	c := &commands{ctx: ctx, what: "stability", work: cfg.Work, jobs: cfg.Jobs, systems: timedsim.Registry{cfg.System.System}}
 	var out []StabilityRun
 	for i := range cfg.Runs {
-		dir := fmt.Sprintf("%s-%d", name, i)
+		dir := fmt.Sprintf("%s-%s-%d", name, cfg.Variant, i)
 		t, err := c.target(cfg.System.System, cfg.Variant, 0, "", timedsim.StopTime)
 		if err != nil {
 			return out, err
@@ -155,7 +155,7 @@ func replayRecorded(path string, sys timedsim.System) ([]timedsim.TimedEvent, er
 func WriteStability(w io.Writer, cfg StabilityConfig, runs []StabilityRun, wall time.Duration) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	name := cfg.System.System.Name
-	p("#### %s\n\n", name)
+	p("#### %s\n\n", cfg.System.Key())
 	p("Command, %d times: `macepc run --system %s --variant %s --seed %d` (training included, %s in all)\n\n", cfg.Runs, name, cfg.Variant, cfg.Seed, wall.Round(time.Second))
 	p("| run | first anomaly | classes | class 1 set apart by | divergence event | a step of the bug | top 3 correlations | bug label in top 3 |\n")
 	p("|---:|---:|---:|---|---|:---:|---|:---:|\n")

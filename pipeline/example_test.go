@@ -55,8 +55,8 @@ func Example() {
 	fmt.Printf("top correlation: %s\n", res.Summary.Correlations[0].Label)
 	// Output:
 	// normal: median 0.497501347s, anomalous above 0.746252021s
-	// found true: execution 241 of the search, 10.005634064s in 201 steps
-	// divergence: step 66 of 201 (timer start on n7); similar fast execution 0.505489238s
+	// found true: execution 241 of the search, 10.004987815s in 205 steps
+	// divergence: step 66 of 205 (timer start on n7); similar fast execution 0.505489238s
 	// top correlation: deliver JoinReply → Remove
 }
 
@@ -106,7 +106,7 @@ func ExampleDiverge() {
 	fmt.Printf("a walk recovers if it %s\n", df.Criterion)
 	// Output:
 	// class 1, execution 241: divergence at step 66: timer start on n7 at 0.010632556s
-	// 32.8% of the steps can be ignored; 621 walk executions
+	// 32.2% of the steps can be ignored; 621 walk executions
 	// a walk recovers if it finishes within the anomaly threshold
 }
 
@@ -141,7 +141,7 @@ func ExampleLiveness() {
 	fmt.Println("files:", res.File.Files)
 	// Output:
 	// liveness violation of one-root at step 1000
-	// critical transition (C1) at step 18: n0 timer recovery
+	// critical transition (C1) at step 12: n1 timer recovery
 	// files: [dead.path.json dead.log live.path.json live.log state.diff]
 }
 

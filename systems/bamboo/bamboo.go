@@ -72,6 +72,17 @@ type Config struct {
 	// believes it is adjacent to the informed, and a node that disagrees
 	// runs leaf-set maintenance with it at once.
 	FixAdjacency bool
+	// JoinLoop is the bug of the "join-loop" variant: a JoinRequest is
+	// routed by the leaf set and table as any message is, even to the
+	// joiner itself, which a node that reset and rejoins still is in its
+	// peers' state (nothing here detects failures): the joiner drops its
+	// own request and asks again, for ever. It is MaceMC's Pastry bug 4
+	// (the MaceMC paper's long version: "It is also possible that Bamboo
+	// suffers a similar fate"), not the third bug MacePC §5.3 mentions and
+	// does not describe. Otherwise the node that would route a join to the
+	// joiner answers it (MaceMC's fix: "when routing a join message, we
+	// avoid routing it via the routing table to the destination node").
+	JoinLoop bool
 }
 
 // JoinRequest is routed from the bootstrap to the node numerically closest
@@ -193,7 +204,7 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 			ctx.Note(dht.NoteNotJoined)
 			return
 		}
-		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.Me.Node && next.Node != m.Joiner.Node {
+		if next := dht.NextHop(n, m.Joiner.ID); next.Node != n.Me.Node && (next.Node != m.Joiner.Node || n.cfg.JoinLoop) {
 			ctx.Send(next.Node, m)
 			return
 		}

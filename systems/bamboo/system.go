@@ -14,6 +14,11 @@ const (
 	VariantBuggy = "buggy"
 	// VariantFixed has both fixes.
 	VariantFixed = "fixed"
+	// VariantJoinLoop is the fixed protocol that routes a join to the
+	// joiner itself (Config.JoinLoop): a node that reset never rejoins.
+	// MaceMC's long paper suspects this bug in Bamboo; it is not the third
+	// bug MacePC §5.3 mentions, which the paper does not describe.
+	VariantJoinLoop = "join-loop"
 )
 
 // PropStable is the stopping condition as a liveness property.
@@ -42,11 +47,14 @@ const (
 
 // System is the bundled Bamboo system.
 func System() timedsim.System {
-	return dht.NewSystem("bamboo",
+	s := dht.NewSystem("bamboo",
 		"Bamboo DHT (Pastry with a leaf-set-only join); 40 nodes join within 8 s through one bootstrap node (MacePC §5.3)",
 		"a node pushed out of one side of the leaf set is forgotten; Inform has no adjacency field",
 		"the pushed-out node is offered to the other side; a node that disagrees with an informant's adjacency runs maintenance at once",
 		DefaultNodes, Build)
+	s.Variants = append(s.Variants, timedsim.Variant{Name: VariantJoinLoop,
+		Doc: "fixed, but a join is routed to the joiner itself: a node that reset never rejoins (MaceMC's Pastry bug 4, which MaceMC suspects in Bamboo; not MacePC's undescribed third Bamboo bug)"})
+	return s
 }
 
 // Build returns the bundled scenario of a variant (DefaultWorkload).
@@ -56,8 +64,10 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	case VariantBuggy:
 	case VariantFixed:
 		cfg.FixBoundary, cfg.FixAdjacency = true, true
+	case VariantJoinLoop:
+		cfg.FixBoundary, cfg.FixAdjacency, cfg.JoinLoop = true, true, true
 	default:
-		return nil, fmt.Errorf("bamboo: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+		return nil, fmt.Errorf("bamboo: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantJoinLoop)
 	}
 	return NewScenario(DefaultWorkload(nodes), cfg)
 }

@@ -8,10 +8,10 @@ import (
 )
 
 // BenchmarkScenario runs bundled executions (32 nodes, handler durations
-// of trained size) and reports executions/s and events/s. Buggy
+// of trained size) and reports executions/s and events/s. Join-race
 // executions that hit the race run 60 s of simulated maintenance.
 func BenchmarkScenario(b *testing.B) {
-	for _, v := range []string{VariantFixed, VariantBuggy} {
+	for _, v := range []string{VariantFixed, VariantBuggy, VariantJoinRace} {
 		b.Run(fmt.Sprintf("variant=%s/nodes=32", v), func(b *testing.B) {
 			sc, err := Build(v, 32)
 			if err != nil {

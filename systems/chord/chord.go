@@ -77,6 +77,12 @@ const (
 	// NoteStale: a GetPredReply from a node that is no longer the
 	// successor.
 	NoteStale = "dropped: not from successor"
+	// NoteDropped: a Notify that replaced the predecessor, whose old
+	// predecessor is not told (the buggy variant, Config.SilentPred).
+	NoteDropped = "lost: old predecessor not told"
+	// NoteNotNearer: a Notify from a node farther than the predecessor,
+	// which is not told (the buggy variant, Config.SilentPred).
+	NoteNotNearer = "ignored: predecessor nearer"
 )
 
 // Start is the data of AppStart. Node i joins after a boot delay of
@@ -144,18 +150,37 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// Config configures a Node. The zero value is the buggy protocol with
-// Mace's timer periods.
+// Config configures a Node. The zero value is the fixed protocol with
+// Mace's timer periods; each bug is a switch.
 type Config struct {
-	// Fixed selects the fixed protocol: a joining node holds the Joins it
-	// receives and routes them once it has joined, instead of taking
-	// itself for a one-node ring and answering them (the bug).
-	Fixed bool
+	// SilentPred is the bug of the "buggy" variant, the kind MacePC §5.4
+	// reports for Chord ("similar in flavor to the Pastry bugs, with
+	// similar solutions"): a node that takes a new predecessor drops the
+	// old one without telling it, and ignores a notifier that is not
+	// between its predecessor and itself, so the dropped or misplaced node
+	// keeps a wrong successor until its next stabilize round. The
+	// solution, Pastry's (§5.2: tell a node you evict the state it now
+	// needs), is what the protocol does otherwise: the old predecessor, and
+	// the misplaced notifier, are sent the predecessor at once (an unasked
+	// GetPredReply).
+	SilentPred bool
+	// JoinRace is the bug of the "join-race" variant, ours: a joining node
+	// that receives a Join takes itself for a one-node ring and answers
+	// it, and the second ring it starts meets the others only through the
+	// 60 s recovery. Otherwise a joining node holds the Joins it receives
+	// and routes them once it has joined (Mace's findQueue).
+	JoinRace bool
 	// Periods; 0 means the default.
 	Stabilize, FixFingers, JoinTimeout, Recovery time.Duration
 	// Successors is the successor list's length (0 means
 	// DefaultSuccessors).
 	Successors int
+	// SelfLoop is MaceMC's Chord bug (MaceMC paper §5, "Chord"; the
+	// "self-loop" variant): a Notify updates the predecessor but does not
+	// enter the notifier into the routing state, so a one-node ring that
+	// is notified keeps itself as its successor: a self-loop with a
+	// predecessor, which stabilize never corrects.
+	SelfLoop bool
 	// NoRecovery never arms the recovery timer: the buggy variant's
 	// second ring then never meets the first, a liveness violation (the
 	// "no-recovery" variant, for the liveness mode).
@@ -579,9 +604,9 @@ func (n *Node) deliverJoin(ctx timedsim.Context, from NodeID, m Join) {
 		return
 	}
 	switch {
-	case n.state == Init || (n.state == Joining && n.cfg.Fixed):
+	case n.state == Init || (n.state == Joining && !n.cfg.JoinRace):
 		// Not on a ring yet: hold the Join and route it once joined
-		// (Mace's findQueue). In the fixed variant this also covers a
+		// (Mace's findQueue). Without the join race this also covers a
 		// joining node.
 		n.held = append(n.held, heldJoin{from, m})
 		ctx.Note(NoteHeld)
@@ -675,7 +700,14 @@ func (n *Node) deliverNotify(ctx timedsim.Context, from NodeID) {
 		return
 	}
 	if n.pred != None && n.pred != n.self && !between(Key(from), Key(n.pred), n.key) {
-		if n.pred != from {
+		switch {
+		case n.pred == from:
+		case n.cfg.SilentPred:
+			// The bug: the notifier is not told; its next stabilize round
+			// asks us.
+			ctx.Logf("Notify from %v ignored: %v is nearer", from, n.pred)
+			ctx.Note(NoteNotNearer)
+		default:
 			// Our predecessor lies between the notifier and us: tell the
 			// notifier at once rather than leave it to find out one
 			// stabilize round (100 ms) per node between us.
@@ -688,8 +720,19 @@ func (n *Node) deliverNotify(ctx timedsim.Context, from NodeID) {
 	// Every node we learn of is routing state (the revised Chord protocol;
 	// MaceMC's Chord bug was a one-node ring that took a predecessor but
 	// kept itself as its successor).
-	n.learn(from)
+	if n.cfg.SelfLoop {
+		ctx.Logf("predecessor %v not entered into the routing state (self-loop bug)", from)
+	} else {
+		n.learn(from)
+	}
 	if old != None && old != n.self && old != from {
+		if n.cfg.SilentPred {
+			// The bug: the old predecessor is dropped silently and keeps
+			// us as its successor until its next stabilize round.
+			ctx.Logf("predecessor %v replaced by %v without telling it", old, from)
+			ctx.Note(NoteDropped)
+			return
+		}
 		// Tell the old predecessor about its new successor at once.
 		ctx.Send(old, GetPredReply{Pred: from, Succs: n.succList()})
 	}

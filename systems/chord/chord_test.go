@@ -72,6 +72,20 @@ func TestIntervals(t *testing.T) {
 	}
 }
 
+// TestSelfLoop is MaceMC's Chord bug switched back on (Config.SelfLoop):
+// the first Notify gives the one-node ring a predecessor but no
+// successor, and no stabilize round gives it one.
+func TestSelfLoop(t *testing.T) {
+	h := newHarness(t, 2, Config{SelfLoop: true})
+	h.join(0, 0)
+	h.join(1, 0)
+	h.run()
+	h.stabilize(5)
+	if n := h.nodes[0]; n.Pred() != 1 || n.Succ() != 0 || AllNodes(h) {
+		t.Fatalf("want a self-loop with a predecessor:%s", h.describe())
+	}
+}
+
 // TestOneNodeRing is MaceMC's Chord bug as a test: a one-node ring is its
 // own predecessor and successor, and the first Notify gives it a
 // successor as well as a predecessor.
@@ -98,7 +112,7 @@ func TestOneNodeRing(t *testing.T) {
 func TestSequentialJoins(t *testing.T) {
 	for _, fixed := range []bool{false, true} {
 		for _, n := range []int{2, 3, 8, 24} {
-			h := newHarness(t, n, Config{Fixed: fixed})
+			h := newHarness(t, n, Config{JoinRace: !fixed})
 			h.quiet = true
 			r := rand.New(rand.NewPCG(uint64(n), 7))
 			h.join(0, 0)
@@ -120,7 +134,7 @@ func TestSequentialJoins(t *testing.T) {
 
 // buildRing joins n nodes one at a time and then refreshes fingers.
 func buildRing(t *testing.T, n, fixRounds int) *harness {
-	h := newHarness(t, n, Config{Fixed: true})
+	h := newHarness(t, n, Config{})
 	h.quiet = true
 	r := rand.New(rand.NewPCG(uint64(n), 9))
 	h.join(0, 0)
@@ -210,7 +224,7 @@ func TestLookupReachesOwner(t *testing.T) {
 // one ring, without a timer.
 func TestJoinWhileJoining(t *testing.T) {
 	for _, fixed := range []bool{false, true} {
-		h := newHarness(t, 3, Config{Fixed: fixed})
+		h := newHarness(t, 3, Config{JoinRace: !fixed})
 		h.join(0, 0)
 		h.join(1, 0)
 		h.join(2, 1)
@@ -251,7 +265,7 @@ func TestRandomInterleavings(t *testing.T) {
 	for _, fixed := range []bool{true, false} {
 		needRecovery := 0
 		for seed := range uint64(seeds) {
-			h := newHarness(t, n, Config{Fixed: fixed})
+			h := newHarness(t, n, Config{JoinRace: !fixed})
 			h.quiet, h.seed = true, seed
 			r := rand.New(rand.NewPCG(seed, 11))
 			h.join(0, 0)
@@ -331,5 +345,86 @@ func TestOneNodeRingLearnsFromLookup(t *testing.T) {
 	}
 	if got := sentOf[LookupReply](h); len(got) != 1 || got[0].to != 1 {
 		t.Fatalf("replies %v", got)
+	}
+}
+
+// TestSilentPred is the buggy variant's bug (Config.SilentPred, the kind
+// MacePC §5.4 reports for Chord): state a node loses or ignores without
+// telling the node that needs it, repaired only by stabilize.
+//
+// Two nodes j1 and j2 join through the one-node ring n0 at the same time,
+// j1 nearer after n0 than j2, and both get n0 as predecessor and
+// successor. j2's Notify reaches n0 first and becomes n0's predecessor;
+// then j1's arrives, from a node farther than the predecessor. The fixed
+// n0 answers j1 with its predecessor (GetPredReply), and j1 moves to j2
+// at once: the ring is correct with no timer. The buggy n0 ignores j1
+// ("ignored: predecessor nearer"), and only stabilize rounds repair the
+// ring (j1's finds j2, and j2, taking j1 as predecessor, drops n0
+// silently: n0's round finds j1). Sequential joins show the other half: the buggy successor
+// replaces its predecessor without telling it ("lost: old predecessor not
+// told"), and some join leaves the ring wrong until a stabilize round.
+func TestSilentPred(t *testing.T) {
+	// j1, j2: the two nodes among 1 … 9 nearest after n0, j1 first.
+	var ids []NodeID
+	for id := NodeID(1); id < 10; id++ {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b NodeID) int {
+		if dist(Key(0), Key(a)) < dist(Key(0), Key(b)) {
+			return -1
+		}
+		return 1
+	})
+	j1, j2 := ids[0], ids[1]
+	for _, silent := range []bool{false, true} {
+		h := newHarness(t, 10, Config{SilentPred: silent})
+		h.join(0, 0)
+		h.join(j1, 0)
+		h.join(j2, 0)
+		deliver[Join](h, j1, 0)
+		deliver[Join](h, j2, 0)
+		deliver[JoinReply](h, 0, j1)
+		deliver[JoinReply](h, 0, j2)
+		deliver[Notify](h, j2, 0)
+		deliver[Notify](h, j1, 0)
+		h.run()
+		joined := []NodeID{0, j1, j2}
+		if got := ringOf(h, joined); got == silent {
+			t.Fatalf("silent=%v: ring %v without a timer:%s", silent, got, h.describe())
+		}
+		if got := h.noted(0, NoteNotNearer); got != silent {
+			t.Errorf("silent=%v: noted %q: %v", silent, NoteNotNearer, got)
+		}
+		if silent {
+			h.stabilize(3)
+			if !ringOf(h, joined) {
+				t.Fatalf("stabilize did not repair the ring:%s", h.describe())
+			}
+		}
+	}
+
+	h := newHarness(t, 12, Config{SilentPred: true})
+	h.quiet = true
+	r := rand.New(rand.NewPCG(12, 7))
+	h.join(0, 0)
+	joined := []NodeID{0}
+	wrong := 0
+	for id := NodeID(1); id < 12; id++ {
+		h.join(id, joined[r.IntN(len(joined))])
+		h.run()
+		joined = append(joined, id)
+		if !ringOf(h, joined) {
+			wrong++
+			if !h.noted(h.nodes[id].Succ(), NoteDropped) {
+				t.Errorf("after %v joined the ring is wrong, but its successor dropped no predecessor silently", id)
+			}
+			h.stabilize(len(joined))
+			if !ringOf(h, joined) {
+				t.Fatalf("stabilize did not repair the ring after %v joined:%s", id, h.describe())
+			}
+		}
+	}
+	if wrong == 0 {
+		t.Errorf("no sequential join left the ring wrong")
 	}
 }

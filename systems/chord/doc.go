@@ -1,8 +1,9 @@
-// Package chord is Mace's Chord ring as a timedsim service, with a latent
-// join race as its "buggy" variant — the kind of bug the MacePC paper
+// Package chord is Mace's Chord ring as a timedsim service, with two
+// latent performance bugs as variants: "buggy", the kind the MacePC paper
 // reports for Chord (§5.4: "similar in flavor to the Pastry bugs, with
-// similar solutions", masked by a slow recovery protocol) — and the
-// repair as its "fixed" variant.
+// similar solutions": state lost silently and repaired by maintenance),
+// and "join-race", a RandTree-style join race of ours masked by a slow
+// recovery protocol; "fixed" has neither.
 //
 // # The protocol
 //
@@ -39,7 +40,8 @@
 //     Chord's clothes), and answers a notifier that is not its
 //     predecessor with the predecessor it has, so a node that joined with
 //     a stale successor walks to its place in round trips rather than one
-//     stabilize period (100 ms) per node passed.
+//     stabilize period (100 ms) per node passed. The buggy variant does
+//     neither (below).
 //   - Fix-fingers: a Lookup for key+2^i, i at random, routed as above; the
 //     LookupReply's sender and successor list are learned.
 //   - Recovery: every 60 s a joined node other than the bootstrap looks its
@@ -52,23 +54,53 @@
 // Fault handling (failed successors, the successor list's purpose) is not
 // modelled: the scenario has no faults.
 //
-// # The bug
+// # The bugs
 //
-// In the buggy variant a node that is joining (its Join sent, no JoinReply
-// yet) and receives a Join — a later node chose it as contact — treats the
-// Join as the bootstrap would: having no successor, it takes itself for a
-// one-node ring, becomes joined and answers. The joiner J2 takes it (J) as
-// predecessor and successor and notifies it; J, a one-node ring, takes J2
-// as predecessor and successor. J's own JoinReply then finds J joined and
-// is dropped, as a duplicate answer to a retried Join is. Now there are two
-// rings, each consistent: stabilize, notify and fix-fingers only ever
-// talk along a ring, so nothing repairs it — MaceMC's self-loop symptom
-// (a node whose successor is itself, which its predecessor's stabilize
-// finds nothing wrong with) grown into a second ring. Every later node
-// that picks J or J2 as contact joins the small ring. J's recovery timer,
-// 60 s later, looks J's key up in the main ring: the answering node learns
-// J, J learns its true neighbours, and stabilize merges the rings within
-// a few hundred milliseconds. The execution takes 60 s instead of 0.5 s.
+// The paper gives no more of its Chord bugs than "similar in flavor to the
+// Pastry bugs, with similar solutions", and Pastry's (§5.2) is state that a
+// node drops without telling the node that needs it, which then keeps a
+// wrong view until periodic maintenance repairs it, one round at a time:
+// "each time the periodic protocol executes, a node will move k neighbors
+// nearer to their correct position in the ring". The "buggy" variant
+// (Config.SilentPred) is that bug in Chord, in the two places where a node
+// learns something another node needs:
+//
+//  1. A node S that takes a new predecessor n drops the old one, P,
+//     without telling it ("deliver Notify → lost: old predecessor not
+//     told", NoteDropped). P keeps S as its successor until its next
+//     stabilize round asks S for its predecessor.
+//  2. A node S notified by a node farther than its predecessor ignores it
+//     ("deliver Notify → ignored: predecessor nearer", NoteNotNearer). The
+//     notifier, which joined with a stale successor, learns of the nearer
+//     node only at its next stabilize round, and walks to its place one
+//     round (100 ms) per node it passes.
+//
+// The solution is Pastry's: tell the node what it now needs at once (the
+// fixed variant's unasked GetPredReply, above). Stabilize repairs
+// everything, so the buggy variant always forms the ring, but later: with
+// the committed event durations the median 32-node execution takes 0.86 s
+// instead of 0.48 s, and 150 of 2,000 (7.5%) take 1.6–2.0 s, where a node
+// with a stale successor walked past a dozen nodes (TestSilentPredScenario;
+// bench/PAPER.md has the distribution). Phase 3b ranks the notes of the
+// two bugs first (TestPipelineSilentPred).
+//
+// The "join-race" variant (Config.JoinRace) is our own, a RandTree-style
+// race rather than the paper's kind: a node that is joining (its Join
+// sent, no JoinReply yet) and receives a Join — a later node chose it as
+// contact — treats the Join as the bootstrap would: having no successor,
+// it takes itself for a one-node ring, becomes joined and answers. The
+// joiner J2 takes it (J) as predecessor and successor and notifies it; J,
+// a one-node ring, takes J2 as predecessor and successor. J's own
+// JoinReply then finds J joined and is dropped, as a duplicate answer to a
+// retried Join is. Now there are two rings, each consistent: stabilize,
+// notify and fix-fingers only ever talk along a ring, so nothing repairs
+// it — MaceMC's self-loop symptom (a node whose successor is itself, which
+// its predecessor's stabilize finds nothing wrong with) grown into a
+// second ring. Every later node that picks J or J2 as contact joins the
+// small ring. J's recovery timer, 60 s later, looks J's key up in the main
+// ring: the answering node learns J, J learns its true neighbours, and
+// stabilize merges the rings within a few hundred milliseconds. The
+// execution takes 60 s instead of 0.5 s.
 //
 // Phase 3b sees the race as "deliver JoinReply → dropped: not joining"
 // (the handler's note, NoteNotJoining): the joining node's own JoinReply,
@@ -82,32 +114,32 @@
 //
 // The race needs a Join to reach a node in the few milliseconds between
 // its Join and its JoinReply. If J had joined before J2 started, or J2
-// chose an older contact, nothing happens.
-//
-// The fixed variant holds a Join received while joining and routes it once
-// joined, as Mace's findQueue does: a node that is not on a ring has no
-// routing state to answer from. The joiner waits a few milliseconds more,
-// and one ring forms.
+// chose an older contact, nothing happens. The fixed variant holds a Join
+// received while joining and routes it once joined, as Mace's findQueue
+// does: a node that is not on a ring has no routing state to answer from.
+// The joiner waits a few milliseconds more, and one ring forms. FindRace
+// locates the race in a recorded join-race execution.
 //
 // # Scenario and stopping condition
 //
 // The bootstrap, node 0, forms a ring at time 0. Node i ≥ 1 starts after
 // i·Gap plus a jitter in [0, Jitter] (DefaultGap = DefaultJitter = 15 ms:
-// 32 nodes start within 0.5 s, in index order, the stagger-start of MacePC
-// §5.2) and joins through a contact drawn from the nodes 0 … i−1, which has
-// therefore started (DefaultWorkload). A contact that started less than a
-// join's few milliseconds earlier is still joining: that is the window.
+// 32 nodes start within 0.5 s, in index order; MacePC §5.2 mentions a 30 s
+// stagger-start only as a workaround used in live deployments) and joins
+// through a contact drawn from the nodes 0 … i−1, which has therefore
+// started (DefaultWorkload). A contact that started less than a join's few
+// milliseconds earlier is still joining: that is the join race's window.
 // All joins through node 0 would never open it; contacts drawn among
 // all nodes would often be in init and hold Joins for long. With this
 // choice and event durations trained from the handlers' real times (phase
-// 1a), about one 32-node buggy execution in eleven opens the window (45 of
-// 500 in TestTune) and takes 60.1–60.6 s; all others take 0.47–0.50 s, and
+// 1a), about one 32-node join-race execution in eleven opens the window (45
+// of 500 in TestTune) and takes 60.1–60.6 s; all others take 0.47–0.50 s, and
 // so does every fixed execution (500 of 500; the slowest of 5,000 took
 // 0.53 s), so the anomaly threshold max(Q3+1.5·IQR, 1.5·median) ≈ 0.73 s
 // flags the race and nothing else. Fewer nodes open the window less
 // often: 7% of 16-node and 4% of 8-node executions.
 // With the untrained seed durations (uniform 1–10 ms per event) joins take
-// tens of milliseconds and most buggy executions hit the race.
+// tens of milliseconds and most join-race executions hit the race.
 //
 // The stopping condition (RingOrder.Ring) is the correct ring: every node
 // joined, its successor the next node in key order and its predecessor the
@@ -122,20 +154,35 @@
 // ("all-nodes", allNodes: MaceMC Table 1), PredNonNull
 // ("pred-non-null"), SuccReflexive ("succ-reflexive") and Ring ("ring"),
 // and the safety property SelfPred ("self-pred", successorAndPredecessor:
-// a node that is its own predecessor is its own successor). The buggy
-// variant's split rings violate all-nodes until recovery merges them; the
-// liveness mode's scheduler fires the recovery timer eventually, so it is
-// a performance bug, not a liveness bug, and the liveness mode finds no
-// violation in the buggy or the fixed variant (3 nodes, depth 10).
+// a node that is its own predecessor is its own successor). The join-race
+// variant's split rings violate all-nodes until recovery merges them, and
+// the buggy variant's wrong successors until stabilize repairs them; the
+// liveness mode's scheduler fires those timers eventually, so both are
+// performance bugs, not liveness bugs, and the liveness mode finds no
+// violation in the buggy, join-race or fixed variant (3 nodes, depth 10).
 //
-// The variant "no-recovery" is the buggy protocol without the recovery
-// timer (Config.NoRecovery), what the bug would be without Mace's fail
+// The variant "no-recovery" is the join-race protocol without the recovery
+// timer (Config.NoRecovery), what the race would be without Mace's fail
 // safe: two rings for good. The liveness mode finds it on 3 nodes in a few
 // milliseconds, with the critical transition at the bug itself — the
 // joining node n1 delivering n2's Join — and, as the live path with the
 // longest common prefix, n1 delivering its own JoinReply first:
 //
 //	macepc run --liveness --system chord --variant no-recovery --seed 1 --out lv
+//
+// The variant "self-loop" is MaceMC's Chord bug switched back on in the
+// fixed protocol (Config.SelfLoop): a Notify sets the predecessor but
+// does not enter the notifier into the routing state, so the bootstrap's
+// first Notify leaves it a one-node ring with a predecessor — a self-loop
+// that its predecessor's stabilize finds nothing wrong with. It has no
+// recovery timer (Config.NoRecovery): our recovery, a fail safe for
+// partitions, would repair it within 60 s (the node that answers a
+// recovery lookup learns the looked-up node), which MaceMC's Chord did not.
+// The liveness mode reports it as MaceMC did: all-nodes violated on the
+// first path it walks, and no critical transition (C2), every execution
+// being dead from the start (TestLiveness, TestSelfLoop):
+//
+//	macepc run --liveness --system chord --variant self-loop --seed 1 --out lv
 //
 // # Usage
 //

@@ -10,7 +10,7 @@ import (
 func TestNotes(t *testing.T) {
 	t.Run("none in sequential joins", func(t *testing.T) {
 		for _, fixed := range []bool{false, true} {
-			h := newHarness(t, 5, Config{Fixed: fixed})
+			h := newHarness(t, 5, Config{JoinRace: !fixed})
 			h.quiet = true
 			h.join(0, 0)
 			for id := NodeID(1); id < 5; id++ {
@@ -26,7 +26,7 @@ func TestNotes(t *testing.T) {
 	// is still joining. The fixed node 1 holds the Join; the buggy one
 	// answers it as a one-node ring and then drops its own JoinReply.
 	for _, fixed := range []bool{false, true} {
-		h := newHarness(t, 3, Config{Fixed: fixed})
+		h := newHarness(t, 3, Config{JoinRace: !fixed})
 		h.join(0, 0)
 		h.join(1, 0)
 		h.join(2, 1)

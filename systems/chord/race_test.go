@@ -10,7 +10,7 @@ import (
 )
 
 // TestFindRace: in the first slow executions of a seeded exploration of
-// the buggy variant, FindRace finds the joining node that answered a Join
+// the join-race variant, FindRace finds the joining node that answered a Join
 // (its own JoinReply is then the one ignored: "deliver JoinReply →
 // (nothing)"), and the race's steps include that answer, the node's boot
 // and the steps its own Join passed; a fast execution has no race.
@@ -19,7 +19,7 @@ func TestFindRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := System().Scenario(VariantBuggy, 0)
+	sc, err := System().Scenario(VariantJoinRace, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

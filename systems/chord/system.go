@@ -3,6 +3,7 @@ package chord
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/macepc/macepc/netmodel"
@@ -11,18 +12,32 @@ import (
 
 // Variant names.
 const (
-	// VariantBuggy: a joining node that receives a Join takes itself for a
-	// one-node ring and answers it; the ring it starts meets the others
-	// only through the 60 s recovery.
+	// VariantBuggy is the kind of bug MacePC §5.4 reports for Chord,
+	// Pastry's (Config.SilentPred): a node drops its old predecessor, or
+	// ignores a farther notifier, without telling it, and stabilize
+	// repairs it a round later.
 	VariantBuggy = "buggy"
-	// VariantFixed: a joining node holds the Joins it receives and routes
-	// them once it has joined.
+	// VariantFixed has neither bug: a node tells the old predecessor and a
+	// farther notifier at once, and a joining node holds the Joins it
+	// receives until it has joined.
 	VariantFixed = "fixed"
-	// VariantNoRecovery is the buggy protocol without the recovery timer
-	// (Config.NoRecovery): the race leaves two rings for good, a liveness
-	// violation of all-nodes whose critical transition the liveness mode
-	// finds (the joining node's delivery of a Join).
+	// VariantJoinRace is our RandTree-style bug (Config.JoinRace): a
+	// joining node that receives a Join takes itself for a one-node ring
+	// and answers it; the ring it starts meets the others only through the
+	// 60 s recovery.
+	VariantJoinRace = "join-race"
+	// VariantNoRecovery is the join-race protocol without the recovery
+	// timer (Config.NoRecovery): the race leaves two rings for good, a
+	// liveness violation of all-nodes whose critical transition the
+	// liveness mode finds (the joining node's delivery of a Join).
 	VariantNoRecovery = "no-recovery"
+	// VariantSelfLoop is the fixed protocol with MaceMC's Chord bug
+	// (Config.SelfLoop): a notified one-node ring keeps itself as its
+	// successor. It has no recovery timer (Config.NoRecovery): our 60 s
+	// recovery, a fail safe for partitions, would repair the self-loop
+	// (the answering node learns the looked-up node), which MaceMC's Chord
+	// did not.
+	VariantSelfLoop = "self-loop"
 )
 
 // Property names of the bundled scenario.
@@ -60,9 +75,11 @@ func System() timedsim.System {
 		Name: "chord",
 		Doc:  "Mace Chord ring (successor list, fingers, stabilize); nodes join through nodes started just before them",
 		Variants: []timedsim.Variant{
-			{Name: VariantBuggy, Doc: "a joining node answers a Join as a one-node ring: a second ring that only the 60 s recovery merges"},
-			{Name: VariantFixed, Doc: "a joining node holds the Joins it receives until it has joined"},
-			{Name: VariantNoRecovery, Doc: "buggy without the recovery timer: the second ring never merges (a liveness bug)"},
+			{Name: VariantBuggy, Doc: "a node drops its old predecessor, or a farther notifier, without telling it: stabilize repairs it a round later (MacePC §5.4's Pastry-like bug)"},
+			{Name: VariantFixed, Doc: "the old predecessor and a farther notifier are told at once; a joining node holds the Joins it receives until it has joined"},
+			{Name: VariantJoinRace, Doc: "a joining node answers a Join as a one-node ring: a second ring that only the 60 s recovery merges (ours, RandTree-style)"},
+			{Name: VariantNoRecovery, Doc: "join-race without the recovery timer: the second ring never merges (a liveness bug)"},
+			{Name: VariantSelfLoop, Doc: "fixed without the recovery timer, with MaceMC's Chord bug: a Notify sets the predecessor but not the successor, so a notified one-node ring stays a self-loop"},
 		},
 		DefaultVariant: VariantBuggy,
 		DefaultNodes:   32,
@@ -76,12 +93,16 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	w := DefaultWorkload(nodes)
 	switch variant {
 	case VariantBuggy:
+		w.Config.SilentPred = true
 	case VariantFixed:
-		w.Config.Fixed = true
+	case VariantJoinRace:
+		w.Config.JoinRace = true
 	case VariantNoRecovery:
-		w.Config.NoRecovery = true
+		w.Config.JoinRace, w.Config.NoRecovery = true, true
+	case VariantSelfLoop:
+		w.Config.SelfLoop, w.Config.NoRecovery = true, true
 	default:
-		return nil, fmt.Errorf("chord: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantNoRecovery)
+		return nil, fmt.Errorf("chord: unknown variant %q (variants: %s)", variant, strings.Join(System().VariantNames(), ", "))
 	}
 	return NewScenario(w)
 }
@@ -156,7 +177,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		},
 		Timeout:  300 * time.Second,
 		Network:  netmodel.DefaultConfig(),
-		Revision: "2",
+		Revision: "3",
 	}, nil
 }
 

@@ -39,13 +39,13 @@ func explore(t *testing.T, sc *timedsim.Scenario, n int, base uint64) []*timedsi
 
 // TestSystemScenario runs the bundled scenario (16 nodes) in the
 // simulator: every fixed execution forms the ring in under a second; the
-// buggy variant forms it too, thanks to recovery, but some executions take
-// just over 60 s, and exactly those dropped a JoinReply (a joiner that had
-// started a ring of its own: fewer "deliver JoinReply → Notify" than
-// joiners).
+// join-race variant forms it too, thanks to recovery, but some executions
+// take just over 60 s, and exactly those dropped a JoinReply (a joiner
+// that had started a ring of its own: fewer "deliver JoinReply → Notify"
+// than joiners).
 func TestSystemScenario(t *testing.T) {
 	const seeds, nodes = 200, 16
-	for _, v := range []string{VariantFixed, VariantBuggy} {
+	for _, v := range []string{VariantFixed, VariantJoinRace} {
 		sc, err := System().Scenario(v, nodes)
 		if err != nil {
 			t.Fatal(err)
@@ -78,8 +78,8 @@ func TestSystemScenario(t *testing.T) {
 		}
 		// Latent: neither absent nor the common case (it would then be the
 		// normal execution time).
-		if v == VariantBuggy && (slow == 0 || slow > seeds/5) {
-			t.Errorf("buggy variant: %d of %d executions slow, want a latent bug (1 to %d)", slow, seeds, seeds/5)
+		if v == VariantJoinRace && (slow == 0 || slow > seeds/5) {
+			t.Errorf("join-race variant: %d of %d executions slow, want a latent bug (1 to %d)", slow, seeds, seeds/5)
 		}
 	}
 }
@@ -111,7 +111,7 @@ func TestSystem(t *testing.T) {
 	if s.Name != "chord" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantNoRecovery}) {
+	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery, VariantSelfLoop}) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -123,14 +123,17 @@ func TestSystem(t *testing.T) {
 			if sc.Nodes != n || sc.Revision == "" {
 				t.Fatalf("%s/%d: scenario %+v", v, n, sc)
 			}
-			if got := sc.New(0).(*Node).cfg.Fixed; got != (v == VariantFixed) {
-				t.Fatalf("%s: node Fixed=%v", v, got)
+			cfg := sc.New(0).(*Node).cfg
+			if cfg.SilentPred != (v == VariantBuggy) || cfg.JoinRace != (v == VariantJoinRace || v == VariantNoRecovery) ||
+				cfg.NoRecovery != (v == VariantNoRecovery || v == VariantSelfLoop) || cfg.SelfLoop != (v == VariantSelfLoop) {
+				t.Fatalf("%s: node config %+v", v, cfg)
 			}
 			sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := sim.Run(timedsim.SeedPath(1)); !r.Finished {
+			// The self-loop never forms a ring of two or more nodes.
+			if r := sim.Run(timedsim.SeedPath(1)); r.Finished != (v != VariantSelfLoop || n == 1) {
 				t.Fatalf("%s/%d: %v", v, n, r.Outcome)
 			}
 		}
@@ -158,7 +161,7 @@ func TestSystem(t *testing.T) {
 // TestNewRingMatchesRing: the hinted stopping condition gives the same
 // executions as the pure one.
 func TestNewRingMatchesRing(t *testing.T) {
-	for _, v := range []string{VariantFixed, VariantBuggy} {
+	for _, v := range []string{VariantFixed, VariantBuggy, VariantJoinRace} {
 		for _, nodes := range []int{1, 2, 16} {
 			pure, err := Build(v, nodes)
 			if err != nil {
@@ -223,11 +226,11 @@ func TestProperties(t *testing.T) {
 	}
 }
 
-// TestPipeline runs the whole MacePC pipeline on 16 nodes: the buggy
+// TestPipeline runs the whole MacePC pipeline on 16 nodes: the join-race
 // variant yields an anomaly whose divergence step lies strictly inside the
 // execution and whose top correlation is the bug's ignored JoinReply, the
-// fixed one none in 200 executions; a second buggy run with
-// the first run's trained durations repeats the first exactly.
+// fixed one none in 200 executions; a second join-race run with the first
+// run's trained durations repeats the first exactly.
 func TestPipeline(t *testing.T) {
 	dir := t.TempDir()
 	run := func(out string, extra ...string) (int, string) {
@@ -261,8 +264,8 @@ func TestPipeline(t *testing.T) {
 		}
 		return s
 	}
-	buggy := filepath.Join(dir, "buggy")
-	st, out := run(buggy, "--variant", "buggy")
+	buggy := filepath.Join(dir, "join-race")
+	st, out := run(buggy, "--variant", VariantJoinRace)
 	if st != 1 {
 		t.Fatalf("buggy: exit %d, want 1 (anomaly):\n%s", st, out)
 	}
@@ -283,7 +286,7 @@ func TestPipeline(t *testing.T) {
 	}
 
 	again := filepath.Join(dir, "again")
-	if st, out := run(again, "--variant", "buggy", "--edd", filepath.Join(buggy, "edd.json")); st != 1 {
+	if st, out := run(again, "--variant", VariantJoinRace, "--edd", filepath.Join(buggy, "edd.json")); st != 1 {
 		t.Fatalf("buggy again: exit %d:\n%s", st, out)
 	}
 	for _, f := range []string{"anomaly.log", "similar.log", "divergence.json"} {
@@ -319,15 +322,28 @@ func ExampleSystem() {
 
 // TestLiveness runs the liveness mode (MaceMC's search with the scenario's
 // liveness and safety properties) on three nodes of each variant: the
-// buggy variant's split rings are repaired by the recovery timer, which
-// the search's scheduler fires too, so neither it nor the fixed variant
-// has a violation; without recovery the race is a dead state, and the
-// critical transition is the joining node's delivery of a Join.
+// join-race variant's split rings are repaired by the recovery timer,
+// which the search's scheduler fires too, and the buggy variant's silent
+// losses by stabilize, so none of them nor the fixed variant has a
+// violation; without recovery the race is a dead state, and the critical
+// transition is the joining node's delivery of a Join.
+//
+// The self-loop variant is MaceMC's Chord bug, and the search reports it
+// as MaceMC's did (MaceMC paper §5): a violation of all-nodes on the first
+// path walked, and no critical transition, class C2, since every execution is
+// dead from the start (the bootstrap's first Notify makes it a self-loop
+// with a predecessor, and nothing ever gives it a successor).
 func TestLiveness(t *testing.T) {
-	for _, v := range []string{VariantBuggy, VariantFixed, VariantNoRecovery} {
+	for _, v := range []string{VariantBuggy, VariantFixed, VariantJoinRace, VariantNoRecovery, VariantSelfLoop} {
 		var o, e bytes.Buffer
 		args := []string{"run", "--liveness", "--system", "chord", "--variant", v, "--nodes", "3", "--seed", "1", "--out", t.TempDir()}
 		st := cli.Run(context.Background(), args, &o, &e, System())
+		if v == VariantSelfLoop {
+			if st != 1 || !strings.Contains(o.String(), "VIOLATION (liveness): all-nodes") || !strings.Contains(o.String(), " 1 random walks,") || !strings.Contains(o.String(), "no critical transition (C2)") {
+				t.Fatalf("%s: exit %d, want all-nodes violated in the first path, C2:\n%s%s", v, st, o.String(), e.String())
+			}
+			continue
+		}
 		if v != VariantNoRecovery {
 			if st != 0 || !strings.Contains(o.String(), "no violation") {
 				t.Fatalf("%s: exit %d:\n%s%s", v, st, o.String(), e.String())
@@ -337,5 +353,98 @@ func TestLiveness(t *testing.T) {
 		if st != 1 || !strings.Contains(o.String(), "VIOLATION (liveness): all-nodes") || !strings.Contains(o.String(), "critical transition (C1)") || !strings.Contains(o.String(), "n1 deliver Join from n2") {
 			t.Fatalf("%s: exit %d, want the race as the critical transition:\n%s%s", v, st, o.String(), e.String())
 		}
+	}
+}
+
+// TestSilentPredScenario: the buggy variant (Config.SilentPred) on the
+// bundled scenario (32 nodes, the committed event durations). Stabilize
+// repairs what it loses, so every execution forms the ring, long before
+// the 60 s recovery; but a node that joined with a stale successor walks
+// to its place one stabilize round (100 ms) per node it passes, and some
+// executions end seconds after the fixed variant's slowest. The slow
+// executions are the ones in which notifiers were ignored.
+func TestSilentPredScenario(t *testing.T) {
+	f, err := os.Open("testdata/edd.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := edd.Read(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 200
+	var fixedMax time.Duration
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		sc, err := Build(v, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &timedsim.Explorer{Scenario: sc, Options: timedsim.Options{CheckSafety: true, EDD: set}}
+		res, done, err := e.Run(context.Background(), timedsim.Work{N: runs, Path: timedsim.Seeded(1), Keep: true})
+		if err != nil || done != runs {
+			t.Fatal(err, done)
+		}
+		slow, ignored := 0, 0
+		for i, r := range res {
+			if !r.Finished || r.ExecTime > 10*time.Second {
+				t.Fatalf("%s execution %d: %v at %v", v, i, r.Outcome, r.ExecTime)
+			}
+			if v == VariantFixed {
+				fixedMax = max(fixedMax, r.ExecTime)
+				continue
+			}
+			if r.ExecTime > 2*fixedMax {
+				slow++
+				if r.Composite[timedsim.CompositeLabel("deliver Notify", NoteNotNearer)] > 0 {
+					ignored++
+				}
+			}
+		}
+		t.Logf("%s: slowest fixed %v; %d of %d buggy executions slower than twice that, %d of them with ignored notifiers", v, fixedMax, slow, runs, ignored)
+		if v == VariantBuggy && (slow == 0 || slow > runs/4 || ignored != slow) {
+			t.Errorf("buggy: %d slow executions (%d with ignored notifiers), want a latent bug", slow, ignored)
+		}
+	}
+}
+
+// TestPipelineSilentPred runs the whole pipeline on the buggy variant with
+// the committed event durations (32 nodes, seed 1): an anomaly, a
+// divergence step strictly inside it, and a label of the bug (a Notify
+// whose handler dropped the old predecessor or ignored the notifier)
+// first among the correlations.
+func TestPipelineSilentPred(t *testing.T) {
+	out := t.TempDir()
+	var o, e bytes.Buffer
+	st := cli.Run(context.Background(), []string{"run", "--system", "chord", "--variant", VariantBuggy, "--seed", "1",
+		"--edd", "testdata/edd.json", "--progress", "never", "--out", out}, &o, &e, System())
+	if st != 1 {
+		t.Fatalf("exit %d, want 1:\n%s%s", st, o.String(), e.String())
+	}
+	var s struct {
+		Anomaly struct {
+			Found bool `json:"found"`
+		} `json:"anomaly"`
+		Divergence struct {
+			Step       int `json:"step"`
+			TotalSteps int `json:"total_steps"`
+		} `json:"divergence"`
+		Correlations []struct {
+			Label string `json:"label"`
+		} `json:"correlations"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Anomaly.Found || s.Divergence.Step <= 0 || s.Divergence.Step >= s.Divergence.TotalSteps {
+		t.Fatalf("summary %+v", s)
+	}
+	bug := []string{timedsim.CompositeLabel("deliver Notify", NoteDropped), timedsim.CompositeLabel("deliver Notify", NoteNotNearer)}
+	if len(s.Correlations) == 0 || !slices.Contains(bug, s.Correlations[0].Label) {
+		t.Errorf("top correlation is not the bug's: %+v", s.Correlations)
 	}
 }

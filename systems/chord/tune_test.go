@@ -20,9 +20,9 @@ var (
 	tuneJit = flag.Duration("tune-jitter", DefaultJitter, "jitter for TestTune")
 )
 
-// TestTune measures, for 8, 16 and 32 nodes and both variants, the
-// fraction of executions slower than 10 s and the execution-time
-// quartiles. It documents how DefaultWorkload was chosen (pass the edd.json
+// TestTune measures, for 8, 16 and 32 nodes and the join-race and fixed
+// variants, the fraction of executions slower than 10 s and the
+// execution-time quartiles. It documents how DefaultWorkload was chosen (pass the edd.json
 // of a "macepc train --system chord" run for realistic durations):
 //
 //	go test ./systems/chord -run TestTune -v -args -tune -tune-edd edd.json -tune-n 500
@@ -31,10 +31,10 @@ func TestTune(t *testing.T) {
 		t.Skip("-tune not set")
 	}
 	for _, n := range []int{8, 16, 32} {
-		for _, v := range []string{VariantBuggy, VariantFixed} {
+		for _, v := range []string{VariantJoinRace, VariantFixed} {
 			w := DefaultWorkload(n)
 			w.Gap, w.Jitter = *tuneGap, *tuneJit
-			w.Config.Fixed = v == VariantFixed
+			w.Config.JoinRace = v == VariantJoinRace
 			sc, err := NewScenario(w)
 			if err != nil {
 				t.Fatal(err)

@@ -67,6 +67,14 @@ type Config struct {
 	// Fixed selects the paper's fix: a node evicted from a leaf set is sent
 	// the evicting node's current leaf set (LeafSetPush).
 	Fixed bool
+	// FixGap is a second fix, ours (the "fixed-gap" variant, with Fixed):
+	// an Announce carries the announcer's nearest neighbours, and a node
+	// that knows a node between the announcer and one of them sends the
+	// announcer its leaf set (LeafSetPush). It closes the gap the paper's
+	// fix leaves: two adjacent nodes that join concurrently get the same
+	// leaf set from the same node, announce themselves to the same nodes
+	// and never learn of each other until maintenance.
+	FixGap bool
 }
 
 // JoinRequest is routed from the bootstrap toward the joiner's identifier.
@@ -92,11 +100,21 @@ func (m JoinReply) Size() int { return dht.MessageSize(m.Leaves, m.Rows) }
 // Announce tells a node that the sender has joined, or has just taken it
 // into its leaf set. The receiver adds the sender to its state only now: a
 // joiner is not added by the nodes that route its join, only once it
-// announces itself.
-type Announce struct{}
+// announces itself. With FixGap, Near holds the sender's nearest
+// neighbours on the left and on the right (the node itself on a side it
+// knows no one on); without, it is empty.
+type Announce struct {
+	Near []Peer
+}
 
-// Size is the wire size in bytes.
-func (Announce) Size() int { return dht.MessageSize() }
+// Size is the wire size in bytes: without Near (buggy and fixed), a bare
+// header, as before FixGap existed.
+func (m Announce) Size() int {
+	if m.Near == nil {
+		return dht.MessageSize()
+	}
+	return dht.MessageSize(m.Near)
+}
 
 // LeafSetPush is the fix: the leaf set (with the sender) sent to a node the
 // sender has just evicted from its leaf set.
@@ -111,8 +129,8 @@ func (m LeafSetPush) Size() int { return dht.MessageSize(m.Leaves) }
 // dht.State for routing and the stopping condition.
 type Node struct {
 	dht.Core
-	fixed bool
-	leaf  dht.LeafSet
+	fixed, gap bool
+	leaf       dht.LeafSet
 }
 
 var (
@@ -128,7 +146,7 @@ func NewNode(self NodeID, ids []ID, cfg Config) *Node {
 		panic(fmt.Sprintf("pastry: LeafHalf %d is negative", cfg.LeafHalf))
 	}
 	c := dht.NewCore(self, ids, cfg.Params.WithDefaults(DefaultLeafHalf))
-	return &Node{Core: c, fixed: cfg.Fixed, leaf: dht.NewLeafSet(c.Me, c.Params.LeafHalf)}
+	return &Node{Core: c, fixed: cfg.Fixed, gap: cfg.FixGap, leaf: dht.NewLeafSet(c.Me, c.Params.LeafHalf)}
 }
 
 // Leaves implements dht.State.
@@ -196,10 +214,14 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 		n.learn(ctx, m.Rows, None, false)
 		// Announce ourselves to every node we know, leaf set and table.
 		for _, p := range n.known() {
-			ctx.Send(p.Node, Announce{})
+			ctx.Send(p.Node, n.announce())
 		}
 	case Announce:
 		n.learn(ctx, []Peer{n.Peer(from)}, from, true)
+		if n.gap && n.knowsBetween(n.Peer(from), m.Near) {
+			ctx.Logf("%v does not know its neighbours", from)
+			ctx.Send(from, LeafSetPush{Leaves: n.leavesWithSelf()})
+		}
 	case LeafSetPush:
 		n.learn(ctx, m.Leaves, from, true)
 	case LeafSetExchange:
@@ -214,6 +236,45 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	default:
 		panic(fmt.Sprintf("pastry: unknown message %T", msg))
 	}
+}
+
+// announce is the Announce the node sends: with FixGap, with its nearest
+// neighbours.
+func (n *Node) announce() Announce {
+	if !n.gap {
+		return Announce{}
+	}
+	near := []Peer{n.Me, n.Me}
+	if l := n.leaf.Left(); len(l) > 0 {
+		near[0] = l[0]
+	}
+	if r := n.leaf.Right(); len(r) > 0 {
+		near[1] = r[0]
+	}
+	return Announce{Near: near}
+}
+
+// knowsBetween reports whether a member of the leaf set lies between the
+// announcer a and the nearest neighbour it announced on either side (near:
+// left, right; a itself for a side it knows no one on): a node a should
+// know and does not (FixGap).
+func (n *Node) knowsBetween(a Peer, near []Peer) bool {
+	if len(near) != 2 {
+		return false
+	}
+	left, right := near[0], near[1]
+	for _, x := range n.leaf.Members() {
+		if x.Node == a.Node {
+			continue
+		}
+		if right.Node == a.Node || dht.CW(a.ID, x.ID) < dht.CW(a.ID, right.ID) {
+			return true
+		}
+		if left.Node == a.Node || dht.CW(x.ID, a.ID) < dht.CW(left.ID, a.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // known is every node in the leaf set or the routing table, each once, in
@@ -271,7 +332,7 @@ func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID, announce b
 		}
 		n.Ver++
 		if announce && p.Node != from {
-			ctx.Send(p.Node, Announce{})
+			ctx.Send(p.Node, n.announce())
 		}
 		for _, e := range out {
 			if !slices.Contains(evicted, e) {

@@ -12,8 +12,13 @@ import (
 const (
 	// VariantBuggy evicts nodes from a leaf set without telling them.
 	VariantBuggy = "buggy"
-	// VariantFixed sends an evicted node the current leaf set.
+	// VariantFixed sends an evicted node the current leaf set (the paper's
+	// fix).
 	VariantFixed = "fixed"
+	// VariantFixedGap is the paper's fix and a second one, ours: a node
+	// that knows a node between an announcer and the neighbours it
+	// announces sends it its leaf set (Config.FixGap).
+	VariantFixedGap = "fixed-gap"
 )
 
 // PropStable is the stopping condition as a liveness property.
@@ -34,11 +39,14 @@ const (
 
 // System is the bundled Pastry system.
 func System() timedsim.System {
-	return dht.NewSystem("pastry",
+	s := dht.NewSystem("pastry",
 		"Pastry DHT; 40 nodes join within 2 s through one bootstrap node (MacePC §5.2)",
 		"a node evicted from a leaf set is not told: only the 20 s maintenance repairs it",
-		"an evicted node is sent the evicting node's current leaf set",
+		"an evicted node is sent the evicting node's current leaf set (the paper's fix)",
 		DefaultNodes, Build)
+	s.Variants = append(s.Variants, timedsim.Variant{Name: VariantFixedGap,
+		Doc: "fixed, and a node that knows a node between an announcer and its announced neighbours sends it its leaf set (ours: closes the gap of adjacent concurrent joiners)"})
+	return s
 }
 
 // Build returns the bundled scenario of a variant (DefaultWorkload).
@@ -48,8 +56,10 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	case VariantBuggy:
 	case VariantFixed:
 		cfg.Fixed = true
+	case VariantFixedGap:
+		cfg.Fixed, cfg.FixGap = true, true
 	default:
-		return nil, fmt.Errorf("pastry: unknown variant %q (variants: %s, %s)", variant, VariantBuggy, VariantFixed)
+		return nil, fmt.Errorf("pastry: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantFixedGap)
 	}
 	return NewScenario(DefaultWorkload(nodes), cfg)
 }

@@ -36,9 +36,17 @@
 //     which, if it still is a root, joins under Target. This is the "fail
 //     safe" of the MacePC paper's introduction: it is meant for partitions,
 //     but it also silently repairs protocol bugs, ten seconds later.
+//     The same timer checks the tree's links: a joined node asks its
+//     parent whether it lists it (ParentCheck, answered Dropped if not: the
+//     node rejoins) and tells each child its root (NewRoot, answered
+//     Remove by a joined node whose parent is another: the parent drops
+//     it).
 //   - Transport errors: a broken connection to the parent sends the node
-//     back to its peer set to rejoin with its subtree; one to a child, or a
-//     lost JoinReply that accepted a child, drops the child.
+//     back to its peer set to rejoin with its subtree, and tells the parent
+//     (Remove); one to a child drops the child and tells it (Dropped); a
+//     lost JoinReply that accepted a child drops the child. A joining node
+//     whose connection to the more fit node it was joining under breaks
+//     forgets that node as its root.
 //
 // What a handler ignores, drops or defers, it notes (timedsim.Context.Note;
 // the Note* constants): a Join at a node in init is "deliver Join →
@@ -50,7 +58,8 @@
 // RecoveryTimerArmed); a node in init ignores Probe and Join (RT11); a root
 // that joins under another node adds it to its peer set (RT1); NewRoot is
 // only taken from the parent (RT4); Remove is handled in every state
-// (RT10); a node whose parent fails forgets its root (RT16).
+// (RT10); a node whose parent fails forgets its root (RT16). Each can be
+// switched back on (Config.MaceMC, the variants below).
 //
 // # The bug (MacePC Figure 1)
 //
@@ -84,8 +93,18 @@
 // (roots are only ever replaced by lower IDs, and NewRoot, sent down before
 // any later Down join on the same FIFO connection, carries the change); and
 // a node that lost its parent forgets its root, holds the Joins it
-// receives and handles them once it has rejoined. So each forward strictly
-// lowers the ID, and a Join reaches a root in fewer than n hops. Pushing
+// receives from less fit nodes and handles them once it has rejoined. So
+// each forward strictly lowers the ID, and a Join reaches a root in fewer
+// than n hops.
+//
+// A node that knows no root and gets a Join from a more fit node does what
+// a root does: it makes the joiner a root (ForceRoot) and joins under it,
+// its root pointer again a lower ID. Without this tie-break a reset of the
+// root deadlocked the fixed variant: every node lost its tree, joined
+// through a peer that was joining too, and held the others' Joins, so no
+// node ever became a root again (issue 17; TestSystemRootReset, 50 of 50
+// executions timed out). With it, the most fit joining node is never held,
+// and the tree forms again within a second. Pushing
 // down follows child pointers, which without faults form a forest, so it
 // ends too. The buggy variant breaks the invariant: a joining node that
 // accepts a joiner makes itself a root again.
@@ -112,7 +131,8 @@
 // Faults are the driver's (none in the bundled scenario). A node rejoining
 // after its parent's failure is in the joining state too, so the buggy
 // variant shows the same bug there, while the fixed variant repairs a
-// broken parent connection or a reset node within a second.
+// broken parent connection, or a reset node (the root included) that
+// rejoins, within a second (TestSystemFaults, TestSystemRootReset).
 //
 // # Liveness mode
 //
@@ -141,6 +161,57 @@
 // the parent dropped a child that still named it as its parent, for good
 // (KidsMatch never held again). A node now ignores a second acceptance
 // from its own parent (Revision 3).
+//
+// With one reset (`macepc run --liveness --faults 1`) the search found
+// two more, in every variant (issue 17): all-joined violated right at the
+// root's reset in the fixed variant (the deadlock the tie-break above
+// removes; a node whose step-down target reset also kept it as its root
+// and forwarded every Join to it, the target's own included), and
+// kids-match. The liveness mode delivers a broken-connection upcall at
+// any later step, so it can come after the reset node's new incarnation
+// has rejoined under the same parent: the parent dropped its new child,
+// or the child left its new parent, and neither told the other. Told now
+// (Dropped, Remove), that still left stale messages of a join before the
+// reset arriving after the Remove of the join after it; what repairs any
+// one-sided link is the recovery round's check of the links above. With
+// every node's peer set holding all nodes (Workload.AllPeers) it found one
+// more: a stale Join of a node that had reset made the root step down for
+// it, the new incarnation rejected the ForceRoot with Remove, and the root
+// kept it as its root and forwarded every Join to it; a joining node now
+// forgets a root that sends it Remove (these changes are Revision 4, so
+// path files of Revision 3 are refused). The search with one reset now finds
+// no violation in the fixed and buggy variants (3 nodes, depth 10;
+// TestLivenessFaults), nor with full peer sets (TestLivenessFullPeerSets),
+// nor from a whole tree in which the root may reset at any step
+// (TestLivenessRootReset).
+//
+// # MaceMC's bugs as variants
+//
+// The variants "rt1", "rt2", "rt4", "rt10", "rt11", "rt14" and "rt16" are
+// the fixed protocol with one of MaceMC's RandTree bugs switched back on
+// (Config.MaceMC; each field's doc says what the bug does here), and the
+// liveness mode finds each on 3 nodes with seed 1 (TestMaceMCBugs; the
+// critical transitions beside MaceMC's descriptions are in
+// bench/PAPER.md):
+//
+//	macepc run --liveness --system randtree --variant rt10 --seed 1 --out lv
+//	macepc run --liveness --system randtree --variant rt1 --faults 1 --seed 1 --out lv
+//
+// rt2 (no root ever reports itself as its parent) and rt10 need no fault;
+// rt1, rt4, rt11, rt14 and rt16 need one reset (--faults 1): with the
+// bundled peer sets ({bootstrap}) nothing but a reset puts a node back in
+// init after others know it, makes a join fail or takes a parent away.
+// rt10 also turns off the check of a node's children that issue 17 added
+// (Config.MaceMC.NoChildCheck), which would repair its stale child within
+// a recovery round; rt14 gives every node the peer set of all nodes
+// (Workload.AllPeers): a RootJoin that reaches a node in init must be sent
+// after that node reset, on a ProbeReply from another node, and with the
+// bundled peer sets every ProbeReply that names a root comes from that
+// root, whose reset loses it.
+//
+// One bug shows differently: Mace's handler for RT1 looped for ever (a
+// divergence); ours gives up and leaves the node joining, a liveness
+// violation.
 //
 // # Usage
 //

@@ -214,3 +214,24 @@ func (h *harness) noted(id NodeID, text string) bool {
 func (c *fakeCtx) Logf(format string, args ...any) {
 	c.h.t.Logf("  %v: %s", c.self, fmt.Sprintf(format, args...))
 }
+
+// reset is a node reset as timedsim and the liveness mode make it: node id
+// gets a fresh Node in Init, its timers and the messages in flight to and
+// from it are lost. The broken-connection upcalls of its peers are the
+// test's to deliver (broken), when it chooses: possibly after the new
+// incarnation's messages, as the liveness mode may.
+func (h *harness) reset(id NodeID) {
+	h.t.Helper()
+	h.t.Logf("reset %v", id)
+	h.queue = slices.DeleteFunc(h.queue, func(e envelope) bool { return e.from == id || e.to == id })
+	h.timers[id] = map[string]bool{}
+	h.nodes[id] = NewNode(id, h.nodes[id].cfg)
+	h.nodes[id].Init(h.ctx(id))
+}
+
+// broken delivers at node id the upcall "connection to peer broken".
+func (h *harness) broken(id, peer NodeID) {
+	h.t.Helper()
+	h.t.Logf("error %v: broken peer %v", id, peer)
+	h.nodes[id].Error(h.ctx(id), &timedsim.TransportError{Transport: "tcp", Peer: peer, Err: timedsim.ErrConnectionBroken})
+}

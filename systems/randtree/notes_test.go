@@ -76,9 +76,27 @@ func TestNotes(t *testing.T) {
 		h.join(0, 0)
 		h.join(1, 0)
 		h.run()
-		h.nodes[1].Deliver(h.ctx(1), 2, NewRoot{Root: 2})
-		if !h.noted(1, NoteNotParent) || h.nodes[1].Root() != 0 {
-			t.Errorf("notes %q: %v", h.notes, h.nodes[1])
+		h.nodes[1].Deliver(h.ctx(1), 2, Dropped{})
+		if !h.noted(1, NoteNotParent) || h.nodes[1].Parent() != 0 || len(h.queue) != 0 {
+			t.Errorf("notes %q, sent %v: %v", h.notes, h.queue, h.nodes[1])
+		}
+	})
+	t.Run(NoteTieBreak, func(t *testing.T) {
+		// A rejoining node that knows no root gets a Join from a more fit
+		// node: in the fixed variant it makes it a root and joins under
+		// it (the buggy variant takes the joiner as a child).
+		for _, v := range variants {
+			h := newHarness(t, 3, v.cfg)
+			h.join(1, 1)
+			h.join(2, 1)
+			h.run()
+			h.nodes[2].Error(h.ctx(2), &timedsim.TransportError{Transport: "tcp", Peer: 1, Err: timedsim.ErrConnectionBroken})
+			h.queue = nil
+			h.join(0, 2)
+			deliver[Join](h, 0, 2)
+			if got := h.noted(2, NoteTieBreak); got != v.cfg.Fixed {
+				t.Errorf("%s: tie-break %v, notes %q", v.name, got, h.notes)
+			}
 		}
 	})
 	t.Run(NoteNotFitter, func(t *testing.T) {

@@ -58,6 +58,10 @@ const (
 	// NoteDeferred: a Join at a joining node that knows no root (its
 	// parent failed), held until it has rejoined (fixed variant).
 	NoteDeferred = "deferred: root unknown"
+	// NoteTieBreak: a Join from a more fit node at a joining node that
+	// knows no root, which makes the joiner a root and joins under it
+	// (fixed variant).
+	NoteTieBreak = "root unknown: joiner made root"
 	// NoteDuplicate: a second acceptance by the node's own parent.
 	NoteDuplicate = "ignored: duplicate acceptance"
 	// NoteNotChild: a Remove from a node that is not a child.
@@ -65,7 +69,8 @@ const (
 	// NoteNotJoined: a NewRoot, Probe, ProbeReply or RootJoin at a node
 	// that is not joined.
 	NoteNotJoined = "ignored: not joined"
-	// NoteNotParent: a NewRoot from a node that is not the parent.
+	// NoteNotParent: a Dropped from a node that is not the parent (of a
+	// joined node).
 	NoteNotParent = "ignored: not from parent"
 	// NoteRootUnknown: a ProbeReply that a root to compare is missing on
 	// one side.
@@ -77,6 +82,12 @@ const (
 	// NoteNotRearmed: the recovery timer fired while not joined and was
 	// not re-armed (MaceMC's RT3, the liveness-bug variant).
 	NoteNotRearmed = "stopped: recovery not re-armed"
+	// NoteRT1: the join timer found no peer that is not a child (MaceMC's
+	// RT1, the rt1 variant).
+	NoteRT1 = "stuck: no peer to join"
+	// NoteRT10: a Remove at a joining node, ignored (MaceMC's RT10, the
+	// rt10 variant).
+	NoteRT10 = "ignored: joining"
 	// NoteSendFailed: a failed send that no timer repairs sooner.
 	NoteSendFailed = "ignored: send failed"
 )
@@ -131,6 +142,44 @@ type Config struct {
 	// good, and two trees whose only links run through such nodes never
 	// merge (the "liveness-bug" variant).
 	RecoveryOnlyJoined bool
+	// MaceMC is a set of MaceMC's other RandTree bugs (MaceMC paper §7.3,
+	// the long version's write-ups) switched back on, each undoing the fix
+	// the protocol otherwise has (the "rt1" … "rt16" variants).
+	MaceMC MaceMCBugs
+}
+
+// MaceMCBugs switches MaceMC's RandTree bugs back on. Each field says what
+// the bug does here; the MaceMC paper's own words are in bench/PAPER.md.
+type MaceMCBugs struct {
+	// RT1: a root that joins under a more fit node does not add it to its
+	// peer set; if that join fails and its peers are all its children, the
+	// join timer finds no peer to try. Mace's handler then looped forever;
+	// here the node gives up ("stuck: no peer to join") and stays joining.
+	RT1 bool
+	// RT2: a root answers "parent?" with no node instead of itself, so the
+	// properties, which ask (Node.Parent), never see a root.
+	RT2 bool
+	// RT4: NewRoot is taken from any node, not only from the parent: a
+	// node accepted by two parents may take the root of the tree it is not
+	// in, and then its probes see no second tree to merge.
+	RT4 bool
+	// RT10: a Remove that reaches a joining node is ignored, so it keeps a
+	// child that left it.
+	RT10 bool
+	// RT11: a Probe at a node in Init makes it join the prober, without
+	// arming its recovery timer (the safety property "recovery-timer").
+	RT11 bool
+	// RT14: a RootJoin at a node in Init makes it join under the target,
+	// without arming its recovery timer ("recovery-timer"; a node reset
+	// gets one, since RootJoin names a live root).
+	RT14 bool
+	// RT16: a node whose parent fails keeps its root.
+	RT16 bool
+	// NoChildCheck turns off the parent's side of issue 17's link checks
+	// (a NewRoot to each child every recovery round, answered Remove by a
+	// joined node whose parent is another), which MaceMC's RandTree did
+	// not have: it repairs RT10's stale child within a round.
+	NoChildCheck bool
 }
 
 func (c Config) withDefaults() Config {
@@ -205,6 +254,17 @@ type Remove struct{}
 // Size is the wire size in bytes.
 func (Remove) Size() int { return headerSize }
 
+// Dropped tells the receiver that the sender does not list it as a child:
+// the answer to a ParentCheck from a node that is not a child, and what a
+// parent sends a child it dropped because their connection broke (a reset
+// child may have rejoined under the same parent before that parent learned
+// of the break). A receiver that still names the sender as its parent
+// rejoins.
+type Dropped struct{}
+
+// Size is the wire size in bytes.
+func (Dropped) Size() int { return headerSize }
+
 // NewRoot tells a child the root of its parent's tree.
 type NewRoot struct {
 	Root NodeID
@@ -212,6 +272,14 @@ type NewRoot struct {
 
 // Size is the wire size in bytes.
 func (NewRoot) Size() int { return headerSize + addrSize }
+
+// ParentCheck asks the receiver, the sender's parent, whether it lists the
+// sender as a child (the recovery protocol's check of the tree links); a
+// receiver that does not answers Dropped.
+type ParentCheck struct{}
+
+// Size is the wire size in bytes.
+func (ParentCheck) Size() int { return headerSize }
 
 // Probe is the recovery protocol's question to a peer: which root is your
 // tree's? Root is the prober's root.
@@ -275,14 +343,21 @@ func (n *Node) ID() NodeID { return n.self }
 func (n *Node) State() State { return n.state }
 
 // Parent is the node's parent: itself if it is a root, None if it is not
-// in a tree.
-func (n *Node) Parent() NodeID { return n.parent }
+// in a tree (with MaceMC's RT2, None for a root too). The properties ask
+// it, as MaceMC's asked the service's API.
+func (n *Node) Parent() NodeID {
+	if n.cfg.MaceMC.RT2 && n.parent == n.self {
+		return None
+	}
+	return n.parent
+}
 
 // Root is the root the node believes its tree has (None if unknown).
 func (n *Node) Root() NodeID { return n.root }
 
-// IsRoot reports whether the node is a joined root (its parent is itself).
-func (n *Node) IsRoot() bool { return n.state == Joined && n.parent == n.self }
+// IsRoot reports whether the node is a joined root (its parent, as Parent
+// answers, is itself).
+func (n *Node) IsRoot() bool { return n.state == Joined && n.Parent() == n.self }
 
 // Children returns a copy of the node's children, sorted.
 func (n *Node) Children() []NodeID { return slices.Clone(n.children) }
@@ -394,6 +469,17 @@ func (n *Node) joinNextPeer(ctx timedsim.Context) {
 	n.becomeRoot(ctx)
 }
 
+// hasPeerToJoin reports whether the peer set names a node other than
+// ourselves and our children.
+func (n *Node) hasPeerToJoin() bool {
+	for _, p := range n.peers {
+		if p != n.self && !n.HasChild(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // joinUnder leaves the root position to join under the more fit node
 // target. The node keeps its children: its whole subtree moves.
 func (n *Node) joinUnder(ctx timedsim.Context, target NodeID) {
@@ -403,7 +489,7 @@ func (n *Node) joinUnder(ctx timedsim.Context, target NodeID) {
 	// Remember the target as a peer so that join retries can reach it
 	// (MaceMC's RT1).
 	n.target = slices.Index(n.peers, target)
-	if n.target < 0 {
+	if n.target < 0 && !n.cfg.MaceMC.RT1 {
 		n.peers = append(n.peers, target)
 		n.target = len(n.peers) - 1
 	}
@@ -461,15 +547,43 @@ func (n *Node) Deliver(ctx timedsim.Context, from NodeID, msg timedsim.Message) 
 	case JoinReply:
 		n.deliverJoinReply(ctx, from, m)
 	case Remove:
+		if n.cfg.MaceMC.RT10 && n.state == Joining {
+			ctx.Logf("Remove from %v ignored while joining (RT10)", from)
+			ctx.Note(NoteRT10)
+			return
+		}
+		if n.state == Joining && from == n.root {
+			// The more fit node we are joining under rejected our
+			// ForceRoot: it is not a root (it reset, and its new
+			// incarnation had not started). We know no root any more;
+			// otherwise we forward every Join, its own included, to a
+			// node that holds ours (found by the liveness mode with a
+			// reset and full peer sets).
+			n.root = None
+		}
 		if !n.removeChild(from) {
 			ctx.Logf("Remove from %v, not a child", from)
 			ctx.Note(NoteNotChild)
+		}
+	case Dropped:
+		if n.state == Joined && n.parent == from && from != n.self {
+			n.parentLost(ctx)
+		} else {
+			ctx.Note(NoteNotParent)
+		}
+	case ParentCheck:
+		if !n.HasChild(from) {
+			ctx.Send(from, Dropped{})
 		}
 	case NewRoot:
 		n.deliverNewRoot(ctx, from, m)
 	case Probe:
 		// Only a joined node knows its tree's root; a node in Init must
 		// not be drawn into the protocol by a probe (MaceMC's RT11).
+		if n.cfg.MaceMC.RT11 && n.state == Init {
+			n.joinFromInit(ctx, from)
+			return
+		}
 		if n.state == Joined {
 			ctx.Send(from, ProbeReply{Root: n.root})
 		} else {
@@ -503,9 +617,21 @@ func (n *Node) deliverJoin(ctx timedsim.Context, m Join) {
 		// (or leads to) the root; let it handle the joiner. A node that
 		// lost its parent knows no root: it handles the Join once it has
 		// rejoined, rather than make the joiner wait for its join timer.
-		if n.root != None && n.root != n.self {
+		// Unless the joiner is more fit: then no tree may be left to
+		// rejoin (the root itself failed, and every node is joining and
+		// holding the others' Joins), and the node does what a root does
+		// with a more fit joiner: it makes the joiner a root and joins
+		// under it. The lowest joining node is thereby never held, so
+		// holding cannot deadlock, and the node's root pointer still names
+		// a lower ID.
+		switch {
+		case n.root != None && n.root != n.self:
 			ctx.Send(n.root, m)
-		} else {
+		case who < n.self && !n.HasChild(who):
+			ctx.Note(NoteTieBreak)
+			ctx.Send(who, JoinReply{Kind: ForceRoot, Root: who})
+			n.joinUnder(ctx, who)
+		default:
 			ctx.Note(NoteDeferred)
 			if !slices.Contains(n.deferred, m) {
 				n.deferred = append(n.deferred, m)
@@ -598,13 +724,23 @@ func (n *Node) deliverJoinReply(ctx timedsim.Context, from NodeID, m JoinReply) 
 
 func (n *Node) deliverNewRoot(ctx timedsim.Context, from NodeID, m NewRoot) {
 	// Only our parent tells us our root (MaceMC's RT4): a node that
-	// accepted us but whose JoinReply we rejected must not.
+	// accepted us but whose JoinReply we rejected must not. It still
+	// lists us as its child, which a joined node tells it (Remove), as it
+	// tells a parent that a broken connection made it leave. A node that
+	// is not joined cannot tell: the sender's JoinReply may be on its way
+	// behind this message, and the sender asks again next round.
 	switch {
 	case n.state != Joined:
 		ctx.Note(NoteNotJoined)
 		return
+	case n.cfg.MaceMC.RT4:
+		// The bug: no check of the sender.
 	case from != n.parent || n.parent == n.self:
-		ctx.Note(NoteNotParent)
+		if n.cfg.MaceMC.NoChildCheck {
+			ctx.Note(NoteNotParent)
+			return
+		}
+		ctx.Send(from, Remove{})
 		return
 	case m.Root == n.root:
 		return
@@ -636,6 +772,10 @@ func (n *Node) deliverProbeReply(ctx timedsim.Context, m ProbeReply) {
 }
 
 func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
+	if n.cfg.MaceMC.RT14 && n.state == Init {
+		n.joinFromInit(ctx, m.Target)
+		return
+	}
 	switch {
 	case n.state != Joined:
 		ctx.Note(NoteNotJoined)
@@ -650,15 +790,46 @@ func (n *Node) deliverRootJoin(ctx timedsim.Context, m RootJoin) {
 	ctx.Logf("RootJoin under %v ignored", m.Target)
 }
 
+// joinFromInit is MaceMC's RT11 and RT14: a node in Init drawn into the
+// protocol by a message joins through to, without the recovery timer that
+// joinOverlay arms.
+func (n *Node) joinFromInit(ctx timedsim.Context, to NodeID) {
+	ctx.Logf("joining %v from init, no recovery timer (RT11/RT14)", to)
+	n.state = Joining
+	n.peers = []NodeID{to}
+	n.target = 0
+	n.sendJoin(ctx, to)
+}
+
+// parentLost sends a joined node whose parent failed or dropped it back to
+// its peer set to rejoin, with its subtree. It forgets the root too: it was
+// reached through the parent (MaceMC's RT16).
+func (n *Node) parentLost(ctx timedsim.Context) {
+	n.state = Joining
+	n.parent = None
+	if !n.cfg.MaceMC.RT16 {
+		n.root = None
+	}
+	n.joinNextPeer(ctx)
+}
+
 // Timer implements timedsim.Service.
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
 	case TimerStart:
 		n.joinOverlay(ctx, data.([]NodeID))
 	case TimerJoin:
-		if n.state == Joining {
-			n.joinNextPeer(ctx)
+		if n.state != Joining {
+			break
 		}
+		if n.cfg.MaceMC.RT1 && !n.hasPeerToJoin() {
+			// Mace looped here for ever looking for a peer that is not a
+			// child; we give up.
+			ctx.Logf("join timer: every peer is a child (RT1)")
+			ctx.Note(NoteRT1)
+			break
+		}
+		n.joinNextPeer(ctx)
 	case TimerRecovery:
 		// Re-armed in every state (MaceMC's RT3 is a recovery timer that
 		// stopped when it fired in the joining state).
@@ -670,9 +841,31 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 		ctx.SetTimer(TimerRecovery, n.cfg.RecoveryPeriod, nil)
 		if n.state == Joined {
 			n.probe(ctx)
+			n.checkKids(ctx)
 		}
 	default:
 		panic(fmt.Sprintf("randtree: unknown timer %q", name))
+	}
+}
+
+// checkKids is the recovery protocol's check of the tree links
+// (MaceMC's kids-match): the node asks its parent whether it is its child
+// (ParentCheck; a parent that does not list it answers Dropped, and it
+// rejoins), and tells each child its root (NewRoot; a child that does not
+// name it as its parent answers Remove, and it drops the child). A reset
+// can leave links that no single message repairs: a broken-connection
+// upcall about a node's former incarnation can arrive after the new one
+// has rejoined, and messages of a join before the reset can arrive after
+// the Remove of the join after it.
+func (n *Node) checkKids(ctx timedsim.Context) {
+	if n.parent != n.self && n.parent != None {
+		ctx.Send(n.parent, ParentCheck{})
+	}
+	if n.cfg.MaceMC.NoChildCheck {
+		return
+	}
+	for _, c := range n.children {
+		ctx.Send(c, NewRoot{Root: n.root})
 	}
 }
 
@@ -708,16 +901,27 @@ func (n *Node) probe(ctx timedsim.Context) {
 func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 	peer := err.Peer
 	if err.Err == timedsim.ErrConnectionBroken {
-		n.removeChild(peer)
+		if n.removeChild(peer) {
+			// The upcall may be about a connection of the child's former
+			// incarnation, and the child may have rejoined under us since:
+			// tell it, or it keeps us as its parent for good.
+			ctx.Send(peer, Dropped{})
+		}
 		switch {
 		case n.state == Joined && n.parent == peer && peer != n.self:
-			// Forget the root too: it was reached through the parent
-			// (MaceMC's RT16).
-			n.state = Joining
-			n.parent = None
-			n.root = None
-			n.joinNextPeer(ctx)
+			// Likewise the upcall may be about the parent's former
+			// incarnation, under which we have rejoined since: tell it we
+			// are not its child, or it keeps us as one for good.
+			ctx.Send(peer, Remove{})
+			n.parentLost(ctx)
 		case n.state == Joining && n.target >= 0 && n.peers[n.target] == peer:
+			if n.root == peer {
+				// The more fit node we were joining under failed: we know
+				// no root any more (as RT16 forgets the root with the
+				// parent), or we would forward every Join to a node that
+				// has lost its tree.
+				n.root = None
+			}
 			n.joinNextPeer(ctx)
 		}
 		return

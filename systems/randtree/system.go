@@ -2,6 +2,7 @@ package randtree
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/macepc/macepc/netmodel"
@@ -22,6 +23,45 @@ const (
 	// catches RT3 early ("recovery-timer", RecoveryTimerProperty) out.
 	VariantLivenessBug = "liveness-bug"
 )
+
+// MaceMCVariants are MaceMC's other RandTree bugs (MaceMC paper §7.3), each
+// switched back on in the fixed protocol (Config.MaceMC): "rt1", "rt2",
+// "rt4", "rt10", "rt11", "rt14", "rt16". Their docs say what each does;
+// bench/PAPER.md sets the critical transition the liveness mode finds
+// beside MaceMC's description.
+var MaceMCVariants = []timedsim.Variant{
+	{Name: "rt1", Doc: "fixed, with MaceMC's RT1: a root joining under a more fit node does not add it to its peers; if the join fails and every peer is a child, the node is stuck"},
+	{Name: "rt2", Doc: "fixed, with MaceMC's RT2: a root says it has no parent, so no node claims to be the root"},
+	{Name: "rt4", Doc: "fixed, with MaceMC's RT4: NewRoot is taken from any node, not only from the parent"},
+	{Name: "rt10", Doc: "fixed without issue 17's check of a node's children, with MaceMC's RT10: a joining node ignores a Remove and keeps the child for good"},
+	{Name: "rt11", Doc: "fixed, with MaceMC's RT11: a Probe draws a node in init into joining without its recovery timer"},
+	{Name: "rt14", Doc: "fixed, every node with all nodes as peers, with MaceMC's RT14: a RootJoin draws a node in init into joining without its recovery timer"},
+	{Name: "rt16", Doc: "fixed, with MaceMC's RT16: a node whose parent fails keeps its root"},
+}
+
+// maceMCBugs is the Config.MaceMC of a MaceMC variant.
+func maceMCBugs(variant string) (MaceMCBugs, bool) {
+	var b MaceMCBugs
+	switch variant {
+	case "rt1":
+		b.RT1 = true
+	case "rt2":
+		b.RT2 = true
+	case "rt4":
+		b.RT4 = true
+	case "rt10":
+		b.RT10, b.NoChildCheck = true, true
+	case "rt11":
+		b.RT11 = true
+	case "rt14":
+		b.RT14 = true
+	case "rt16":
+		b.RT16 = true
+	default:
+		return b, false
+	}
+	return b, true
+}
 
 // Property names of the bundled scenario.
 const (
@@ -55,11 +95,11 @@ func System() timedsim.System {
 	return timedsim.System{
 		Name: "randtree",
 		Doc:  "Mace RandTree overlay tree; many nodes join at one bootstrap node (MacePC Figure 1)",
-		Variants: []timedsim.Variant{
+		Variants: append([]timedsim.Variant{
 			{Name: VariantBuggy, Doc: "a joining node accepts a Join and becomes a root again (the Figure 1 race)"},
 			{Name: VariantFixed, Doc: "a joining node forwards a Join to the root it is joining"},
 			{Name: VariantLivenessBug, Doc: "buggy, and a recovery timer that fires while joining is not re-armed (MaceMC RT3): split trees never merge"},
-		},
+		}, MaceMCVariants...),
 		DefaultVariant: VariantBuggy,
 		DefaultNodes:   32,
 		Build:          Build,
@@ -77,7 +117,16 @@ func Build(variant string, nodes int) (*timedsim.Scenario, error) {
 	case VariantLivenessBug:
 		w.Config.RecoveryOnlyJoined = true
 	default:
-		return nil, fmt.Errorf("randtree: unknown variant %q (variants: %s, %s, %s)", variant, VariantBuggy, VariantFixed, VariantLivenessBug)
+		bugs, ok := maceMCBugs(variant)
+		if !ok {
+			return nil, fmt.Errorf("randtree: unknown variant %q (variants: %s)", variant, strings.Join(System().VariantNames(), ", "))
+		}
+		w.Config.Fixed, w.Config.MaceMC = true, bugs
+		// RT14 needs a RootJoin sent after its target reset, on a
+		// ProbeReply from another node than the target: with the peer
+		// sets {bootstrap} every ProbeReply that names a root comes from
+		// that root, and a reset loses it.
+		w.AllPeers = bugs.RT14
 	}
 	sc, err := NewScenario(w)
 	if err != nil || variant != VariantLivenessBug {
@@ -109,6 +158,10 @@ type Workload struct {
 	Config    Config // of every node
 	Bootstrap NodeID
 	Spread    time.Duration
+	// AllPeers gives every node but the bootstrap the peer set of all
+	// nodes, bootstrap first, instead of {Bootstrap}: probes then reach
+	// nodes that are not roots (the rt14 variant needs one).
+	AllPeers bool
 }
 
 // DefaultWorkload is the bundled workload for n nodes: Mace's defaults,
@@ -151,6 +204,14 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		return nil, fmt.Errorf("randtree: negative MaxChildren %d", w.Config.MaxChildren)
 	}
 	cfg, b, spread := w.Config, w.Bootstrap, w.Spread
+	peers := []NodeID{b}
+	if w.AllPeers {
+		for id := range NodeID(w.Nodes) {
+			if id != b {
+				peers = append(peers, id)
+			}
+		}
+	}
 	return &timedsim.Scenario{
 		Nodes: w.Nodes,
 		New:   func(id NodeID) timedsim.Service { return NewNode(id, cfg) },
@@ -158,7 +219,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 			d.App(0, b, AppJoin, []NodeID{b})
 			for id := range NodeID(d.Nodes()) {
 				if id != b {
-					d.App(0, id, AppStart, Start{Peers: []NodeID{b}, Within: spread})
+					d.App(0, id, AppStart, Start{Peers: peers, Within: spread})
 				}
 			}
 		},
@@ -175,7 +236,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		},
 		Timeout:  300 * time.Second,
 		Network:  netmodel.DefaultConfig(),
-		Revision: "3",
+		Revision: "4",
 	}, nil
 }
 
@@ -204,7 +265,7 @@ func SpanningTree(w timedsim.World) bool {
 		if n.state != Joined {
 			return false
 		}
-		if n.parent == id {
+		if n.Parent() == id {
 			if root != None {
 				return false
 			}
@@ -216,13 +277,13 @@ func SpanningTree(w timedsim.World) bool {
 	}
 	for id := range NodeID(nodes) {
 		n := node(w, id)
-		if n.parent != id {
-			if n.parent < 0 || int(n.parent) >= nodes || !node(w, n.parent).HasChild(id) {
+		if n.Parent() != id {
+			if n.Parent() < 0 || int(n.Parent()) >= nodes || !node(w, n.Parent()).HasChild(id) {
 				return false
 			}
 		}
 		for _, c := range n.children {
-			if c == id || c < 0 || int(c) >= nodes || node(w, c).parent != id {
+			if c == id || c < 0 || int(c) >= nodes || node(w, c).Parent() != id {
 				return false
 			}
 		}
@@ -313,13 +374,13 @@ func KidsMatch(w timedsim.World) bool {
 	nodes := w.Nodes()
 	for id := range NodeID(nodes) {
 		n := node(w, id)
-		if p := n.parent; p != None && p != id {
+		if p := n.Parent(); p != None && p != id {
 			if p < 0 || int(p) >= nodes || !node(w, p).HasChild(id) {
 				return false
 			}
 		}
 		for _, c := range n.children {
-			if c == id || c < 0 || int(c) >= nodes || node(w, c).parent != id {
+			if c == id || c < 0 || int(c) >= nodes || node(w, c).Parent() != id {
 				return false
 			}
 		}
@@ -347,7 +408,7 @@ func NoLoops(w timedsim.World) bool {
 				return false // back at a node of this walk: a loop
 			}
 			color[id] = 1
-			p := node(w, id).parent
+			p := node(w, id).Parent()
 			if p == id || p < 0 || int(p) >= nodes {
 				break
 			}
@@ -355,7 +416,7 @@ func NoLoops(w timedsim.World) bool {
 		}
 		for id := start; color[id] == 1; {
 			color[id] = 2
-			p := node(w, id).parent
+			p := node(w, id).Parent()
 			if p == id || p < 0 || int(p) >= nodes {
 				break
 			}
@@ -378,7 +439,7 @@ func NewSpanningTree() func(timedsim.World) bool {
 	rootA, rootB := None, None
 	isRoot := func(w timedsim.World, id NodeID) bool {
 		n := node(w, id)
-		return n.state == Joined && n.parent == id
+		return n.state == Joined && n.Parent() == id
 	}
 	// inTree: joined, with a parent that lists it (or itself as parent).
 	inTree := func(w timedsim.World, id NodeID, nodes int) bool {
@@ -386,7 +447,7 @@ func NewSpanningTree() func(timedsim.World) bool {
 		if n.state != Joined {
 			return false
 		}
-		return n.parent == id || (n.parent >= 0 && int(n.parent) < nodes && node(w, n.parent).HasChild(id))
+		return n.Parent() == id || (n.Parent() >= 0 && int(n.Parent()) < nodes && node(w, n.Parent()).HasChild(id))
 	}
 	return func(w timedsim.World) bool {
 		nodes := w.Nodes()

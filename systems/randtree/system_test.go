@@ -94,7 +94,8 @@ func TestSystem(t *testing.T) {
 	if s.Name != "randtree" || s.ResolveVariant("") != VariantBuggy || s.DefaultNodes != 32 {
 		t.Fatalf("system %+v", s)
 	}
-	if got := s.VariantNames(); !slices.Equal(got, []string{VariantBuggy, VariantFixed, VariantLivenessBug}) {
+	want := []string{VariantBuggy, VariantFixed, VariantLivenessBug, "rt1", "rt2", "rt4", "rt10", "rt11", "rt14", "rt16"}
+	if got := s.VariantNames(); !slices.Equal(got, want) {
 		t.Fatalf("variants %v", got)
 	}
 	for _, n := range []int{1, 2, 32} {
@@ -109,8 +110,13 @@ func TestSystem(t *testing.T) {
 			if _, fixed := sc.New(0).(*Node); !fixed {
 				t.Fatalf("constructor builds %T", sc.New(0))
 			}
-			if got := sc.New(0).(*Node).cfg.Fixed; got != (v == VariantFixed) {
+			// The MaceMC variants are the fixed protocol with one bug on.
+			cfg := sc.New(0).(*Node).cfg
+			if got, want := cfg.Fixed, v == VariantFixed || strings.HasPrefix(v, "rt"); got != want {
 				t.Fatalf("%s: node Fixed=%v", v, got)
+			}
+			if bugs, ok := maceMCBugs(v); cfg.MaceMC != bugs || ok != strings.HasPrefix(v, "rt") {
+				t.Fatalf("%s: node MaceMC %+v", v, cfg.MaceMC)
 			}
 		}
 	}
@@ -311,7 +317,7 @@ func TestScenarioProperties(t *testing.T) {
 			t.Errorf("%s: liveness %v, want %v", v, got, want)
 		}
 		n := sc.New(0).(*Node)
-		if n.cfg.RecoveryOnlyJoined != (v == VariantLivenessBug) || n.cfg.Fixed != (v == VariantFixed) {
+		if n.cfg.RecoveryOnlyJoined != (v == VariantLivenessBug) || n.cfg.Fixed != (v == VariantFixed || strings.HasPrefix(v, "rt")) {
 			t.Errorf("%s: node config %+v", v, n.cfg)
 		}
 	}
@@ -497,6 +503,54 @@ func TestNewSpanningTreeMatchesSpanningTree(t *testing.T) {
 			if v == VariantBuggy && nodes == 200 && split == 0 {
 				t.Errorf("no execution with split trees: the two-roots hint was not exercised")
 			}
+		}
+	}
+}
+
+// TestSystemRootReset (issue 17 item 1): after the tree has formed, the
+// root (n0) resets and rejoins through the bootstrap. Its children lose
+// their parent and rejoin too, knowing no root, and so does every node
+// that was waiting for them. The fixed variant used to defer every Join
+// at such a node, so with the root gone every node was joining and
+// deferring the others' Joins: no execution finished. A rootless joining
+// node now makes a more fit joiner the root and joins under it, and the
+// tree is whole again within a second; the buggy variant must finish too
+// (its split trees wait for the recovery protocol).
+func TestSystemRootReset(t *testing.T) {
+	const at = 2 * time.Second
+	for _, v := range []string{VariantFixed, VariantBuggy} {
+		for _, nodes := range []int{3, 32} {
+			t.Run(fmt.Sprintf("%s/%d", v, nodes), func(t *testing.T) {
+				sc, err := Build(v, nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				drive := sc.Driver
+				sc.Driver = func(d *timedsim.Driver) {
+					drive(d)
+					d.Reset(at, 0)
+					d.App(at+time.Millisecond, 0, AppJoin, []NodeID{1})
+				}
+				sc.Stop = func(w timedsim.World) bool { return w.Now() > at && SpanningTree(w) }
+				sc.NewStop = nil
+				slow, broken := 0, 0
+				for i, r := range explore(t, sc, 50, 3) {
+					if !r.Finished {
+						t.Fatalf("execution %d (%v): %v at %v", i, r.Path, r.Outcome, r.EndTime)
+					}
+					if r.ExecTime > at+time.Second {
+						slow++
+						if v == VariantFixed {
+							t.Errorf("execution %d (%v): repaired only at %v", i, r.Path, r.ExecTime)
+						}
+					}
+					broken += r.Counts["error broken"]
+				}
+				t.Logf("%s, %d nodes: %d/50 executions took more than a second to repair", v, nodes, slow)
+				if broken == 0 {
+					t.Errorf("no broken-connection upcall: the root reset nothing")
+				}
+			})
 		}
 	}
 }

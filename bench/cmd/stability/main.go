@@ -38,11 +38,12 @@ func main() {
 	}
 }
 
-// bugSteps are the systems' ways to tell the bug's steps in a recorded
-// execution; Pastry's and Bamboo's silent bugs have none yet.
+// bugSteps are the ways to tell the bug's steps in a recorded execution,
+// by bench.PaperSystem.Key; the silent bugs of Pastry, Bamboo and Chord's
+// buggy variant have none yet (chord.FindRace is the join-race variant's).
 var bugSteps = map[string]func([]timedsim.TimedEvent) []int{
-	"randtree": func(ev []timedsim.TimedEvent) []int { return randtree.FindRace(ev).All() },
-	"chord":    func(ev []timedsim.TimedEvent) []int { return chord.FindRace(ev).Steps },
+	"randtree":        func(ev []timedsim.TimedEvent) []int { return randtree.FindRace(ev).All() },
+	"chord/join-race": func(ev []timedsim.TimedEvent) []int { return chord.FindRace(ev).Steps },
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(*only) > 0 && !slices.Contains(*only, name) {
 			continue
 		}
-		cfg := bench.StabilityConfig{System: s, BugSteps: bugSteps[name], Variant: "buggy", Seed: *seed, Runs: *runs, Jobs: *jobs, Work: dir}
+		cfg := bench.StabilityConfig{System: s, BugSteps: bugSteps[s.Key()], Variant: s.BugVariant(), Seed: *seed, Runs: *runs, Jobs: *jobs, Work: dir}
 		start := time.Now()
 		res, err := bench.RunStability(ctx, cfg, stderr)
 		if err != nil {
