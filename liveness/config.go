@@ -47,7 +47,8 @@ type Config struct {
 	// RandomWalks, if positive, ends the search after that many random
 	// walks from the periphery.
 	RandomWalks int
-	// Jobs is the number of workers for random walks; 0 means GOMAXPROCS.
+	// Jobs is the number of workers (prefix tasks of the DFS, random
+	// walks of the critical-transition search); 0 means GOMAXPROCS.
 	// Results do not depend on it.
 	Jobs int
 	// Seed seeds everything random: the driver, the handlers' randomness,
@@ -75,6 +76,11 @@ type Config struct {
 	// NoHashing turns off state hashing: the DFS enumerates every choice
 	// sequence.
 	NoHashing bool
+	// SplitDepth is the depth of the prefix division of every iteration
+	// (0: the smallest with at least MinPrefixes prefixes). Prefixes are
+	// searched in parallel and each has its own visited set; the result
+	// depends on SplitDepth, never on Jobs or on sharding.
+	SplitDepth int
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
@@ -133,8 +139,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: negative depth %d or depth step %d", r.Depth, r.DepthStep)
 	case r.DMax <= r.MaxDepth:
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
-	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Jobs < 0:
-		return nil, fmt.Errorf("liveness: negative walks, random walks, faults or jobs")
+	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Jobs < 0 || r.SplitDepth < 0:
+		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, jobs or split depth")
 	}
 	r.jobs = r.Jobs
 	if r.jobs == 0 {
@@ -189,7 +195,7 @@ func (r *resolved) settingsReport() Settings {
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Hashing: !r.NoHashing, Prefix: r.Prefix,
+		Faults: r.Faults, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

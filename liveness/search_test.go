@@ -194,9 +194,9 @@ func TestReplayDeterministic(t *testing.T) {
 	}
 }
 
-// TestWorkersIdentical: 1 and 2 workers give the same report, through
-// several batches of walks, a critical-transition search, and a walk
-// budget.
+// TestWorkersIdentical: 1, 2 and 8 workers give the same report, through
+// many prefix tasks searched in parallel, a critical-transition search,
+// and a walk budget.
 func TestWorkersIdentical(t *testing.T) {
 	noTrap := trapSystem(3, 2)
 	noTrap.Liveness = []timedsim.Property{{Name: "two-ticks", Check: func(w timedsim.World) bool {
@@ -216,7 +216,7 @@ func TestWorkersIdentical(t *testing.T) {
 		{Scenario: noTrap, Depth: 8, MaxDepth: 8, DMax: 60, Seed: 3, RandomWalks: 80, Weights: trapWeights()},
 	} {
 		var reps []*Report
-		for _, jobs := range []int{1, 2} {
+		for _, jobs := range []int{1, 2, 8} {
 			cfg.Jobs = jobs
 			rep, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -224,12 +224,14 @@ func TestWorkersIdentical(t *testing.T) {
 			}
 			reps = append(reps, rep)
 		}
-		if !reflect.DeepEqual(reps[0], reps[1]) {
-			t.Fatalf("1 vs 2 workers:\n%+v\n%+v", reps[0], reps[1])
+		for i, jobs := range []int{2, 8} {
+			if !reflect.DeepEqual(reps[0], reps[i+1]) {
+				t.Fatalf("1 vs %d workers:\n%+v\n%+v", jobs, reps[0], reps[i+1])
+			}
 		}
 		t.Logf("end %s, stats %+v, violation %v, critical %v", reps[0].End, reps[0].Stats, reps[0].Violation != nil, reps[0].Critical != nil)
-		if reps[0].Stats.Walks <= batchSize {
-			t.Errorf("only %d walks: not a test of batches", reps[0].Stats.Walks)
+		if reps[0].Stats.Prefixes < 8 {
+			t.Errorf("only %d prefix tasks: not a test of the parallel DFS", reps[0].Stats.Prefixes)
 		}
 	}
 }

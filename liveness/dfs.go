@@ -1,0 +1,372 @@
+package liveness
+
+import (
+	"context"
+	"slices"
+)
+
+// MinPrefixes is the number of prefixes the automatic division aims at:
+// the split depth is the smallest at which the division has at least
+// this many prefixes (or the iteration's depth bound). It does not depend
+// on the number of workers or shards, so neither does the search.
+const MinPrefixes = 128
+
+// dfsRun is one bounded depth-first search over the choice sequences
+// that extend a fixed prefix, with its own visited set (MaceMC's state
+// hashing with depths: a sequence stops at a state already reached at no
+// greater depth).
+type dfsRun struct {
+	s     *searcher
+	w     *world
+	depth int   // the depth bound
+	seq   []int // the first sequence: the fixed prefix
+	fixed int   // len of the fixed prefix: backtracking stops there
+	seen  map[uint64]int32
+	st    Stats // Paths, States, Duplicates, Steps
+	// lookups counts the fingerprints looked up in seen, fresh the new
+	// ones (st.States counts those past the fixed prefix only: the
+	// division counted the prefix's own).
+	lookups, fresh int64
+	anyLive        bool
+	bound          bool       // some sequence reached the depth bound
+	deadEnd        *Violation // the first sequence cut as a duplicate while no state was live
+	onNew          func(fp uint64)
+}
+
+// run explores the sequences in DFS order. leaf sees every sequence that
+// reached the bound or a state with no event enabled, cut every sequence
+// cut as a duplicate; leaf may end the search with a violation (or
+// stop). A safety violation or a panic ends it too.
+func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Violation, bool, error), cut func(seq []int)) (*Violation, error) {
+	s, r, w := d.s, d.s.r, d.w
+	base := s.base
+	B := len(base.Choices)
+	seq := d.seq
+	widths := make([]int, len(seq))
+	// fresh is the first step of the current sequence that differs from
+	// the previous one: the states before it are already hashed.
+	fresh := 0
+	for paths := 0; ; paths++ {
+		if paths&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		w.start(base)
+		for w.step < B {
+			w.seedStep()
+			w.exec(w.enabled()[base.Choices[w.step]])
+		}
+		if !r.NoHashing && d.seen == nil {
+			d.seen = map[uint64]int32{w.hash(): 0}
+			d.lookups++
+			d.anyLive = w.live()
+		}
+		end := endDepth
+		var found *Violation
+		for i := 0; i < d.depth; i++ {
+			en := w.enabled()
+			if len(en) == 0 {
+				end = endQuiescent
+				seq, widths = seq[:i], widths[:i]
+				break
+			}
+			if i == len(seq) {
+				seq, widths = append(seq, 0), append(widths, 0)
+			}
+			widths[i] = len(en)
+			w.seedStep()
+			ok := w.exec(en[seq[i]])
+			d.st.Steps++
+			res := walkResult{steps: w.step}
+			if !ok {
+				res.panicked = w.panicked
+			} else if name := w.violatedSafety(); name != "" {
+				res.safety = name
+			} else if w.panicked != "" {
+				res.panicked = w.panicked
+			}
+			if res.panicked != "" || res.safety != "" {
+				found = s.violation(res, s.seqPath(seq[:i+1]), d.depth)
+				break
+			}
+			if !r.NoHashing && i >= fresh {
+				h := w.hash()
+				d.lookups++
+				dd, dup := d.seen[h]
+				if dup && dd <= int32(i+1) {
+					d.st.Duplicates++
+					end = endDuplicate
+					seq, widths = seq[:i+1], widths[:i+1]
+					if d.deadEnd == nil && !d.anyLive {
+						d.deadEnd = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(seq), d.depth)
+					}
+					break
+				}
+				if !dup {
+					d.fresh++
+					if i >= d.fixed {
+						d.st.States++
+					}
+					d.anyLive = d.anyLive || w.live()
+					if d.onNew != nil {
+						d.onNew(h)
+					}
+				}
+				d.seen[h] = int32(i + 1)
+			}
+		}
+		d.st.Paths++
+		if found != nil {
+			return found, nil
+		}
+		if end == endDepth {
+			d.bound = true
+		}
+		if end == endDuplicate {
+			cut(seq)
+		} else if v, stop, err := leaf(seq, end); v != nil || stop || err != nil {
+			return v, err
+		}
+		j := len(seq) - 1
+		for j >= d.fixed && seq[j]+1 >= widths[j] {
+			j--
+		}
+		if j < d.fixed {
+			return nil, nil
+		}
+		seq[j]++
+		seq, widths = seq[:j+1], widths[:j+1]
+		fresh = j
+	}
+}
+
+// seqPath is the path of DFS sequence seq (relative to the base).
+func (s *searcher) seqPath(seq []int) Path {
+	b := s.base
+	return Path{Driver: b.Driver, Choices: append(slices.Clone(b.Choices), seq...), Segments: b.Segments}
+}
+
+// task is one prefix of an iteration's division: the unit of parallel
+// and sharded work. Its DFS explores the sequences extending prefix; cuts
+// are the division's own sequences cut as duplicates that follow it in
+// DFS order.
+type task struct {
+	prefix []int
+	dfs    bool // false: a task with cut sequences only (they came first)
+	// states is the number of states new to the division along prefix.
+	states int64
+	cuts   taskCuts
+}
+
+type taskCuts struct {
+	st        Stats
+	fps       []uint64
+	visits    []seqVisit
+	anyLive   bool
+	deadEnd   *Violation
+	collision float64
+}
+
+// seqVisit is a DFS sequence and how it ended (the Config.visit test hook).
+type seqVisit struct {
+	seq []int
+	end pathEnd
+}
+
+// divide is the deterministic prefix division of the iteration with bound
+// depth: the split depth (Config.SplitDepth, or the smallest with at
+// least MinPrefixes prefixes) and the prefixes, in DFS order. The
+// division is itself a DFS to the split depth with state hashing: a
+// sequence reaching a state already reached at no greater depth is cut
+// (and counted) there, every other one is a prefix. A safety violation
+// within the split depth ends the division with its sequence as the last
+// prefix.
+func (s *searcher) divide(ctx context.Context, depth int) ([]*task, int, error) {
+	if sd := s.r.SplitDepth; sd > 0 {
+		tasks, _, err := s.enumerate(ctx, depth, min(sd, depth))
+		return tasks, min(sd, depth), err
+	}
+	for sd := 1; ; sd++ {
+		tasks, final, err := s.enumerate(ctx, depth, sd)
+		if err != nil || final || sd >= depth || len(tasks) >= MinPrefixes {
+			return tasks, sd, err
+		}
+	}
+}
+
+// enumerate divides at split depth sd; final is true when a deeper split
+// would not change the division's end (a violation, or no sequence
+// reached sd).
+func (s *searcher) enumerate(ctx context.Context, depth, sd int) (tasks []*task, final bool, err error) {
+	d := &dfsRun{s: s, w: s.dfs, depth: sd}
+	var mark Stats
+	var fps []uint64
+	d.onNew = func(fp uint64) { fps = append(fps, fp) }
+	deadSet := false
+	leaf := func(seq []int, _ pathEnd) (*Violation, bool, error) {
+		tasks = append(tasks, &task{prefix: slices.Clone(seq), dfs: true, states: d.st.States - mark.States})
+		mark, fps = d.st, fps[:0]
+		return nil, false, nil
+	}
+	cut := func(seq []int) {
+		if len(tasks) == 0 {
+			tasks = append(tasks, &task{})
+		}
+		c := &tasks[len(tasks)-1].cuts
+		c.st.add(d.st.minus(mark))
+		c.fps = append(c.fps, fps...)
+		if s.r.visit != nil {
+			c.visits = append(c.visits, seqVisit{slices.Clone(seq), endDuplicate})
+		}
+		if d.deadEnd != nil && !deadSet {
+			c.deadEnd, deadSet = d.deadEnd, true
+		}
+		mark, fps = d.st, fps[:0]
+	}
+	v, err := d.run(ctx, leaf, cut)
+	if err != nil {
+		return nil, false, err
+	}
+	if v != nil {
+		// The violating sequence is the last prefix: its task finds it.
+		tasks = append(tasks, &task{prefix: slices.Clone(v.Path.Choices[len(s.base.Choices):]), dfs: true, states: d.st.States - mark.States})
+	}
+	if len(tasks) == 0 {
+		tasks = append(tasks, &task{})
+	}
+	tasks[0].cuts.anyLive = tasks[0].cuts.anyLive || d.anyLive
+	tasks[0].cuts.collision += tlcCollision(d.fresh, d.lookups)
+	return tasks, v != nil || !d.bound, nil
+}
+
+// PrefixResult is the outcome of one prefix task: what the search of the
+// sequences extending the prefix found, with its statistics. A sharded
+// search writes one per task; merging folds them in task order exactly as
+// the search does.
+type PrefixResult struct {
+	// Depth is the iteration's depth bound, Split its split depth, Index
+	// the prefix's index in the iteration's division.
+	Depth  int   `json:"depth"`
+	Split  int   `json:"split"`
+	Index  int   `json:"index"`
+	Prefix []int `json:"prefix"`
+	// Stats are the task's, up to its violation if it has one.
+	Stats  Stats `json:"stats"`
+	Leaves int   `json:"leaves"`
+	// Bound: some sequence reached the depth bound; AnyLive: some state
+	// reached was live.
+	Bound   bool `json:"bound"`
+	AnyLive bool `json:"any_live"`
+	// Violation is the task's first violation in DFS order.
+	Violation *Violation `json:"violation,omitempty"`
+	// DeadEnd is the task's first sequence cut as a duplicate, as a dead
+	// path: the iteration's violation if no sequence reached the bound and
+	// no state was live.
+	DeadEnd *Violation `json:"dead_end,omitempty"`
+
+	visits []seqVisit
+	local  int // states new to the task's visited set (fpSet positions)
+	done   bool
+	err    error
+}
+
+// runTask searches task t (global index g) of the iteration with bound
+// depth on world w: the DFS below its prefix with its own visited set,
+// a random walk from the end of every sequence not cut as a duplicate.
+func (s *searcher) runTask(ctx context.Context, w *world, t *task, depth, split, index, g int, fps *fpSet) *PrefixResult {
+	r := s.r
+	rec := &PrefixResult{Depth: depth, Split: split, Index: index, Prefix: t.prefix}
+	if rec.Prefix == nil {
+		rec.Prefix = []int{}
+	}
+	var collision float64
+	if t.dfs {
+		d := &dfsRun{s: s, w: w, depth: depth, seq: slices.Clone(t.prefix), fixed: len(t.prefix)}
+		local := 0
+		if fps != nil {
+			d.onNew = func(fp uint64) { fps.add(fp, fpPos(g, local)); local++ }
+		}
+		var walks, walkSteps int64
+		leaf := func(seq []int, end pathEnd) (*Violation, bool, error) {
+			if r.visit != nil {
+				rec.visits = append(rec.visits, seqVisit{slices.Clone(seq), end})
+			}
+			p := s.seqPath(seq)
+			n := len(p.Choices)
+			p = p.Branch(n, leafSeed(r.Seed, depth, index, rec.Leaves), len(s.base.Choices)+r.DMax)
+			rec.Leaves++
+			res := w.walk(p, walkOptions{liveFrom: n + 1})
+			walks++
+			walkSteps += int64(res.steps)
+			if res.err != nil {
+				return nil, false, res.err
+			}
+			if v := s.violation(res, p, depth); v != nil {
+				return v, true, nil
+			}
+			return nil, r.RandomWalks > 0 && rec.Leaves >= r.RandomWalks, nil
+		}
+		cut := func(seq []int) {
+			if r.visit != nil {
+				rec.visits = append(rec.visits, seqVisit{slices.Clone(seq), endDuplicate})
+			}
+		}
+		v, err := d.run(ctx, leaf, cut)
+		rec.Stats = d.st
+		rec.Stats.States += t.states
+		rec.Stats.Walks, rec.Stats.Steps = walks, d.st.Steps+walkSteps
+		rec.Bound, rec.AnyLive, rec.DeadEnd, rec.local = d.bound, d.anyLive, d.deadEnd, local
+		collision = tlcCollision(d.fresh, d.lookups)
+		if err != nil {
+			rec.err = err
+			return rec
+		}
+		if v != nil {
+			rec.Violation = v
+			rec.Stats.Collision = collision
+			rec.done = true
+			return rec
+		}
+	}
+	c := &t.cuts
+	rec.Stats.add(c.st)
+	rec.Stats.Collision = collision + c.collision
+	rec.AnyLive = rec.AnyLive || c.anyLive
+	if rec.DeadEnd == nil {
+		rec.DeadEnd = c.deadEnd
+	}
+	rec.visits = append(rec.visits, c.visits...)
+	if fps != nil {
+		for j, fp := range c.fps {
+			fps.add(fp, fpPos(g, cutBase+j))
+		}
+	}
+	rec.done = true
+	return rec
+}
+
+// leafSeed is the seed of the random walk from the leaf-th leaf of prefix
+// index of the iteration with bound depth: a function of the task alone,
+// so that walks do not depend on the order in which tasks run.
+func leafSeed(seed uint64, depth, index, leaf int) uint64 {
+	return splitmix64(seed ^ splitmix64(uint64(depth)<<48^uint64(index)<<24^uint64(leaf)^0x2545f4914f6cdd1d))
+}
+
+// runTasks runs an iteration's tasks (global indices from g0) on the
+// workers, in parallel: each worker takes the next task not yet taken
+// (tasks are taken in index order, so idle workers always get work) and
+// no task beyond the first one found violating. The results are in index
+// order; those after the first violation or an interruption may be
+// missing (done false).
+func (s *searcher) runTasks(ctx context.Context, tasks []*task, idx []int, depth, split int, gidx func(i int) int, fps *fpSet) ([]*PrefixResult, error) {
+	out, _, err := parallel(ctx, s.workers, len(idx), func(w *world, i int) *PrefixResult {
+		return s.runTask(ctx, w, tasks[idx[i]], depth, split, idx[i], gidx(idx[i]), fps)
+	}, func(r *PrefixResult) bool { return r.Violation != nil || r.err != nil })
+	for _, r := range out {
+		if r != nil && r.err != nil && ctx.Err() == nil {
+			return out, r.err
+		}
+	}
+	return out, err
+}
