@@ -39,20 +39,12 @@ func newSearcher(r *resolved, driver uint64) (*searcher, error) {
 // periphery walks in the order of their DFS paths). On cancellation of ctx
 // it returns the report so far (End "interrupted") with ctx's error.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	r, err := cfg.resolve()
-	if err != nil {
-		return nil, err
-	}
-	start := startPath(r.Seed)
-	if r.Prefix != nil {
-		start = *r.Prefix
-	}
-	s, err := newSearcher(r, start.Driver)
-	if err != nil {
+	r, s, v, err := start(cfg)
+	if r == nil {
 		return nil, err
 	}
 	rep := &Report{Settings: r.settingsReport()}
-	if v, err := s.replayPrefix(start); err != nil || v != nil {
+	if err != nil || v != nil {
 		rep.Violation, rep.End = v, "violation"
 		return rep, err
 	}
@@ -62,6 +54,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, err
 	}
 	return s.finish(ctx, rep)
+}
+
+// start resolves cfg and replays its prefix path (if any): a searcher
+// ready to search, or the prefix's own violation. r is nil if cfg is bad.
+func start(cfg Config) (r *resolved, s *searcher, v *Violation, err error) {
+	if r, err = cfg.resolve(); err != nil {
+		return nil, nil, nil, err
+	}
+	p := startPath(r.Seed)
+	if r.Prefix != nil {
+		p = *r.Prefix
+	}
+	if s, err = newSearcher(r, p.Driver); err != nil {
+		return nil, nil, nil, err
+	}
+	v, err = s.replayPrefix(p)
+	return r, s, v, err
 }
 
 // finish runs the critical-transition search of a liveness violation.
