@@ -56,6 +56,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; defaults app 40, message 8, timer 1)")
 	unbiased := flags.Bool("unbiased", false, "choose uniformly among enabled events after the DFS prefix")
 	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution")
+	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the smallest with at least 128 prefixes); results depend on it, not on --jobs or --shard")
+	shardFlag := flags.String("shard", "", shardUsage)
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json): bugs of steady state")
 	safety := flags.StringArray("safety", nil, "safety property to check (repeatable; default: the system's required ones; names an optional one to switch it on)")
 	props := flags.StringArray("property", nil, "liveness property to check (repeatable; default: all of the system's)")
@@ -82,7 +84,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, SplitDepth: *split}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -122,13 +124,23 @@ func (a *app) runLiveness(args []string) (int, error) {
 		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
 		cfg.Prefix = &pf.Path
 	}
+	sh, sharded, err := a.shardOf(*shardFlag)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
 	}
+	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg}
+	if sharded {
+		fmt.Fprintf(a.stdout, "macepc run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",
+			sh.Spec, sh.Source, sh.Spec.Index, sh.Spec.Count, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax)
+		return a.shardDone(pipeline.LivenessShard(a.ctx, lc, sh))
+	}
 	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
 		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
-	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg})
+	res, err := pipeline.Liveness(a.ctx, lc)
 	if res == nil {
 		return ExitError, err
 	}
@@ -166,6 +178,12 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	s := rep.Stats
 	fmt.Fprintf(w, "search: depth %d, %d paths, %d states, %d duplicates pruned, %d random walks, %d steps; ended: %s\n",
 		s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps, rep.End)
+	distinct := "not known (merged shards)"
+	if s.Distinct > 0 {
+		distinct = fmt.Sprint(s.Distinct)
+	}
+	fmt.Fprintf(w, "  depth %d searched to its end; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
+		s.DepthDone, s.Prefixes, s.Split, distinct, s.Collision)
 	v := rep.Violation
 	if v == nil {
 		fmt.Fprintf(w, "no violation\n")

@@ -26,6 +26,11 @@ const (
 	livenessPathFmt = "macepc-liveness-path"
 )
 
+// livenessFiles are the files a liveness run writes.
+func livenessFiles() []string {
+	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff}
+}
+
 // LivenessFile is DIR/liveness.json.
 type LivenessFile struct {
 	Header
@@ -89,16 +94,30 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.create(); err != nil {
 		return nil, err
 	}
-	if err := d.remove(FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff); err != nil {
+	if err := d.remove(livenessFiles()...); err != nil {
 		return nil, err
 	}
-	sys, variant, seed := cfg.System, cfg.Variant, cfg.Search.Seed
 	rep, runErr := liveness.Run(ctx, cfg.Search)
 	if rep == nil {
 		return nil, runErr
 	}
-	hdr := newHeader(livenessPathFmt, sys.Name, variant, sc.Nodes, seed)
-	lf := &LivenessFile{Header: newHeader(livenessFormat, sys.Name, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
+	lf, err := writeLiveness(d, cfg.System.Name, cfg.Variant, cfg.Search, rep)
+	if err != nil {
+		return nil, err
+	}
+	res = &LivenessResult{File: lf}
+	if runErr != nil {
+		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
+	}
+	return res, nil
+}
+
+// writeLiveness writes liveness.json and the files of its violation, for
+// the search search (which replays the paths) of system/variant.
+func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *liveness.Report) (*LivenessFile, error) {
+	sc, seed := search.Scenario, search.Seed
+	hdr := newHeader(livenessPathFmt, system, variant, sc.Nodes, seed)
+	lf := &LivenessFile{Header: newHeader(livenessFormat, system, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
 	write := func(name string, fill func(io.Writer) error) error {
 		lf.Files = append(lf.Files, name)
 		return d.write(name, fill)
@@ -111,7 +130,7 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 		})
 	}
 	saveLog := func(name string, p liveness.Path) error {
-		lines, err := liveness.Replay(cfg.Search, p)
+		lines, err := liveness.Replay(search, p)
 		if err != nil && lines == nil {
 			return err
 		}
@@ -142,11 +161,7 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.writeJSON(FileLiveness, lf); err != nil {
 		return nil, err
 	}
-	res = &LivenessResult{File: lf}
-	if runErr != nil {
-		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
-	}
-	return res, nil
+	return lf, nil
 }
 
 // ReadLivenessPath reads a liveness path file (dead.path.json,
