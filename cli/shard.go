@@ -130,9 +130,13 @@ func (a *app) merge(args []string) (int, error) {
 			rep := res.Liveness.Report()
 			printLiveness(a.stdout, *out, rep)
 			a.writeReport(*out)
-			if rep.Violation != nil {
-				return ExitFinding, err
+			switch {
+			case err != nil:
+				return ExitError, err
+			case rep.Violation != nil:
+				return ExitFinding, nil
 			}
+			return ExitOK, nil
 		case res.Simulate != nil:
 			return a.printSimulate(d, res.Simulate), err
 		case h.Phase == "profile" && res.Profile != nil:
