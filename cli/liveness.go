@@ -56,7 +56,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; defaults app 40, message 8, timer 1)")
 	unbiased := flags.Bool("unbiased", false, "choose uniformly among enabled events after the DFS prefix")
 	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution")
-	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the smallest with at least 128 prefixes); results depend on it, not on --jobs or --shard")
+	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the smallest with at least 1024 prefixes); results depend on it, not on --jobs or --shard")
 	shardFlag := flags.String("shard", "", shardUsage)
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json): bugs of steady state")
 	safety := flags.StringArray("safety", nil, "safety property to check (repeatable; default: the system's required ones; names an optional one to switch it on)")

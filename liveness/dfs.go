@@ -9,7 +9,7 @@ import (
 // the split depth is the smallest at which the division has at least
 // this many prefixes (or the iteration's depth bound). It does not depend
 // on the number of workers or shards, so neither does the search.
-const MinPrefixes = 128
+const MinPrefixes = 1024
 
 // dfsRun is one bounded depth-first search over the choice sequences
 // that extend a fixed prefix, with its own visited set (MaceMC's state

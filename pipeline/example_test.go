@@ -141,7 +141,7 @@ func ExampleLiveness() {
 	fmt.Println("files:", res.File.Files)
 	// Output:
 	// liveness violation of one-root at step 1000
-	// critical transition (C1) at step 10: n0 timer recovery
+	// critical transition (C1) at step 38: n1 deliver Join from n2 Join{Who:n2 Down:false}
 	// files: [dead.path.json dead.log live.path.json live.log state.diff]
 }
 
