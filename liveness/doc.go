@@ -118,17 +118,46 @@
 // with the same scenario and the same Weights, Unbiased and Faults
 // (recorded in Report.Settings).
 //
+// # Parallel and sharded search
+//
+// Every iteration of the DFS is divided into prefix tasks: a DFS with
+// state hashing to the split depth (Config.SplitDepth, or the smallest
+// depth with at least MinPrefixes prefixes, at most the iteration's bound)
+// lists the sequences that reach it (or end earlier with no event
+// enabled) in DFS order; a sequence that reaches a state already reached
+// at no greater depth is cut there, in the division, once for all tasks.
+// The workers take the tasks in index order, each idle worker the next
+// one (dynamic load balancing over prefixes; no worker takes a task
+// beyond the first one found violating). A task searches the sequences
+// extending its prefix with its own visited set, and runs the periphery
+// walks of its sequences itself, walk j of task i of the iteration with
+// bound d seeded from (Seed, d, i, j). The results are folded in task
+// order: the reported violation is the first one in DFS order (the
+// lowest-indexed violating task's first), and the statistics are those of
+// the tasks before it plus its own up to it, whatever the number of
+// workers. A state reached by several tasks is explored by each: States
+// counts it once per task (the division counts each prefix's own states),
+// and Distinct, from a concurrent striped set of fingerprints that keeps
+// each state's smallest search position, counts it once. Collision is
+// TLC's estimate of the probability that some visited set (the division's
+// and each task's) took a new state for a visited one.
+//
+// RunShard runs the tasks whose global index (over all iterations) is
+// ≡ i (mod n), paper 002's division of the search by prefix across
+// machines; MergeShards folds the shards' results exactly as Run folds its
+// tasks, so a merged search reports what the unsharded one does (without
+// Distinct, which needs every fingerprint).
+//
 // # Determinism
 //
 // Everything random derives from Config.Seed through the path: the driver,
 // the handlers' Context.Rand (re-seeded at every step from the step's
-// segment seed and number), the walks' choices. Periphery walk i has the
-// seed timedsim.ExecutionSeed(Seed, i), critical-transition walk j of probe
-// p the seed WalkSeed(Seed, p, j). Walks run in parallel on Config.Jobs
-// workers, each owning its world, and their results are taken in index
-// order, with the statistics of a violation being those at its finding; so
-// a Report is the same for any number of workers, and the same on every
-// run. There is no package state.
+// segment seed and number), the walks' choices. Critical-transition walk j
+// of probe p has the seed WalkSeed(Seed, p, j). The prefix division
+// depends on the configuration alone, a task's outcome on its prefix
+// alone, and results are taken in index order; so a Report is the same for
+// any number of workers and shards, and the same on every run. There is
+// no package state.
 //
 // # Limits
 //
