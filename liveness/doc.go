@@ -56,7 +56,7 @@
 // the pending error upcalls and the resets left — is hashed with xxhash,
 // (Context.Note's notes are not state: they only reach the event log of
 // Replay), and a sequence stops at a state already reached at no greater depth in
-// the same iteration (keeping the smallest depth keeps the bounded search
+// the same prefix task of the iteration (see below; keeping the smallest depth keeps the bounded search
 // complete). From the end of every sequence that was not cut short a
 // random walk runs up to DMax steps; the liveness properties are checked
 // on every state past the DFS bound, and a walk that never reaches a live
