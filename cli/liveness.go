@@ -56,6 +56,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; defaults app 40, message 8, timer 1)")
 	unbiased := flags.Bool("unbiased", false, "choose uniformly among enabled events after the DFS prefix")
 	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution")
+	breaks := flags.Int("breaks", 0, "connection breaks (a pair of nodes' reliable connections, messages in flight lost) the scheduler may choose per execution")
+	drops := flags.Int("drops", 0, "datagram losses the scheduler may choose per execution")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the smallest with at least 1024 prefixes); results depend on it, not on --jobs or --shard")
 	shardFlag := flags.String("shard", "", shardUsage)
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json): bugs of steady state")
@@ -84,7 +86,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, SplitDepth: *split}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -116,12 +118,12 @@ func (a *app) runLiveness(args []string) (int, error) {
 		for _, c := range []struct {
 			flag string
 			same bool
-		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}} {
+		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}, {"breaks", cfg.Breaks == pf.Breaks}, {"drops", cfg.Drops == pf.Drops}} {
 			if flags.Changed(c.flag) && !c.same {
 				return ExitError, fmt.Errorf("--%s differs from the settings of --prefix %s, whose path only means the same under them", c.flag, *prefix)
 			}
 		}
-		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
+		cfg.Weights, cfg.Unbiased, cfg.Faults, cfg.Breaks, cfg.Drops = pf.Weights, pf.Unbiased, pf.Faults, pf.Breaks, pf.Drops
 		cfg.Prefix = &pf.Path
 	}
 	sh, sharded, err := a.shardOf(*shardFlag)

@@ -55,8 +55,9 @@ type Config struct {
 	// the random walks.
 	Seed uint64
 	// Weights overrides the random walks' event weights: by kind ("app",
-	// "message", "timer", "error", "reset"; Mace's defaults 40, 8, 1, and
-	// 8 and 1 for transport errors and resets) or by label ("timer
+	// "message", "timer", "error", "reset", "break", "drop"; Mace's
+	// defaults 40, 8, 1, and 8 for transport errors, 1 for each fault) or
+	// by label ("timer
 	// recovery", "deliver Join", "app join"), a label taking precedence.
 	// A weight must not be negative; 0 means never chosen while another
 	// enabled event has a positive weight.
@@ -66,6 +67,16 @@ type Config struct {
 	// Faults is the number of node resets allowed per execution (0: none).
 	// While some are left, a reset of every node is an enabled event.
 	Faults int
+	// Breaks is the number of connection breaks allowed per execution:
+	// while some are left, breaking the reliable connections between each
+	// pair of nodes that has one (every transport, both directions: their
+	// messages in flight are lost and both ends get an ErrConnectionBroken
+	// upcall) is an enabled event, one per pair. Drops is the number of
+	// datagram losses allowed per execution: while some are left, losing
+	// each datagram in flight is an enabled event. Each break, drop and
+	// reset uses one from its own count; the counts left are part of the
+	// state.
+	Breaks, Drops int
 	// Prefix, if set, is replayed first and the search starts from its
 	// end state (MaceMC's prefix-based search).
 	Prefix *Path
@@ -139,14 +150,14 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: negative depth %d or depth step %d", r.Depth, r.DepthStep)
 	case r.DMax <= r.MaxDepth:
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
-	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Jobs < 0 || r.SplitDepth < 0:
-		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, jobs or split depth")
+	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0:
+		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs or split depth")
 	}
 	r.jobs = r.Jobs
 	if r.jobs == 0 {
 		r.jobs = runtime.GOMAXPROCS(0)
 	}
-	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, kindW: defaultWeights()}
+	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops, kindW: defaultWeights()}
 	for k, v := range c.Weights {
 		if v < 0 {
 			return nil, fmt.Errorf("liveness: negative weight %d for %q", v, k)
@@ -195,7 +206,7 @@ func (r *resolved) settingsReport() Settings {
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, Prefix: r.Prefix,
+		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

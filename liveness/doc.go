@@ -20,22 +20,32 @@
 //     timers as firing nondeterministically);
 //   - pending transport error upcalls (a full send queue — the bound of the
 //     scenario's transport applies to the messages not yet delivered — or a
-//     connection broken by a reset);
+//     connection broken by a reset or a break);
 //   - with Config.Faults, a reset of every node, as long as resets are
 //     left: the node gets a fresh service from the constructor, which
 //     recovers the old one's durable state if it is timedsim.Durable and
 //     runs Init; its timers and the messages to and from it in flight are lost;
 //     the other end of each of its reliable connections gets an
 //     ErrConnectionBroken upcall; and its application restarts from its
-//     first driver event.
+//     first driver event;
+//   - with Config.Breaks, a break of the reliable connections between
+//     every pair of nodes that has one, as long as breaks are left: the
+//     messages in flight between them are lost and both ends get an
+//     ErrConnectionBroken upcall;
+//   - with Config.Drops, the loss of every datagram in flight, as long as
+//     drops are left.
+//
+// Each reset, break and drop uses one from its own count (per
+// execution); the counts left are part of the state.
 //
 // They are listed in a canonical order — application events by node,
 // messages by destination, sender and transport, timers by node and name,
-// error upcalls by node, resets by node — and a choice is an index into
+// error upcalls by node, resets by node, breaks by pair, drops like
+// messages — and a choice is an index into
 // that list. Inits run before step 0, in node order (they touch only their
 // own node and its outgoing connections, so their order does not matter).
 // The driver's own faults (Reset, Break, Partition, Heal) are ignored;
-// datagrams are never lost; Context.Now is logical: the step number, in
+// datagrams are lost only by chosen drops; Context.Now is logical: the step number, in
 // milliseconds.
 //
 // Toss, MaceMC's choice function, takes the path's explicit choice while
@@ -115,7 +125,7 @@
 //	}
 //
 // Report, Path and everything in them marshal to JSON; a path replays
-// with the same scenario and the same Weights, Unbiased and Faults
+// with the same scenario and the same Weights, Unbiased, Faults, Breaks and Drops
 // (recorded in Report.Settings).
 //
 // # Parallel and sharded search

@@ -20,8 +20,8 @@ type Report struct {
 }
 
 // Settings are a search's effective settings. Replaying a reported path
-// needs the same scenario (system, variant, nodes), Weights, Unbiased and
-// Faults.
+// needs the same scenario (system, variant, nodes), Weights, Unbiased,
+// Faults, Breaks and Drops.
 type Settings struct {
 	Nodes       int            `json:"nodes"`
 	Depth       int            `json:"depth"`
@@ -34,6 +34,8 @@ type Settings struct {
 	Weights     map[string]int `json:"weights"`
 	Unbiased    bool           `json:"unbiased,omitempty"`
 	Faults      int            `json:"faults,omitempty"`
+	Breaks      int            `json:"breaks,omitempty"`
+	Drops       int            `json:"drops,omitempty"`
 	Hashing     bool           `json:"hashing"`
 	SplitDepth  int            `json:"split_depth,omitempty"`
 	Safety      []string       `json:"safety"`

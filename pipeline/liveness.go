@@ -51,6 +51,8 @@ type LivenessPathFile struct {
 	Weights  map[string]int `json:"weights"`
 	Unbiased bool           `json:"unbiased,omitempty"`
 	Faults   int            `json:"faults,omitempty"`
+	Breaks   int            `json:"breaks,omitempty"`
+	Drops    int            `json:"drops,omitempty"`
 	Safety   []string       `json:"safety"`
 	Liveness []string       `json:"liveness"`
 	Path     liveness.Path  `json:"path"`
@@ -125,7 +127,7 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 	savePath := func(name, note string, p liveness.Path) error {
 		return write(name, func(w io.Writer) error {
 			st := rep.Settings
-			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
+			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
 				Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
@@ -236,7 +238,7 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 	if err != nil {
 		return nil, err
 	}
-	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops}
 	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
 		return nil, fmt.Errorf("path file: %w", err)
 	}
