@@ -60,7 +60,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 	drops := flags.Int("drops", 0, "datagram losses the scheduler may choose per execution")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the smallest with at least 1024 prefixes); results depend on it, not on --jobs or --shard")
 	shardFlag := flags.String("shard", "", shardUsage)
-	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json): bugs of steady state")
+	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json or prefix.path.json): bugs of steady state")
+	livePrefix := flags.Int("live-prefix", 0, "start from the first live state of a random walk of at most this many steps (written to DIR/prefix.path.json): a correct system's steady state")
 	safety := flags.StringArray("safety", nil, "safety property to check (repeatable; default: the system's required ones; names an optional one to switch it on)")
 	props := flags.StringArray("property", nil, "liveness property to check (repeatable; default: all of the system's)")
 	if err := flags.Parse(args); err != nil {
@@ -86,7 +87,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split, LivePrefix: *livePrefix}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -102,6 +103,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 		if cfg.Liveness, err = liveness.Select(sc.Liveness, *props...); err != nil {
 			return ExitError, fmt.Errorf("--property: %w", err)
 		}
+	}
+	if *prefix != "" && *livePrefix > 0 {
+		return ExitError, fmt.Errorf("--prefix and --live-prefix both give the search's prefix: pass one")
 	}
 	if *prefix != "" {
 		pf, err := pipeline.ReadLivenessPath(*prefix)
@@ -178,6 +182,9 @@ func parseWeights(specs []string) (map[string]int, error) {
 
 func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	s := rep.Stats
+	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
+		fmt.Fprintf(w, "search prefix: a random walk to a live state, %d steps -> %s\n", st.Prefix.Steps, filepath.Join(dir, pipeline.FilePrefix))
+	}
 	fmt.Fprintf(w, "search: depth %d, %d paths, %d states, %d duplicates pruned, %d random walks, %d steps; ended: %s\n",
 		s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps, rep.End)
 	distinct := "not known (merged shards)"

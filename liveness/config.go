@@ -80,6 +80,13 @@ type Config struct {
 	// Prefix, if set, is replayed first and the search starts from its
 	// end state (MaceMC's prefix-based search).
 	Prefix *Path
+	// LivePrefix, if positive and Prefix is not set, makes the prefix a
+	// random walk from the initial state (seeded with Seed) up to its
+	// first live state, within LivePrefix steps: the search starts from a
+	// live steady state, as MaceMC's prefix-based search of a correct
+	// system does. The prefix is in Report.Settings.Prefix (the search
+	// prefix MaceMC prints), and a later search can be given it as Prefix.
+	LivePrefix int
 	// Safety and Liveness, if not nil, replace the scenario's properties
 	// (Select picks some of them by name). At least one liveness property
 	// is needed. A state is live when all the liveness properties hold.
@@ -150,8 +157,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: negative depth %d or depth step %d", r.Depth, r.DepthStep)
 	case r.DMax <= r.MaxDepth:
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
-	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0:
-		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs or split depth")
+	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0 || r.LivePrefix < 0:
+		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs, split depth or live prefix")
 	}
 	r.jobs = r.Jobs
 	if r.jobs == 0 {
@@ -206,7 +213,7 @@ func (r *resolved) settingsReport() Settings {
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, Prefix: r.Prefix,
+		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

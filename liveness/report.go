@@ -40,6 +40,7 @@ type Settings struct {
 	SplitDepth  int            `json:"split_depth,omitempty"`
 	Safety      []string       `json:"safety"`
 	Liveness    []string       `json:"liveness"`
+	LivePrefix  int            `json:"live_prefix,omitempty"`
 	Prefix      *Path          `json:"prefix,omitempty"`
 }
 

@@ -1,6 +1,7 @@
 package liveness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -69,8 +70,32 @@ func start(cfg Config) (r *resolved, s *searcher, v *Violation, err error) {
 	if s, err = newSearcher(r, p.Driver); err != nil {
 		return nil, nil, nil, err
 	}
+	if r.Prefix == nil && r.LivePrefix > 0 {
+		lp, err := s.livePrefix(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r.Prefix, p = &lp, lp
+	}
 	v, err = s.replayPrefix(p)
 	return r, s, v, err
+}
+
+// livePrefix is the random walk from p's start up to its first live
+// state, within LivePrefix steps.
+func (s *searcher) livePrefix(p Path) (Path, error) {
+	p.Steps = s.r.LivePrefix
+	res := s.dfs.walk(p, walkOptions{liveFrom: 0})
+	switch {
+	case res.err != nil:
+		return p, res.err
+	case res.safety != "" || res.panicked != "":
+		return p, fmt.Errorf("liveness: the random walk to a live state ends in a violation (%s) after %d steps: search from the start", cmp.Or(res.safety, res.panicked), res.steps)
+	case !res.live:
+		return p, fmt.Errorf("liveness: a random walk of %d steps reaches no live state: raise the live prefix's steps", s.r.LivePrefix)
+	}
+	p.Steps = res.liveAt
+	return p, nil
 }
 
 // finish runs the critical-transition search of a liveness violation.

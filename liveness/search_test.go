@@ -296,3 +296,37 @@ func TestInterrupted(t *testing.T) {
 		t.Fatalf("report %+v, error %v", rep, err)
 	}
 }
+
+// TestLivePrefix: with LivePrefix the search starts from the first live
+// state of a random walk (MaceMC's prefix-based search of a correct
+// system from steady state); the prefix is reported and replays to a
+// live state; a walk too short to become live is an error.
+func TestLivePrefix(t *testing.T) {
+	sc := adderSystem()
+	sc.Liveness = []timedsim.Property{{Name: "sum-5", Check: func(w timedsim.World) bool { return w.Node(0).(*adder).Sum >= 5 }}}
+	cfg := Config{Scenario: sc, Depth: 1, MaxDepth: 1, DMax: 10, Seed: 4, LivePrefix: 20, Jobs: 1}
+	got, rep := dfsVisits(t, cfg)
+	p := rep.Settings.Prefix
+	if p == nil || p.Steps < 3 || p.Steps > 5 || rep.Settings.LivePrefix != 20 {
+		t.Fatalf("prefix %+v (sum 5 needs 3 to 5 steps)", p)
+	}
+	lines, err := Replay(cfg, *p)
+	if err != nil || !slices.Contains(lines, "# live") || !slices.Contains(lines, fmt.Sprintf("# end after %d steps", p.Steps)) {
+		t.Fatalf("the prefix does not replay to a live state: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	// From its end both timers are enabled: the DFS's two sequences.
+	if want := []visit{{"[0]", endDepth}, {"[1]", endDepth}}; !slices.Equal(got, want) {
+		t.Fatalf("sequences %v, want %v", got, want)
+	}
+	// The same search given the reported prefix is the same search.
+	again := cfg
+	again.LivePrefix, again.Prefix = 0, p
+	rep2, err := Run(context.Background(), again)
+	if err != nil || !reflect.DeepEqual(rep2.Stats, rep.Stats) {
+		t.Fatalf("from the reported prefix: %v %+v, want %+v", err, rep2.Stats, rep.Stats)
+	}
+	cfg.LivePrefix = 1
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "reaches no live state") {
+		t.Fatalf("a 1-step walk: %v", err)
+	}
+}

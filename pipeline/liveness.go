@@ -20,7 +20,8 @@ const (
 	FileLivePath  = "live.path.json" // the live path with the longest common prefix
 	FileDeadLog   = "dead.log"
 	FileLiveLog   = "live.log"
-	FileStateDiff = "state.diff" // the nodes' states after the critical step, dead against live
+	FileStateDiff = "state.diff"       // the nodes' states after the critical step, dead against live
+	FilePrefix    = "prefix.path.json" // the search prefix of --live-prefix (for --prefix)
 
 	livenessFormat  = "macepc-liveness"
 	livenessPathFmt = "macepc-liveness-path"
@@ -28,7 +29,7 @@ const (
 
 // livenessFiles are the files a liveness run writes.
 func livenessFiles() []string {
-	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff}
+	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, FilePrefix}
 }
 
 // LivenessFile is DIR/liveness.json.
@@ -140,6 +141,11 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 			_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 			return err
 		})
+	}
+	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
+		if err := savePath(FilePrefix, fmt.Sprintf("search prefix: a random walk to its first live state, %d steps (MaceMC's printed prefix; --prefix)", st.Prefix.Steps), *st.Prefix); err != nil {
+			return nil, err
+		}
 	}
 	if v := rep.Violation; v != nil {
 		if err := savePath(FileDeadPath, fmt.Sprintf("%s violation of %s at step %d", v.Kind, v.Property, v.Step), v.Path); err != nil {
