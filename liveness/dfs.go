@@ -42,7 +42,10 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 	base := s.base
 	B := len(base.Choices)
 	seq := d.seq
-	widths := make([]int, len(seq))
+	// widths[i] is the number of choices at position i: the enabled
+	// events, times 2^reads[i] for the most clock comparisons a choice
+	// there has made.
+	widths, reads := make([]int, len(seq)), make([]int, len(seq))
 	// fresh is the first step of the current sequence that differs from
 	// the previous one: the states before it are already hashed.
 	fresh := 0
@@ -55,7 +58,7 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		w.start(base)
 		for w.step < B {
 			w.seedStep()
-			w.exec(w.enabled()[base.Choices[w.step]])
+			w.execChoice(w.enabled(), base.Choices[w.step])
 		}
 		if !r.NoHashing && d.seen == nil {
 			d.seen = map[uint64]int32{w.hash(): 0}
@@ -64,20 +67,30 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		}
 		end := endDepth
 		var found *Violation
+		redundant := false
 		for i := 0; i < d.depth; i++ {
 			en := w.enabled()
 			if len(en) == 0 {
 				end = endQuiescent
-				seq, widths = seq[:i], widths[:i]
+				seq, widths, reads = seq[:i], widths[:i], reads[:i]
 				break
 			}
 			if i == len(seq) {
-				seq, widths = append(seq, 0), append(widths, 0)
+				seq, widths, reads = append(seq, 0), append(widths, 0), append(reads, 0)
 			}
-			widths[i] = len(en)
+			n := len(en)
 			w.seedStep()
-			ok := w.exec(en[seq[i]])
+			ok := w.execChoice(en, seq[i])
 			d.st.Steps++
+			reads[i] = max(reads[i], min(w.clockReads, maxClockChoices))
+			widths[i] = n << reads[i]
+			if seq[i]/n>>w.clockReads != 0 {
+				// Answers to comparisons this choice did not make: a
+				// sibling with fewer answers ran the same step.
+				redundant = true
+				seq, widths, reads = seq[:i+1], widths[:i+1], reads[:i+1]
+				break
+			}
 			res := walkResult{steps: w.step}
 			if !ok {
 				res.panicked = w.panicked
@@ -97,7 +110,7 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 				if dup && dd <= int32(i+1) {
 					d.st.Duplicates++
 					end = endDuplicate
-					seq, widths = seq[:i+1], widths[:i+1]
+					seq, widths, reads = seq[:i+1], widths[:i+1], reads[:i+1]
 					if d.deadEnd == nil && !d.anyLive {
 						d.deadEnd = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(seq), d.depth)
 					}
@@ -116,17 +129,20 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 				d.seen[h] = int32(i + 1)
 			}
 		}
-		d.st.Paths++
 		if found != nil {
+			d.st.Paths++
 			return found, nil
 		}
-		if end == endDepth {
-			d.bound = true
-		}
-		if end == endDuplicate {
-			cut(seq)
-		} else if v, stop, err := leaf(seq, end); v != nil || stop || err != nil {
-			return v, err
+		if !redundant {
+			d.st.Paths++
+			if end == endDepth {
+				d.bound = true
+			}
+			if end == endDuplicate {
+				cut(seq)
+			} else if v, stop, err := leaf(seq, end); v != nil || stop || err != nil {
+				return v, err
+			}
 		}
 		j := len(seq) - 1
 		for j >= d.fixed && seq[j]+1 >= widths[j] {
@@ -136,7 +152,7 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 			return nil, nil
 		}
 		seq[j]++
-		seq, widths = seq[:j+1], widths[:j+1]
+		seq, widths, reads = seq[:j+1], widths[:j+1], reads[:j+1]
 		fresh = j
 	}
 }

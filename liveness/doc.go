@@ -46,7 +46,12 @@
 // own node and its outgoing connections, so their order does not matter).
 // The driver's own faults (Reset, Break, Partition, Heal) are ignored;
 // datagrams are lost only by chosen drops; Context.Now is logical: the step number, in
-// milliseconds.
+// milliseconds. A handler that compares times through timedsim.Elapsed
+// makes a choice point: the DFS explores both answers (a step's choice c
+// among n enabled events is event c mod n, and bit k of c div n answers
+// its k-th comparison, up to 8 a step; a choice with answers to
+// comparisons its step did not make is skipped), and a random walk tosses
+// a fair coin.
 //
 // Toss, MaceMC's choice function, takes the path's explicit choice while
 // there is one (the exhaustive prefix) and afterwards draws by weight:

@@ -118,7 +118,7 @@ func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
 func (s *searcher) replayPrefix(p Path) (*Violation, error) {
 	w := s.dfs
 	var choices []int
-	res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(_ int, _ string, c, _ int) { choices = append(choices, c) }})
+	res := w.walk(p, walkOptions{liveFrom: -1, onChoice: func(c int) { choices = append(choices, c) }})
 	if res.err != nil {
 		return nil, res.err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -328,5 +329,60 @@ func TestLivePrefix(t *testing.T) {
 	cfg.LivePrefix = 1
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "reaches no live state") {
 		t.Fatalf("a 1-step walk: %v", err)
+	}
+}
+
+// leaseNode's timer "check" expires its lease once 1 s has elapsed since
+// Init, asking timedsim.Elapsed; its timer "tick" does not look at the
+// clock.
+type leaseNode struct{ Expired, Ticks int }
+
+func (n *leaseNode) Init(ctx timedsim.Context) {
+	ctx.SetTimer("check", time.Second, nil)
+	ctx.SetTimer("tick", time.Second, nil)
+}
+func (n *leaseNode) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *leaseNode) Timer(ctx timedsim.Context, name string, _ any) {
+	if name == "tick" {
+		n.Ticks++
+	} else if timedsim.Elapsed(ctx, 0, time.Second) {
+		n.Expired++
+	}
+	ctx.SetTimer(name, time.Second, nil)
+}
+
+// TestClockChoices: a clock comparison (timedsim.Elapsed) is a choice
+// point. With one millisecond per step the lease could never expire
+// within the search; the DFS tries both answers — choice c of n enabled
+// events is event c mod n with the answers c div n — and skips the
+// answers of a comparison a step did not make. The violating path
+// replays with the answer in its log.
+func TestClockChoices(t *testing.T) {
+	sc := &timedsim.Scenario{Nodes: 1, New: func(timedsim.NodeID) timedsim.Service { return &leaseNode{} }, Liveness: []timedsim.Property{always}}
+	cfg := Config{Scenario: sc, Depth: 1, MaxDepth: 1, DMax: 10, Jobs: 1, NoHashing: true}
+	got, rep := dfsVisits(t, cfg)
+	// check (not elapsed), tick, check (elapsed); tick with an answer is
+	// redundant.
+	if want := []visit{{"[0]", endDepth}, {"[1]", endDepth}, {"[2]", endDepth}}; !slices.Equal(got, want) || rep.Stats.Paths != 3 {
+		t.Fatalf("sequences %v (%d paths), want %v", got, rep.Stats.Paths, want)
+	}
+	sc.Safety = []timedsim.Property{{Name: "lease-held", Check: func(w timedsim.World) bool { return w.Node(0).(*leaseNode).Expired == 0 }}}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rep.Violation
+	if v == nil || v.Property != "lease-held" || v.Step != 0 || !slices.Equal(v.Path.Choices, []int{2}) {
+		t.Fatalf("violation %+v", v)
+	}
+	lines, err := Replay(cfg, v.Path)
+	if err != nil || !slices.Contains(lines, "    n0: clock choice: 1s elapsed since 0s: true") {
+		t.Fatalf("replay: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	// Random walks answer by a fair coin: some walk expires the lease.
+	sc.Safety = nil
+	lines, err = Replay(cfg, Path{Driver: 1, Segments: startPath(3).Segments, Steps: 40})
+	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0s: true") }) {
+		t.Fatalf("a 40-step walk never answered yes: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 }

@@ -144,6 +144,51 @@ type world struct {
 	log                *[]string // event log, when recording
 	panicked           string    // a handler's panic, ending the execution
 	scratch            []byte
+	// The step's clock comparisons (timedsim.Elapsed): the answers
+	// (bit k: the k-th comparison), given by the path's choice when
+	// explicit, else drawn; and how many the step made.
+	clockMask     int
+	clockExplicit bool
+	clockReads    int
+}
+
+// maxClockChoices is the number of a step's clock comparisons that are
+// choices; later ones in the same step compare the logical clock.
+const maxClockChoices = 8
+
+// execChoice runs choice c of the enabled list en as the current step: the
+// event c mod len(en), with the clock comparisons' answers c div len(en)
+// (bit k for the k-th comparison of the step). It reports false if the
+// handler panicked.
+func (w *world) execChoice(en []event, c int) bool {
+	w.clockMask, w.clockExplicit = c/len(en), true
+	return w.execEvent(en[c%len(en)])
+}
+
+// execEvent runs e; its clock comparisons are choices drawn from the
+// step's stream unless execChoice or choose gave them.
+func (w *world) execEvent(e event) bool {
+	w.clockReads = 0
+	ok := w.exec(e)
+	w.clockExplicit = false
+	return ok
+}
+
+// chooseElapsed answers the step's next clock comparison.
+func (w *world) chooseElapsed(since, d time.Duration) bool {
+	k := w.clockReads
+	w.clockReads++
+	if k >= maxClockChoices {
+		return logicalTime(w.step)-since >= d
+	}
+	if w.clockExplicit {
+		return w.clockMask>>k&1 == 1
+	}
+	if w.chooseR.IntN(2) == 1 {
+		w.clockMask |= 1 << k
+		return true
+	}
+	return false
 }
 
 func newWorld(set *settings, drv schedule) *world {
@@ -299,15 +344,18 @@ func (w *world) seedStep() {
 }
 
 // choose picks the step's event among en (not empty): choices[step] if
-// the path has one, else a weighted draw. It seeds the step.
+// the path has one (with its clock answers: execChoice), else a weighted
+// draw. It seeds the step; run the event with execEvent.
 func (w *world) choose(en []event, choices []int) (int, error) {
 	w.seedStep()
+	w.clockMask, w.clockExplicit = 0, false
 	if w.step < len(choices) {
 		c := choices[w.step]
-		if c >= len(en) {
+		if c/len(en) >= 1<<maxClockChoices {
 			return 0, fmt.Errorf("liveness: path chooses event %d at step %d, but only %d are enabled (stale path?)", c, w.step, len(en))
 		}
-		return c, nil
+		w.clockMask, w.clockExplicit = c/len(en), true
+		return c % len(en), nil
 	}
 	if w.set.unbiased {
 		return w.chooseR.IntN(len(en)), nil
@@ -813,6 +861,7 @@ type wctx struct {
 }
 
 var _ timedsim.Context = (*wctx)(nil)
+var _ timedsim.ClockChooser = (*wctx)(nil)
 var _ timedsim.World = (*world)(nil)
 
 func (c *wctx) Self() timedsim.NodeID { return timedsim.NodeID(c.node) }
@@ -821,6 +870,16 @@ func (c *wctx) Nodes() int            { return len(c.w.nodes) }
 // Now is the number of steps executed so far, in milliseconds: time is
 // logical in the liveness mode.
 func (c *wctx) Now() time.Duration { return logicalTime(c.w.step) }
+
+// ChooseElapsed makes timedsim.Elapsed a choice point: the answer is the
+// path's (the DFS explores both), or a fair coin in a random walk.
+func (c *wctx) ChooseElapsed(since, d time.Duration) bool {
+	b := c.w.chooseElapsed(since, d)
+	if c.w.log != nil {
+		*c.w.log = append(*c.w.log, fmt.Sprintf("    %v: clock choice: %v elapsed since %v: %t", timedsim.NodeID(c.node), d, since, b))
+	}
+	return b
+}
 
 func (c *wctx) Send(to timedsim.NodeID, msg timedsim.Message) error { return c.w.send(0, to, msg) }
 
