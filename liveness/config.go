@@ -95,7 +95,7 @@ type Config struct {
 	// sequence.
 	NoHashing bool
 	// SplitDepth is the depth of the prefix division of every iteration
-	// (0: the smallest with at least MinPrefixes prefixes). Prefixes are
+	// (0: the bound minus SplitGap, at least 1). Prefixes are
 	// searched in parallel and each has its own visited set; the result
 	// depends on SplitDepth, never on Jobs or on sharding.
 	SplitDepth int

@@ -5,11 +5,14 @@ import (
 	"slices"
 )
 
-// MinPrefixes is the number of prefixes the automatic division aims at:
-// the split depth is the smallest at which the division has at least
-// this many prefixes (or the iteration's depth bound). It does not depend
-// on the number of workers or shards, so neither does the search.
-const MinPrefixes = 1024
+// SplitGap is how far above the depth bound the automatic prefix
+// division is: the split depth is the bound minus SplitGap (at least 1).
+// The division, a DFS to the split depth, is sequential; below it the
+// prefix tasks run in parallel and each has its own visited set, so a
+// smaller gap re-explores fewer states across tasks and leaves less to
+// the parallel part. It depends on the bound alone, never on the number
+// of workers or shards.
+const SplitGap = 1
 
 // dfsRun is one bounded depth-first search over the choice sequences
 // that extend a fixed prefix, with its own visited set (MaceMC's state
@@ -191,30 +194,24 @@ type seqVisit struct {
 }
 
 // divide is the deterministic prefix division of the iteration with bound
-// depth: the split depth (Config.SplitDepth, or the smallest with at
-// least MinPrefixes prefixes) and the prefixes, in DFS order. The
-// division is itself a DFS to the split depth with state hashing: a
-// sequence reaching a state already reached at no greater depth is cut
-// (and counted) there, every other one is a prefix. A safety violation
-// within the split depth ends the division with its sequence as the last
-// prefix.
+// depth at the split depth (Config.SplitDepth, or depth − SplitGap): the
+// prefixes, in DFS order. The division is itself a DFS to the split depth
+// with state hashing: a sequence reaching a state already reached at no
+// greater depth is cut (and counted) there, every other one is a prefix.
+// A safety violation within the split depth ends the division with its
+// sequence as the last prefix.
 func (s *searcher) divide(ctx context.Context, depth int) ([]*task, int, error) {
-	if sd := s.r.SplitDepth; sd > 0 {
-		tasks, _, err := s.enumerate(ctx, depth, min(sd, depth))
-		return tasks, min(sd, depth), err
+	sd := max(depth-SplitGap, 1)
+	if s.r.SplitDepth > 0 {
+		sd = s.r.SplitDepth
 	}
-	for sd := 1; ; sd++ {
-		tasks, final, err := s.enumerate(ctx, depth, sd)
-		if err != nil || final || sd >= depth || len(tasks) >= MinPrefixes {
-			return tasks, sd, err
-		}
-	}
+	sd = min(sd, depth)
+	tasks, err := s.enumerate(ctx, sd)
+	return tasks, sd, err
 }
 
-// enumerate divides at split depth sd; final is true when a deeper split
-// would not change the division's end (a violation, or no sequence
-// reached sd).
-func (s *searcher) enumerate(ctx context.Context, depth, sd int) (tasks []*task, final bool, err error) {
+// enumerate divides at split depth sd.
+func (s *searcher) enumerate(ctx context.Context, sd int) (tasks []*task, err error) {
 	d := &dfsRun{s: s, w: s.dfs, depth: sd}
 	var mark Stats
 	var fps []uint64
@@ -242,7 +239,7 @@ func (s *searcher) enumerate(ctx context.Context, depth, sd int) (tasks []*task,
 	}
 	v, err := d.run(ctx, leaf, cut)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if v != nil {
 		// The violating sequence is the last prefix: its task finds it.
@@ -253,7 +250,7 @@ func (s *searcher) enumerate(ctx context.Context, depth, sd int) (tasks []*task,
 	}
 	tasks[0].cuts.anyLive = tasks[0].cuts.anyLive || d.anyLive
 	tasks[0].cuts.collision += tlcCollision(d.fresh, d.lookups)
-	return tasks, v != nil || !d.bound, nil
+	return tasks, nil
 }
 
 // PrefixResult is the outcome of one prefix task: what the search of the

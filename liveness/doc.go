@@ -137,7 +137,7 @@
 //
 // Every iteration of the DFS is divided into prefix tasks: a DFS with
 // state hashing to the split depth (Config.SplitDepth, or the smallest
-// depth with at least MinPrefixes prefixes, at most the iteration's bound)
+// bound minus SplitGap, at least 1)
 // lists the sequences that reach it (or end earlier with no event
 // enabled) in DFS order; a sequence that reaches a state already reached
 // at no greater depth is cut there, in the division, once for all tasks.

@@ -161,11 +161,17 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 	r := s.r
 	f := &fold{r: r}
 	fps := newFPSet()
-	g0 := 0
+	// upto is the search position up to which the fold went: Distinct
+	// counts the states first reached before it.
+	g0, upto := 0, uint64(0)
+	result := func(v *Violation, end string, err error) (*Violation, Stats, string, error) {
+		f.stats.Distinct = fps.countBelow(upto)
+		return v, f.stats, end, err
+	}
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
 		tasks, split, err := s.divide(ctx, depth)
 		if err != nil {
-			return nil, f.stats, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err)
+			return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
 		}
 		f.begin(depth, split)
 		idx := make([]int, len(tasks))
@@ -177,29 +183,28 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 			if rec == nil || !rec.done {
 				break
 			}
-			if v, end := f.add(rec); end != "" {
-				pos := fpPos(g0+i+1, 0)
-				if v != nil {
-					pos = fpPos(g0+i, rec.local)
-				}
-				f.stats.Distinct = fps.countBelow(pos)
-				return v, f.stats, end, nil
+			v, end := f.add(rec)
+			upto = fpPos(g0+i+1, 0)
+			if v != nil {
+				upto = fpPos(g0+i, rec.local)
 			}
-			f.stats.Distinct = fps.countBelow(fpPos(g0+i+1, 0))
+			if end != "" {
+				return result(v, end, nil)
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, f.stats, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err)
+				return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
 			}
-			return nil, f.stats, "", err
+			return result(nil, "", err)
 		}
 		g0 += len(tasks)
 		if v, end := f.finish(); end != "" {
-			return v, f.stats, end, nil
+			return result(v, end, nil)
 		}
 		if r.DepthStep == 0 {
 			break
 		}
 	}
-	return nil, f.stats, "max-depth", nil
+	return result(nil, "max-depth", nil)
 }

@@ -40,7 +40,9 @@ func dfsVisits(t *testing.T, cfg Config) ([]visit, *Report) {
 // three interleavings C·A·B = [0 0 0], A·C·B = [1 0 0] and A·B·C = [1 1 0],
 // each ending with no event enabled.
 func TestDFSSequences(t *testing.T) {
-	cfg := Config{Scenario: fifoSystem(), Depth: 5, MaxDepth: 5, DMax: 10, Jobs: 1, NoHashing: true}
+	// SplitDepth at the bound: the division is the sequential DFS, with
+	// one visited set (the prefix tasks are its sequences).
+	cfg := Config{Scenario: fifoSystem(), Depth: 5, MaxDepth: 5, DMax: 10, Jobs: 1, NoHashing: true, SplitDepth: 5}
 	got, rep := dfsVisits(t, cfg)
 	want := []visit{{"[0 0 0]", endQuiescent}, {"[1 0 0]", endQuiescent}, {"[1 1 0]", endQuiescent}}
 	if !slices.Equal(got, want) {
@@ -65,7 +67,7 @@ func TestDFSSequences(t *testing.T) {
 
 	// Iterative deepening: depths 1, 2, 3, then depth 4 finds no sequence
 	// reaching its bound.
-	cfg = Config{Scenario: fifoSystem(), Depth: 1, DepthStep: 1, MaxDepth: 6, DMax: 10, Jobs: 1}
+	cfg = Config{Scenario: fifoSystem(), Depth: 1, DepthStep: 1, MaxDepth: 6, DMax: 10, Jobs: 1, SplitDepth: 6}
 	got, rep = dfsVisits(t, cfg)
 	want = []visit{
 		{"[0]", endDepth}, {"[1]", endDepth},
@@ -86,7 +88,7 @@ func TestDFSSequences(t *testing.T) {
 // bounded search stays complete. Timer a adds 1, timer b adds 2, forever:
 // sum 3 is reached by a·a·a at depth 3 and later by a·b at depth 2.
 func TestDFSDuplicateDepth(t *testing.T) {
-	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1})
+	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1, SplitDepth: 3})
 	want := []visit{
 		{"[0 0 0]", endDepth}, // sums 1 2 3
 		{"[0 0 1]", endDepth}, // 4
@@ -209,7 +211,7 @@ func TestWorkersIdentical(t *testing.T) {
 		return true
 	}}}
 	for _, cfg := range []Config{
-		// A dead path found by walk 92 (a rare trap), and its critical
+		// A dead path found by walk 84 (a rare trap), and its critical
 		// transition.
 		rareTrap(),
 		// No violation; the walk budget ends the search in the second
@@ -384,5 +386,27 @@ func TestClockChoices(t *testing.T) {
 	lines, err = Replay(cfg, Path{Driver: 1, Segments: startPath(3).Segments, Steps: 40})
 	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0s: true") }) {
 		t.Fatalf("a 40-step walk never answered yes: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+}
+
+// TestPrefixDivision: by default the iteration with bound 3 is divided at
+// depth 2 (SplitGap 1). The division cuts [1 0] (sum 3, reached at depth
+// 2 by [0 1]) once for all; the prefixes [0 0], [0 1] and [1 1] each
+// search their last step with their own visited set, so [0 1 0] (sum 4,
+// which prefix [0 0] reached) is not a duplicate in its task: States
+// counts such a state once per task, Distinct once.
+func TestPrefixDivision(t *testing.T) {
+	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 2})
+	want := []visit{
+		{"[0 0 0]", endDepth}, {"[0 0 1]", endDepth}, // prefix 0: sums 3, 4
+		{"[0 1 0]", endDepth}, {"[0 1 1]", endDepth}, // prefix 1: sums 4, 5
+		{"[1 0]", endDuplicate},                      // cut by the division
+		{"[1 1 0]", endDepth}, {"[1 1 1]", endDepth}, // prefix 2: sums 5, 6
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sequences %v, want %v", got, want)
+	}
+	if s := rep.Stats; s.Split != 2 || s.Prefixes != 3 || s.Distinct != 6 || s.States <= s.Distinct || s.Collision <= 0 {
+		t.Fatalf("stats %+v: want split 2, 3 prefixes, 6 distinct states counted more than once, a collision estimate", s)
 	}
 }
