@@ -42,7 +42,11 @@ func (a *app) shardOf(flag string) (pipeline.ShardConfig, bool, error) {
 // printShardWritten says that a shard file is written and what comes next.
 func (a *app) printShardWritten(r *pipeline.ShardResult) {
 	f := r.File
-	what := fmt.Sprintf("%d of %d executions", len(f.Records), f.Header.Runs)
+	unit := "executions"
+	if f.Header.Phase == pipeline.PhaseLivenessShard {
+		unit = "prefix tasks"
+	}
+	what := fmt.Sprintf("%d of %d %s", len(f.Records), f.Header.Runs, unit)
 	if f.Footer.Stop != "" {
 		what += fmt.Sprintf(", stopped at execution %d (%s)", f.Records[len(f.Records)-1].Index, f.Footer.Stop)
 	}
