@@ -3,16 +3,21 @@ package liveness
 import (
 	"context"
 	"slices"
+
+	"github.com/macepc/macepc/timedsim"
 )
 
 // SplitGap is how far above the depth bound the automatic prefix
 // division is: the split depth is the bound minus SplitGap (at least 1).
-// The division, a DFS to the split depth, is sequential; below it the
-// prefix tasks run in parallel and each has its own visited set, so a
-// smaller gap re-explores fewer states across tasks and leaves less to
-// the parallel part. It depends on the bound alone, never on the number
-// of workers or shards.
-const SplitGap = 1
+// The division, a DFS to the split depth with one visited set, is
+// sequential; below it the prefix tasks run in parallel, each with its own
+// visited set, so they re-explore the states that several of them reach.
+// At 0 the division is the whole sequential DFS (MaceMC's, with one visited
+// set) and the tasks are its sequences, whose replays and random walks run
+// in parallel; Config.SplitDepth moves the split up to run the DFS's last
+// levels in parallel too (bench/RESULTS.md measures both). It depends on
+// the bound alone, never on the number of workers or shards.
+const SplitGap = 0
 
 // dfsRun is one bounded depth-first search over the choice sequences
 // that extend a fixed prefix, with its own visited set (MaceMC's state
@@ -172,6 +177,10 @@ func (s *searcher) seqPath(seq []int) Path {
 // DFS order.
 type task struct {
 	prefix []int
+	// seed is the walk seed of a division at the bound, whose tasks are
+	// single sequences: that of the sequential search's leaf.
+	seed   uint64
+	seeded bool
 	dfs    bool // false: a task with cut sequences only (they came first)
 	// states is the number of states new to the division along prefix.
 	states int64
@@ -200,13 +209,26 @@ type seqVisit struct {
 // greater depth is cut (and counted) there, every other one is a prefix.
 // A safety violation within the split depth ends the division with its
 // sequence as the last prefix.
-func (s *searcher) divide(ctx context.Context, depth int) ([]*task, int, error) {
+//
+// A division at the bound numbers its sequences from leaves, the number
+// of sequences of the earlier iterations, and seeds each one's walk as
+// the sequential search does (timedsim.ExecutionSeed(Seed, leaf)); leaves
+// comes back counted on.
+func (s *searcher) divide(ctx context.Context, depth int, leaves *int) ([]*task, int, error) {
 	sd := max(depth-SplitGap, 1)
 	if s.r.SplitDepth > 0 {
 		sd = s.r.SplitDepth
 	}
 	sd = min(sd, depth)
 	tasks, err := s.enumerate(ctx, sd)
+	if err == nil && sd == depth {
+		for _, t := range tasks {
+			if t.dfs {
+				t.seed, t.seeded = timedsim.ExecutionSeed(s.r.Seed, *leaves), true
+				*leaves++
+			}
+		}
+	}
 	return tasks, sd, err
 }
 
@@ -307,7 +329,11 @@ func (s *searcher) runTask(ctx context.Context, w *world, t *task, depth, split,
 			}
 			p := s.seqPath(seq)
 			n := len(p.Choices)
-			p = p.Branch(n, leafSeed(r.Seed, depth, index, rec.Leaves), len(s.base.Choices)+r.DMax)
+			seed := leafSeed(r.Seed, depth, index, rec.Leaves)
+			if t.seeded {
+				seed = t.seed
+			}
+			p = p.Branch(n, seed, len(s.base.Choices)+r.DMax)
 			rec.Leaves++
 			res := w.walk(p, walkOptions{liveFrom: n + 1})
 			walks++

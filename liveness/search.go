@@ -163,13 +163,13 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 	fps := newFPSet()
 	// upto is the search position up to which the fold went: Distinct
 	// counts the states first reached before it.
-	g0, upto := 0, uint64(0)
+	g0, upto, leaves := 0, uint64(0), 0
 	result := func(v *Violation, end string, err error) (*Violation, Stats, string, error) {
 		f.stats.Distinct = fps.countBelow(upto)
 		return v, f.stats, end, err
 	}
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
-		tasks, split, err := s.divide(ctx, depth)
+		tasks, split, err := s.divide(ctx, depth, &leaves)
 		if err != nil {
 			return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
 		}

@@ -211,7 +211,7 @@ func TestWorkersIdentical(t *testing.T) {
 		return true
 	}}}
 	for _, cfg := range []Config{
-		// A dead path found by walk 84 (a rare trap), and its critical
+		// A dead path found by walk 92 (a rare trap), and its critical
 		// transition.
 		rareTrap(),
 		// No violation; the walk budget ends the search in the second
@@ -369,6 +369,9 @@ func TestClockChoices(t *testing.T) {
 		t.Fatalf("sequences %v (%d paths), want %v", got, rep.Stats.Paths, want)
 	}
 	sc.Safety = []timedsim.Property{{Name: "lease-held", Check: func(w timedsim.World) bool { return w.Node(0).(*leaseNode).Expired == 0 }}}
+	// The walks from [0] and [1] come first in search order: keep them
+	// from checking.
+	cfg.Weights = map[string]int{"timer check": 0}
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -382,21 +385,21 @@ func TestClockChoices(t *testing.T) {
 		t.Fatalf("replay: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 	// Random walks answer by a fair coin: some walk expires the lease.
-	sc.Safety = nil
+	sc.Safety, cfg.Weights = nil, nil
 	lines, err = Replay(cfg, Path{Driver: 1, Segments: startPath(3).Segments, Steps: 40})
 	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0s: true") }) {
 		t.Fatalf("a 40-step walk never answered yes: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 }
 
-// TestPrefixDivision: by default the iteration with bound 3 is divided at
-// depth 2 (SplitGap 1). The division cuts [1 0] (sum 3, reached at depth
+// TestPrefixDivision: with SplitDepth 2 the iteration with bound 3 is
+// divided at depth 2. The division cuts [1 0] (sum 3, reached at depth
 // 2 by [0 1]) once for all; the prefixes [0 0], [0 1] and [1 1] each
 // search their last step with their own visited set, so [0 1 0] (sum 4,
 // which prefix [0 0] reached) is not a duplicate in its task: States
 // counts such a state once per task, Distinct once.
 func TestPrefixDivision(t *testing.T) {
-	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 2})
+	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 2, SplitDepth: 2})
 	want := []visit{
 		{"[0 0 0]", endDepth}, {"[0 0 1]", endDepth}, // prefix 0: sums 3, 4
 		{"[0 1 0]", endDepth}, {"[0 1 1]", endDepth}, // prefix 1: sums 4, 5

@@ -42,8 +42,9 @@ func RunShard(ctx context.Context, cfg Config, index, count int) (*ShardRun, err
 		return nil, err
 	}
 	out := &ShardRun{Settings: r.settingsReport()}
+	leaves := 0
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
-		tasks, split, err := s.divide(ctx, depth)
+		tasks, split, err := s.divide(ctx, depth, &leaves)
 		if err != nil {
 			return nil, fmt.Errorf("liveness: shard interrupted: %w", err)
 		}

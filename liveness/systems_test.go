@@ -114,9 +114,9 @@ func trapSystem(nodes, need int) *timedsim.Scenario {
 func trapWeights() map[string]int { return map[string]int{"timer trap": 0} }
 
 // rareTrap is a search of 5 trap nodes whose DFS is too shallow to fire a
-// trap, and whose random walks fire one rarely: with seed 4, walk 84 (of
+// trap, and whose random walks fire one rarely: with seed 1, walk 92 (of
 // 125) is the first dead one, its trap firing in the random part.
 func rareTrap() Config {
-	return Config{Scenario: trapSystem(5, 3), Depth: 3, MaxDepth: 3, DMax: 100, Seed: 4, NoHashing: true,
+	return Config{Scenario: trapSystem(5, 3), Depth: 3, MaxDepth: 3, DMax: 100, Seed: 1, NoHashing: true,
 		Weights: map[string]int{"timer trap": 1, "timer tick": 1000}}
 }

@@ -141,7 +141,7 @@ func ExampleLiveness() {
 	fmt.Println("files:", res.File.Files)
 	// Output:
 	// liveness violation of one-root at step 1000
-	// critical transition (C1) at step 11: n1 timer recovery
+	// critical transition (C1) at step 12: n1 timer recovery
 	// files: [dead.path.json dead.log live.path.json live.log state.diff]
 }
 
