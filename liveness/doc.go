@@ -136,26 +136,33 @@
 // # Parallel and sharded search
 //
 // Every iteration of the DFS is divided into prefix tasks: a DFS with
-// state hashing to the split depth (Config.SplitDepth, or the smallest
-// bound minus SplitGap, at least 1)
-// lists the sequences that reach it (or end earlier with no event
-// enabled) in DFS order; a sequence that reaches a state already reached
-// at no greater depth is cut there, in the division, once for all tasks.
-// The workers take the tasks in index order, each idle worker the next
-// one (dynamic load balancing over prefixes; no worker takes a task
-// beyond the first one found violating). A task searches the sequences
-// extending its prefix with its own visited set, and runs the periphery
-// walks of its sequences itself, walk j of task i of the iteration with
-// bound d seeded from (Seed, d, i, j). The results are folded in task
+// state hashing to the split depth (Config.SplitDepth, or the bound minus
+// SplitGap, which is 0) lists the sequences that reach it (or end earlier
+// with no event enabled) in DFS order; a sequence that reaches a state
+// already reached at no greater depth is cut there, in the division, once
+// for all tasks. The workers take the tasks in index order, each idle
+// worker the next one (dynamic load balancing over prefixes; no worker
+// takes a task beyond the first one found violating). A task searches the
+// sequences extending its prefix with its own visited set, and runs the
+// periphery walks of its sequences itself. The results are folded in task
 // order: the reported violation is the first one in DFS order (the
-// lowest-indexed violating task's first), and the statistics are those of
-// the tasks before it plus its own up to it, whatever the number of
-// workers. A state reached by several tasks is explored by each: States
-// counts it once per task (the division counts each prefix's own states),
-// and Distinct, from a concurrent striped set of fingerprints that keeps
-// each state's smallest search position, counts it once. Collision is
-// TLC's estimate of the probability that some visited set (the division's
-// and each task's) took a new state for a visited one.
+// lowest-indexed violating task's first, a task's walks coming after its
+// DFS sequences and before the next task's), and the statistics are those
+// of the tasks before it plus its own up to it, whatever the number of
+// workers.
+//
+// Split at the bound (the default), the division is the sequential DFS
+// with one visited set, the tasks are its sequences, and what runs in
+// parallel is their replays and random walks, whose seeds are those of
+// the sequential search (timedsim.ExecutionSeed(Seed, i) for the i-th
+// sequence not cut). Split above it, the DFS's last levels run in parallel
+// too, walk j of task i of the iteration with bound d seeded from (Seed,
+// d, i, j); a state reached by several tasks is then explored by each:
+// States counts it once per task (the division counts each prefix's own
+// states), and Distinct, from a concurrent striped set of fingerprints
+// that keeps each state's smallest search position, counts it once.
+// Collision is TLC's estimate of the probability that some visited set
+// (the division's and each task's) took a new state for a visited one.
 //
 // RunShard runs the tasks whose global index (over all iterations) is
 // ≡ i (mod n), paper 002's division of the search by prefix across
