@@ -317,7 +317,7 @@ func TestKubernetesLivenessJob(t *testing.T) {
 	if count != strconv.Itoa(n) || n < 2 {
 		t.Fatalf("MACEPC_SHARD_COUNT %q must equal completions %d (≥ 2)", count, n)
 	}
-	args := append(manifestArgs(live, root), "--depth", "6", "--max-depth", "6")
+	args := append(manifestArgs(live, root), "--depth", "6", "--max-depth", "6", "--split-depth", "4")
 	for i := 0; i < n; i++ {
 		out := macepc(t, map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i), "MACEPC_SHARD_COUNT": count}, args...)
 		if !strings.Contains(out, fmt.Sprintf("shard %d/%d from kubernetes indexed job", i, n)) {
@@ -341,7 +341,7 @@ func TestSlurmLivenessArray(t *testing.T) {
 	lo, _ := strconv.Atoi(m[1])
 	hi, _ := strconv.Atoi(m[2])
 	results := filepath.Join(t.TempDir(), "live")
-	args := srunArgs(t, "slurm/liveness.sbatch", map[string]string{"RESULTS": results, "DEPTH": "6"})
+	args := srunArgs(t, "slurm/liveness.sbatch", map[string]string{"RESULTS": results, "DEPTH": "6", "SPLIT": "4"})
 	n := hi - lo + 1
 	for id := lo; id <= hi; id++ {
 		env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(lo), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}

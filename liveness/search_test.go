@@ -217,6 +217,9 @@ func TestWorkersIdentical(t *testing.T) {
 		// No violation; the walk budget ends the search in the second
 		// batch.
 		{Scenario: noTrap, Depth: 8, MaxDepth: 8, DMax: 60, Seed: 3, RandomWalks: 80, Weights: trapWeights()},
+		// The DFS's last level in parallel (25 prefix tasks, each with its
+		// own visited set); the walks find no trap.
+		func() Config { c := rareTrap(); c.SplitDepth = 2; return c }(),
 	} {
 		var reps []*Report
 		for _, jobs := range []int{1, 2, 8} {

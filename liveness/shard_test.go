@@ -62,11 +62,17 @@ func shardAndMerge(t *testing.T, cfg Config, count int) *Report {
 // TestShardMergeEqualsUnsharded: RandTree's liveness-bug (RT3) searched
 // in 1, 3 and 8 shards and merged gives the unsharded search's report:
 // the same violation, the same critical transition, the same summed
-// statistics (Distinct aside, which shards cannot know). With the fixed
-// variant, no violation and the same statistics.
+// statistics (Distinct aside, which shards cannot know), divided at the
+// bound (the default) or above it. With the fixed variant, no violation
+// and the same statistics.
 func TestShardMergeEqualsUnsharded(t *testing.T) {
-	for _, variant := range []string{randtree.VariantLivenessBug, randtree.VariantFixed} {
+	for _, c := range []struct {
+		variant string
+		split   int
+	}{{randtree.VariantLivenessBug, 0}, {randtree.VariantLivenessBug, 4}, {randtree.VariantFixed, 0}, {randtree.VariantFixed, 4}} {
+		variant := c.variant
 		cfg := randtreeConfig(t, variant, 1)
+		cfg.SplitDepth = c.split
 		if variant == randtree.VariantFixed {
 			cfg.Depth, cfg.MaxDepth = 6, 6
 		}
@@ -80,7 +86,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 		if want.Stats.Prefixes < 8 {
 			t.Fatalf("%s: %d prefix tasks: not a test of sharding", variant, want.Stats.Prefixes)
 		}
-		t.Logf("%s: end %s, stats %+v", variant, want.End, want.Stats)
+		t.Logf("%s split %d: end %s, stats %+v", variant, c.split, want.End, want.Stats)
 		want.Stats.Distinct = 0
 		for _, n := range []int{1, 3, 8} {
 			got := shardAndMerge(t, cfg, n)
