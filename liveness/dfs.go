@@ -178,9 +178,14 @@ func (s *searcher) seqPath(seq []int) Path {
 type task struct {
 	prefix []int
 	// seed is the walk seed of a division at the bound, whose tasks are
-	// single sequences: that of the sequential search's leaf.
-	seed   uint64
-	seeded bool
+	// single sequences: that of the sequential search's leaf. Such a task
+	// only walks: end says how its sequence ended, fps are the
+	// fingerprints of the states new to the division along it.
+	seed      uint64
+	seeded    bool
+	end       pathEnd
+	fps       []uint64
+	violating bool // the division's violating sequence
 	dfs    bool // false: a task with cut sequences only (they came first)
 	// states is the number of states new to the division along prefix.
 	states int64
@@ -223,7 +228,7 @@ func (s *searcher) divide(ctx context.Context, depth int, leaves *int) ([]*task,
 	tasks, err := s.enumerate(ctx, sd)
 	if err == nil && sd == depth {
 		for _, t := range tasks {
-			if t.dfs {
+			if t.dfs && !t.violating {
 				t.seed, t.seeded = timedsim.ExecutionSeed(s.r.Seed, *leaves), true
 				*leaves++
 			}
@@ -239,8 +244,8 @@ func (s *searcher) enumerate(ctx context.Context, sd int) (tasks []*task, err er
 	var fps []uint64
 	d.onNew = func(fp uint64) { fps = append(fps, fp) }
 	deadSet := false
-	leaf := func(seq []int, _ pathEnd) (*Violation, bool, error) {
-		tasks = append(tasks, &task{prefix: slices.Clone(seq), dfs: true, states: d.st.States - mark.States})
+	leaf := func(seq []int, end pathEnd) (*Violation, bool, error) {
+		tasks = append(tasks, &task{prefix: slices.Clone(seq), dfs: true, states: d.st.States - mark.States, end: end, fps: slices.Clone(fps)})
 		mark, fps = d.st, fps[:0]
 		return nil, false, nil
 	}
@@ -265,7 +270,7 @@ func (s *searcher) enumerate(ctx context.Context, sd int) (tasks []*task, err er
 	}
 	if v != nil {
 		// The violating sequence is the last prefix: its task finds it.
-		tasks = append(tasks, &task{prefix: slices.Clone(v.Path.Choices[len(s.base.Choices):]), dfs: true, states: d.st.States - mark.States})
+		tasks = append(tasks, &task{prefix: slices.Clone(v.Path.Choices[len(s.base.Choices):]), dfs: true, states: d.st.States - mark.States, violating: true})
 	}
 	if len(tasks) == 0 {
 		tasks = append(tasks, &task{})
@@ -351,12 +356,28 @@ func (s *searcher) runTask(ctx context.Context, w *world, t *task, depth, split,
 				rec.visits = append(rec.visits, seqVisit{slices.Clone(seq), endDuplicate})
 			}
 		}
-		v, err := d.run(ctx, leaf, cut)
-		rec.Stats = d.st
-		rec.Stats.States += t.states
-		rec.Stats.Walks, rec.Stats.Steps = walks, d.st.Steps+walkSteps
-		rec.Bound, rec.AnyLive, rec.DeadEnd, rec.local = d.bound, d.anyLive, d.deadEnd, local
-		collision = tlcCollision(d.fresh, d.lookups)
+		var v *Violation
+		var err error
+		if t.seeded {
+			// The division ran this sequence, checking and hashing its
+			// states: only its walk is left.
+			if fps != nil {
+				for _, fp := range t.fps {
+					fps.add(fp, fpPos(g, local))
+					local++
+				}
+			}
+			v, _, err = leaf(t.prefix, t.end)
+			rec.Stats = Stats{Paths: 1, States: t.states, Steps: int64(len(t.prefix)) + walkSteps, Walks: walks}
+			rec.Bound, rec.local = t.end == endDepth, local
+		} else {
+			v, err = d.run(ctx, leaf, cut)
+			rec.Stats = d.st
+			rec.Stats.States += t.states
+			rec.Stats.Walks, rec.Stats.Steps = walks, d.st.Steps+walkSteps
+			rec.Bound, rec.AnyLive, rec.DeadEnd, rec.local = d.bound, d.anyLive, d.deadEnd, local
+			collision = tlcCollision(d.fresh, d.lookups)
+		}
 		if err != nil {
 			rec.err = err
 			return rec
