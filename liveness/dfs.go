@@ -186,7 +186,7 @@ type task struct {
 	end       pathEnd
 	fps       []uint64
 	violating bool // the division's violating sequence
-	dfs    bool // false: a task with cut sequences only (they came first)
+	dfs       bool // false: a task with cut sequences only (they came first)
 	// states is the number of states new to the division along prefix.
 	states int64
 	cuts   taskCuts
