@@ -71,6 +71,8 @@ func TestCLIGolden(t *testing.T) {
 		{"bad-scale", []string{"simulate", "--system", "pingpong", "--scale", "deliver Ping", "--out", "$DIR/out"}, 2},
 		{"missing-edd", []string{"simulate", "--system", "pingpong", "--edd", "$DIR/nosuch.json", "--out", "$DIR/out"}, 2},
 		{"simulate", []string{"simulate", "--system", "pingpong", "--nodes", "4", "--runs", "20", "--seed", "7", "--out", "$DIR/out"}, 0},
+		// Executions that do not finish count at the timeout: the line of times says how many (issue 18).
+		{"simulate-unfinished", []string{"simulate", "--system", "pingpong", "--variant", "endless", "--max-steps", "50", "--runs", "3", "--out", "$DIR/out"}, 0},
 		{"replay-missing", []string{"replay", "--path", "$DIR/nosuch.json"}, 2},
 		{"replay-no-path", []string{"replay"}, 2},
 		{"replay-index-without-run", []string{"replay", "--path", "x.json", "--index", "3"}, 2},

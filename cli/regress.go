@@ -145,7 +145,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 		base, cur int64
 		iv        anomaly.Interval
 	}{{"median", rf.BaseMedianNS, rf.CurMedianNS, rf.MedianRatio}, {"Q3", rf.BaseQ3NS, rf.CurQ3NS, rf.Q3Ratio}} {
-		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtS(pipeline.Secs(r.base)), fmtS(pipeline.Secs(r.cur)), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
+		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtNS(r.base), fmtNS(r.cur), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
 	}
 	mw := rf.MannWhitney
 	how := "normal approximation"
@@ -155,7 +155,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	fmt.Fprintf(w, "  Mann-Whitney U = %g of %d pairs, one-sided p = %.3g (%s)\n", mw.U, rf.Baseline.Runs*rf.Current.Runs, mw.P, how)
 	o := rf.Outliers
 	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
-		fmtS(pipeline.Secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtS(pipeline.Secs(o.CurrentExcessNS)), fmtS(pipeline.Secs(o.BaseExcessNS)), o.ExcessP)
+		fmtNS(o.ThresholdNS), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtNS(o.CurrentExcessNS), fmtNS(o.BaseExcessNS), o.ExcessP)
 	if o.Path != "" {
 		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -58,7 +59,7 @@ func (a *app) replay(args []string) (int, error) {
 			return ExitError, err
 		}
 		fmt.Fprintf(a.stdout, "replayed %s variant=%s nodes=%d: %s, exec time %s, %d steps; event log in %s\n",
-			pf.System, pf.Variant, pf.Nodes, res.Outcome, timedsim.FormatTime(res.ExecTime), res.Steps, *logFile)
+			pf.System, pf.Variant, pf.Nodes, res.Outcome, units.Duration(res.ExecTime), res.Steps, *logFile)
 	} else if err := timedsim.WriteEventLog(a.stdout, r.Header, res); err != nil {
 		return ExitError, err
 	}

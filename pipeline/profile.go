@@ -9,6 +9,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -95,7 +96,7 @@ func DefaultThresholds() Thresholds {
 func (th Thresholds) resolve(t *Target) Thresholds {
 	if th.MinExcessNS == AutoMinExcess {
 		lat := t.Scenario.Network.WithDefaults().Latency
-		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+lat.String()+")"
+		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+units.Duration(lat)+")"
 	}
 	return th
 }
@@ -224,8 +225,8 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		}
 	}
 	if lat := t.Scenario.Network.WithDefaults().Latency; prof.Median < lat {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the median execution takes %v, less than one link latency (%v): these executions exchange (almost) no messages and differ only in handler durations; an anomaly must be at least %v slower than the median (--min-excess)",
-			prof.Median, lat, prof.MinExcess))
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the median execution takes %s, less than one link latency (%s): these executions exchange (almost) no messages and differ only in handler durations; an anomaly must be at least %s slower than the median (--min-excess)",
+			units.Duration(prof.Median), units.Duration(lat), units.Duration(prof.MinExcess)))
 	}
 	if above := prof.Above(times); above > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions are already above the threshold %v (the slowest %v): slow executions are not rare in this scenario",
