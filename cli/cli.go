@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -107,7 +108,11 @@ func (a *app) run(args []string) (int, error) {
 			return c.run(a, args[1:])
 		}
 	}
-	return ExitError, fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+	hint := ""
+	if c := closest(args[0], commandNames()); len(c) > 0 {
+		hint = "; did you mean " + strings.Join(c, " or ") + "?"
+	}
+	return ExitError, fmt.Errorf("unknown command %q%s (commands: %s)", args[0], hint, strings.Join(commandNames(), ", "))
 }
 
 func commandNames() []string {
@@ -165,10 +170,15 @@ func (a *app) systems(args []string) (int, error) {
 	return ExitOK, nil
 }
 
-// oneLine keeps an error message on one line, without the prefix of
-// package pipeline's errors: the command line is that package's voice.
+// internalPrefix is the package prefix of macepc's own errors ("pipeline:
+// ", "timedsim: "), at the start of a message or after another's colon.
+var internalPrefix = regexp.MustCompile(`(^|: )(pipeline|timedsim|shard|edd|netmodel|anomaly|divergence|liveness|report|atomicfile): `)
+
+// oneLine keeps an error message on one line, without the package
+// prefixes of macepc's errors: the command line speaks for its packages,
+// and a user does not know them.
 func oneLine(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "pipeline: ")
+	msg := internalPrefix.ReplaceAllString(err.Error(), "$1")
 	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
 }
 

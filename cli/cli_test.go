@@ -66,6 +66,11 @@ func TestCLIGolden(t *testing.T) {
 		{"unknown-command", []string{"simulat"}, 2},
 		{"unknown-system", []string{"simulate", "--system", "nosuch", "--out", "$DIR/out"}, 2},
 		{"unknown-variant", []string{"simulate", "--system", "pingpong", "--variant", "buggy", "--out", "$DIR/out"}, 2},
+		// A typo gets the closest names, without internal package prefixes (issue 18).
+		{"unknown-system-typo", []string{"simulate", "--system", "pingpng", "--out", "$DIR/out"}, 2},
+		{"unknown-variant-typo", []string{"run", "--system", "pingpong", "--variant", "endles", "--out", "$DIR/out"}, 2},
+		{"liveness-unknown-system-typo", []string{"run", "--liveness", "--system", "PingPong", "--out", "$DIR/out"}, 2},
+		{"unknown-param", []string{"simulate", "--system", "pingpong", "--param", "x=1", "--out", "$DIR/out"}, 2},
 		{"bad-flag", []string{"simulate", "--system", "pingpong", "--runz", "3"}, 2},
 		{"bad-runs", []string{"simulate", "--system", "pingpong", "--runs", "0"}, 2},
 		{"bad-scale", []string{"simulate", "--system", "pingpong", "--scale", "deliver Ping", "--out", "$DIR/out"}, 2},

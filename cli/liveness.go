@@ -65,16 +65,22 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if flags.NArg() > 0 {
 		return ExitError, fmt.Errorf("run --liveness takes no arguments, got %q", flags.Args())
 	}
-	sys, err := a.reg.Lookup(sf.system)
+	sys, err := a.lookupSystem(sf.system)
 	if err != nil {
 		return ExitError, err
 	}
 	if sf.nodes < 1 {
 		return ExitError, fmt.Errorf("--nodes must be at least 1, got %d", sf.nodes)
 	}
-	variant := sys.ResolveVariant(sf.variant)
+	variant, err := resolveVariant(sys, sf.variant)
+	if err != nil {
+		return ExitError, err
+	}
 	params, err := parseParams(sf.params)
 	if err != nil {
+		return ExitError, err
+	}
+	if err := checkParams(sys, params); err != nil {
 		return ExitError, err
 	}
 	sc, err := sys.ScenarioParams(variant, sf.nodes, params)
