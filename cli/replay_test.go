@@ -175,3 +175,34 @@ func TestEDDFileAndScaling(t *testing.T) {
 		t.Fatalf("replay says %q, simulate's slowest was %s", out, want)
 	}
 }
+
+// replay says what is missing or out of range, and a branching replay says
+// that it branched (issue 18).
+func TestReplayGolden(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "4", "--runs", "3", "--seed", "7", "--out", "$DIR/sim")
+	for _, c := range []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"replay-run-without-index", []string{"replay", "--run", "$DIR/sim"}, 2},
+		{"replay-branch-past-end", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "5000"}, 2},
+		{"replay-branch-negative", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "-3"}, 2},
+		{"replay-branched", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "10", "--branch-seed", "5", "--log", "$DIR/b.log"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, status := run(t, dir, c.args...)
+			if status != c.status {
+				t.Errorf("exit status %d, want %d; stderr: %s", status, c.status, stderr)
+			}
+			golden(t, c.name+".stdout", stdout)
+			golden(t, c.name+".stderr", stderr)
+		})
+	}
+	// Without --log, stdout is the event log; the branch is said on stderr.
+	stdout, stderr, status := run(t, dir, "replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "10", "--branch-seed", "5")
+	if status != 0 || !strings.HasPrefix(stdout, "#") || !strings.Contains(stderr, "the path's first 10 steps, then a branch with --branch-seed 5") {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+}
