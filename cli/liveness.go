@@ -47,6 +47,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	flags.IntVar(&sf.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	flags.Bool("liveness", true, "the liveness mode (this command)")
 	out := flags.String("out", "macepc-out", "results directory")
+	progress := flags.String("progress", "auto", progressUsage)
 	depth := flags.Int("depth", liveness.DefaultDepth, "first depth of the iterative-deepening DFS")
 	step := flags.Int("depth-step", liveness.DefaultDepthStep, "depth increment")
 	maxDepth := flags.Int("max-depth", liveness.DefaultMaxDepth, "last DFS depth")
@@ -128,13 +129,17 @@ func (a *app) runLiveness(args []string) (int, error) {
 		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
 		cfg.Prefix = &pf.Path
 	}
+	prog, err := a.progress(*progress)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
 	}
 	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
 		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
-	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg})
+	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog})
 	if res == nil {
 		return ExitError, err
 	}

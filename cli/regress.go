@@ -41,7 +41,7 @@ func (a *app) regress(args []string) (int, error) {
 	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "family-wise significance level: Holm's procedure over the shift and tail tests; the intervals are at 1-alpha")
 	fl.IntVar(&f.resamples, "resamples", anomaly.DefaultResamples, "bootstrap resamples, and permutations of the tail test")
 	fl.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
-	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+	fl.StringVar(&f.progress, "progress", "auto", progressUsage)
 	if err := fl.Parse(args); err != nil {
 		return ExitError, err
 	}

@@ -37,7 +37,7 @@ type pipelineFlags struct {
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "macepc-out", "results directory")
-	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+	fs.StringVar(&f.progress, "progress", "auto", progressUsage)
 }
 
 func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {

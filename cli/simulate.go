@@ -17,6 +17,7 @@ func (a *app) simulate(args []string) (int, error) {
 	runs := fs.Int("runs", 100, "number of executions")
 	out := fs.String("out", "macepc-out", "results directory")
 	shardFlag := fs.String("shard", "", shardUsage)
+	progress := fs.String("progress", "auto", progressUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -34,11 +35,15 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	prog, err := a.progress(*progress)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs}, Target: t, Seed: sf.seed, Runs: *runs}
+	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, Progress: prog}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
 		return a.shardDone(pipeline.SimulateShard(a.ctx, cfg, sh))

@@ -57,6 +57,13 @@ const (
 	PhaseRegress   Phase = "regress"
 )
 
+// The other commands' long runs, as Progress names them: the explorer's
+// plain run (Simulate) and the liveness search (Liveness).
+const (
+	PhaseSimulate Phase = "simulate"
+	PhaseLiveness Phase = "liveness"
+)
+
 // phaseFiles lists the pipeline's phases in order with the files each writes.
 func phaseFiles() []struct {
 	phase Phase
