@@ -186,3 +186,24 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// deprecatedAlias makes --old an alias of the flag --name of fs: setting it
+// sets --name (which then counts as Changed), it is hidden from the help,
+// and using it prints a warning that names the canonical spelling.
+func deprecatedAlias(fs *pflag.FlagSet, old, name string) {
+	f := fs.Lookup(name)
+	fs.Var(aliasValue{Value: f.Value, fs: fs, to: name}, old, f.Usage)
+	if f.NoOptDefVal != "" {
+		fs.Lookup(old).NoOptDefVal = f.NoOptDefVal
+	}
+	fs.MarkDeprecated(old, "use --"+name)
+}
+
+// aliasValue sets the flag it aliases through its FlagSet.
+type aliasValue struct {
+	pflag.Value
+	fs *pflag.FlagSet
+	to string
+}
+
+func (v aliasValue) Set(s string) error { return v.fs.Set(v.to, s) }

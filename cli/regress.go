@@ -29,10 +29,11 @@ func (a *app) regress(args []string) (int, error) {
 	fl := a.flags("regress")
 	var f regressFlags
 	fl.StringVar(&f.baseline, "baseline", "", "the baseline: a results directory or its profile.json (required)")
-	fl.StringVar(&f.out, "out", "macepc-regress", "results directory for the current profile, regress.json and the plot")
+	fl.StringVar(&f.out, "out", "macepc-out", "results directory for the current profile, regress.json and the plot (not the baseline's)")
 	fl.StringVar(&f.variant, "variant", "", "profile this variant instead of the baseline's (e.g. fixed against a buggy baseline)")
 	fl.Uint64Var(&f.seed, "seed", 0, "profile seed of the current run (default: the baseline's, so unchanged code gives identical executions)")
-	fl.IntVar(&f.runs, "runs", 0, "executions of the current profile (default: as many as the baseline)")
+	fl.IntVar(&f.runs, "profile-runs", 0, "executions of the current profile (default: as many as the baseline)")
+	deprecatedAlias(fl, "runs", "profile-runs")
 	fl.StringArrayVar(&f.scale, "scale", nil, "what-if scaling of an event's durations in the current run, label=factor (repeatable)")
 	fl.StringVar(&f.system, "system", "", "refuse a baseline of another system")
 	fl.IntVar(&f.nodes, "nodes", 0, "refuse a baseline with another number of nodes")
@@ -61,8 +62,8 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
 	case f.resamples < 1:
 		return ExitError, fmt.Errorf("--resamples must be at least 1, got %d", f.resamples)
-	case fl.Changed("runs") && f.runs < 1:
-		return ExitError, fmt.Errorf("--runs must be at least 1, got %d", f.runs)
+	case fl.Changed("profile-runs") && f.runs < 1:
+		return ExitError, fmt.Errorf("--profile-runs must be at least 1, got %d", f.runs)
 	case f.jobs < 0:
 		return ExitError, fmt.Errorf("--jobs must be positive, got %d", f.jobs)
 	case f.out == "":
@@ -81,7 +82,7 @@ func (a *app) regress(args []string) (int, error) {
 	}{
 		{"variant", func() { rc.Variant = &f.variant }},
 		{"seed", func() { rc.Seed = &f.seed }},
-		{"runs", func() { rc.Runs = f.runs }},
+		{"profile-runs", func() { rc.Runs = f.runs }},
 		{"system", func() { rc.System = &f.system }},
 		{"nodes", func() { rc.Nodes = &f.nodes }},
 		{"edd", func() { rc.EDDFile = &f.eddFile }},
