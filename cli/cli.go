@@ -135,6 +135,7 @@ func (a *app) flags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("macepc "+name, pflag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.SortFlags = false
+	fs.Usage = func() { printHelp(a.stdout, fs, name) } // --help only: parse errors are one line
 	return fs
 }
 

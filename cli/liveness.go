@@ -46,6 +46,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	flags.Uint64Var(&sf.seed, "seed", 1, "seed of the random walks and the driver")
 	flags.IntVar(&sf.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	flags.Bool("liveness", true, "the liveness mode (this command)")
+	flags.MarkHidden("liveness") // it is how this command was chosen, not an option of it
 	out := flags.String("out", "macepc-out", "results directory")
 	progress := flags.String("progress", "auto", progressUsage)
 	depth := flags.Int("depth", liveness.DefaultDepth, "first depth of the iterative-deepening DFS")
