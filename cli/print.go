@@ -149,6 +149,13 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 		pf.Runs, pf.Seed, fmtNS(pf.MinNS), fmtNS(pf.Q1NS), fmtNS(pf.MedianNS), fmtNS(pf.Q3NS), fmtNS(pf.MaxNS), unfinishedNote(outcomes))
 	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(Q3+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtNS(pf.Threshold), pf.IQRFactor, fmtNS(pf.TukeyNS), pf.MinSlowdown,
 		fmtNS(pf.MinExcessNS), pf.MinExcessBy)
+	if above := aboveThreshold(pf); above > 0 {
+		note := "as rare as anomalies are"
+		if _, notRare := pipeline.SlowNotRare(above, len(pf.Executions)); notRare {
+			note = "not rare: see the warning"
+		}
+		fmt.Fprintf(a.stdout, "  %d of %d profile executions already above the threshold (the slowest %s): %s\n", above, len(pf.Executions), fmtNS(pf.MaxNS), note)
+	}
 	c := pf.Coverage
 	fmt.Fprintf(a.stdout, "  EDD (%s): %d labels trained, %d fell back to their kind, %d to the seed distribution\n", pf.EDDSource, len(c.Trained), len(c.Fallback), len(c.Seed))
 	for _, l := range slices.Sorted(maps.Keys(c.Fallback)) {
@@ -157,6 +164,17 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 	for _, w := range pf.Warnings {
 		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
 	}
+}
+
+// aboveThreshold counts the profile's executions above its threshold.
+func aboveThreshold(pf *pipeline.ProfileFile) int {
+	n := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.Threshold {
+			n++
+		}
+	}
+	return n
 }
 
 func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
