@@ -130,7 +130,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
 		cfg.Prefix = &pf.Path
 	}
-	prog, err := a.progress(*progress)
+	prog, err := a.progress(*progress, sf.jobs)
 	if err != nil {
 		return ExitError, err
 	}

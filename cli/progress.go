@@ -50,17 +50,22 @@ func progressMode(mode string, stderr io.Writer) (progressKind, error) {
 	return progressNone, fmt.Errorf("--progress must be auto, always or never, got %q", mode)
 }
 
-// progress is the pipeline's progress for --progress mode: nil (none), a
-// bar, or plain lines on stderr.
-func (a *app) progress(mode string) (pipeline.Progress, error) {
+// progress is the pipeline's progress for --progress mode (none, a bar,
+// or plain lines on stderr), with the cost estimate of each phase run on
+// jobs workers (costProgress).
+func (a *app) progress(mode string, jobs int) (pipeline.Progress, error) {
 	kind, err := progressMode(mode, a.stderr)
-	switch {
-	case err != nil || kind == progressNone:
+	if err != nil {
 		return nil, err
-	case kind == progressBar:
-		return barProgress{w: a.stderr}, nil
 	}
-	return lineProgress{w: a.stderr, every: progressEvery, now: time.Now, ticker: newTicker}, nil
+	var p pipeline.Progress
+	switch kind {
+	case progressBar:
+		p = barProgress{w: a.stderr}
+	case progressLines:
+		p = lineProgress{w: a.stderr, every: progressEvery, now: time.Now, ticker: newTicker}
+	}
+	return newCostProgress(p, a.stderr, jobs), nil
 }
 
 // barProgress draws one long phase at a time on w: executions done of the

@@ -69,7 +69,7 @@ func (a *app) regress(args []string) (int, error) {
 	case f.out == "":
 		return ExitError, errors.New("--out must name a directory")
 	}
-	prog, err := a.progress(f.progress)
+	prog, err := a.progress(f.progress, f.jobs)
 	if err != nil {
 		return ExitError, err
 	}

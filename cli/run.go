@@ -111,7 +111,7 @@ func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
 // env opens --out and the progress display for a phase that writes
 // (creating the directory).
 func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
-	prog, err := a.progress(f.progress)
+	prog, err := a.progress(f.progress, f.sim.jobs)
 	if err != nil {
 		return pipeline.Env{}, err
 	}

@@ -109,7 +109,7 @@ func (a *app) merge(args []string) (int, error) {
 		}
 		dirs = []string{*out}
 	}
-	prog, err := a.progress(*progress)
+	prog, err := a.progress(*progress, 0)
 	if err != nil {
 		return ExitError, err
 	}

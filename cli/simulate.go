@@ -35,7 +35,7 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	prog, err := a.progress(*progress)
+	prog, err := a.progress(*progress, sf.jobs)
 	if err != nil {
 		return ExitError, err
 	}
