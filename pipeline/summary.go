@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/internal/units"
-	"github.com/macepc/macepc/timedsim"
 )
 
 // SummaryFile is DIR/summary.json: the run at a glance, for CI and the
@@ -213,7 +212,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 
 // Describe is "step S: label [on node] [from node] at time".
 func (e *Event) Describe() string {
-	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), timedsim.FormatTime(time.Duration(e.StartNS)))
+	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), units.Duration(time.Duration(e.StartNS)))
 }
 
 // Describe says what a class of anomalies is, in one line: its executions,
