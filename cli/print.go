@@ -23,8 +23,8 @@ func fmtNS(ns int64) string { return units.Duration(time.Duration(ns)) }
 
 // unfinishedNote says how many executions did not finish and how, for
 // the line that prints their times, which count an unfinished execution at
-// the scenario's timeout: " (50 of 50 executions timed out: each counts
-// at the timeout)"; "" when all finished.
+// the scenario's timeout: " (50 of 50 executions timed out: an unfinished
+// execution counts at the scenario's timeout)"; "" when all finished.
 func unfinishedNote(outcomes []string) string {
 	counts := map[string]int{}
 	n := 0
@@ -150,7 +150,7 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(Q3+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtNS(pf.Threshold), pf.IQRFactor, fmtNS(pf.TukeyNS), pf.MinSlowdown,
 		fmtNS(pf.MinExcessNS), pf.MinExcessBy)
 	if above := aboveThreshold(pf); above > 0 {
-		note := "as rare as anomalies are"
+		note := fmt.Sprintf("too few to say that more than %.0f%% of executions are this slow", 100*pipeline.RareRate)
 		if _, notRare := pipeline.SlowNotRare(above, len(pf.Executions)); notRare {
 			note = "not rare: see the warning"
 		}
