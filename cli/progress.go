@@ -58,14 +58,28 @@ func (a *app) progress(mode string, jobs int) (pipeline.Progress, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The lines and the cost warning come from timer goroutines.
+	w := &lockedWriter{w: a.stderr}
 	var p pipeline.Progress
 	switch kind {
 	case progressBar:
 		p = barProgress{w: a.stderr}
 	case progressLines:
-		p = lineProgress{w: a.stderr, every: progressEvery, now: time.Now, ticker: newTicker}
+		p = lineProgress{w: w, every: progressEvery, now: time.Now, ticker: newTicker}
 	}
-	return newCostProgress(p, a.stderr, jobs), nil
+	return newCostProgress(p, w, jobs), nil
+}
+
+// lockedWriter serializes the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // barProgress draws one long phase at a time on w: executions done of the
