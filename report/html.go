@@ -41,6 +41,8 @@ type htmlFig struct {
 type htmlData struct {
 	Title        string
 	Verdict      string
+	Cause        string
+	VerdictRest  string
 	Finding      bool
 	Warnings     []string
 	HasTimed     bool
@@ -65,6 +67,9 @@ type htmlData struct {
 func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 	h := newHeading(r)
 	d := htmlData{Title: h.title, Verdict: strings.Join(h.verdicts, " "), Finding: h.finding, HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
+	if h.cause != "" { // after the timed pipeline's verdict, the first
+		d.Verdict, d.Cause, d.VerdictRest = h.verdicts[0], h.cause, strings.Join(h.verdicts[1:], " ")
+	}
 	for _, warn := range h.warnings {
 		d.Warnings = append(d.Warnings, "Warning: "+warn+".")
 	}
@@ -215,7 +220,7 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 <main>
 <h1>{{.Title}}</h1>
 <nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}</nav>
-<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div>{{range .Warnings}}
+<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}{{if .Cause}} <span id="cause">{{.Cause}}</span>{{end}}{{if .VerdictRest}} {{.VerdictRest}}{{end}}</div>{{range .Warnings}}
 <div class="verdict warn">{{.}}</div>{{end}}</section>
 
 <section id="config">

@@ -16,6 +16,10 @@ type heading struct {
 	// order; finding says whether any of them is a finding.
 	verdicts []string
 	finding  bool
+	// cause names what the timed pipeline found behind the anomaly: the
+	// divergence event and the top-ranked label ("" when neither phase
+	// ran); it ends the verdicts' line.
+	cause string
 	// warnings (the profile's) stand under the verdicts in both files,
 	// regressWarnings in report.html only: summary.md gives them in its
 	// regression table.
@@ -34,12 +38,13 @@ func newHeading(r *Results) heading {
 	if s := r.Summary; s != nil {
 		h.title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
 		add(verdict(r))
+		h.cause = causeText(r)
 		h.warnings = profileWarnings(r)
 	}
 	if rg := r.Regress; rg != nil { // Load reads regress.json only with summary.json
 		if r.Summary.Anomaly == nil {
 			h.title = fmt.Sprintf("macepc regression report: %s/%s, seed %d", rg.System, rg.Variant, rg.Seed)
-			h.verdicts, h.finding = nil, false
+			h.verdicts, h.finding, h.cause = nil, false, ""
 		}
 		add(regressVerdict(rg))
 		h.regressWarnings = rg.Warnings
@@ -73,6 +78,50 @@ func verdict(r *Results) (string, bool) {
 		return fmt.Sprintf("Finding: execution %d of the search%s: %s.", a.Index, classes, a.Finding), true
 	}
 	return fmt.Sprintf("Anomaly: execution %d of the search%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+}
+
+// causeText names the cause of the analysed anomaly in one sentence: the
+// divergence event (the step after which no walk recovers) and the label
+// ranked first by its correlation with execution time; "" when neither
+// phase ran.
+func causeText(r *Results) string {
+	s := r.Summary
+	if s == nil || s.Anomaly == nil || !s.Anomaly.Found {
+		return ""
+	}
+	var parts []string
+	if d := s.Divergence; d != nil {
+		if d.Step < 0 {
+			parts = append(parts, "no divergence point (no walk recovers even from the start)")
+		} else {
+			parts = append(parts, "divergence at "+divEventText(r))
+		}
+	}
+	if len(s.Correlations) > 0 {
+		c := s.Correlations[0]
+		parts = append(parts, fmt.Sprintf("top-ranked label %s (r = %s)", c.Label, fmtRp(c.R)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Cause: " + strings.Join(parts, "; ") + "."
+}
+
+// divEventText is the divergence event: "step 66, timer start on n7",
+// from divergence.json, else summary.json's text without its time.
+func divEventText(r *Results) string {
+	if df := r.Divergence; df != nil && df.Event != nil {
+		t := fmt.Sprintf("step %d, %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)
+		if df.Event.From != "" {
+			t += " from " + df.Event.From
+		}
+		return t
+	}
+	ev := r.Summary.Divergence.Event
+	if i := strings.LastIndex(ev, " at "); i > 0 {
+		ev = ev[:i]
+	}
+	return strings.Replace(ev, ": ", ", ", 1)
 }
 
 // configRows is the run's configuration and seeds.
@@ -208,7 +257,10 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	if h.title != "" {
 		fmt.Fprintf(w, "# %s\n\n", h.title)
 	}
-	for _, v := range h.verdicts {
+	for i, v := range h.verdicts {
+		if i == 0 && h.cause != "" {
+			v += " " + h.cause
+		}
 		fmt.Fprintf(w, "**%s**\n\n", v)
 	}
 	for _, warn := range h.warnings {
