@@ -576,7 +576,11 @@ func searchFigure(r *Results) Figure {
 	return finish(f, func() func(draw.Canvas) { return searchPlot(d) })
 }
 
-func searchPlot(d *SearchData) func(draw.Canvas) {
+func searchPlot(d *SearchData) func(draw.Canvas) { return newSearchPlot(d).Draw }
+
+// newSearchPlot is the search's progress: the explored executions' times
+// by index (whole numbers on the x axis, however few executions).
+func newSearchPlot(d *SearchData) *plot.Plot {
 	p := newPlot("", "execution index", "execution time (s)")
 	p.Add(plotter.NewGrid())
 	var norm, anom, chosen plotter.XYs
@@ -596,6 +600,7 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	}
 	xmax := float64(max(d.Points[len(d.Points)-1].Index, 1))
 	p.X.Min, p.X.Max = -0.5, xmax+0.5
+	p.X.Tick.Marker = intTicks{}
 	if lo > 0 && hi/lo > 5 {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logSecTicks{}
@@ -638,7 +643,7 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	}
 	p.Legend.Left = true
 	p.Legend.XOffs = vg.Points(4)
-	return p.Draw
+	return p
 }
 
 // ---- divergence search (phase 3a, paper 004 Figure 3) ----
