@@ -216,6 +216,9 @@ func profileFigure(r *Results) Figure {
 		if d.Above > 0 {
 			above = fmt.Sprintf(" %d of the %d executions are above the threshold already: slow executions are not rare in this scenario, and the threshold (set by the quartiles) separates the usual from the slow ones only as well as the quartiles do.", d.Above, len(d.Times))
 		}
+		if g, _, _ := profileGap(d); g != nil {
+			above += " The x axis is compressed (//) between the slowest execution under the threshold and the threshold, so that the executions use the width."
+		}
 		if d.Split > 0 {
 			above += fmt.Sprintf(" The slowest executions take more than %d× the median, so the x axis is broken at the threshold: the left panels show the times up to it, the narrow right ones the slower ones on their own scale.", splitFactor)
 		}
@@ -325,7 +328,7 @@ func newProfilePanel(d *ProfileData, bins []Bin, lo, hi float64, xlabel string) 
 }
 
 func profilePlot(d *ProfileData) func(draw.Canvas) {
-	lo, hi := profileRange(d)
+	g, lo, hi := profileGap(d)
 	left := newProfilePanel(d, d.Bins, lo, hi, "execution time (s)")
 	panels := []profilePanel{left}
 	var tlo, thi float64
@@ -349,7 +352,13 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	for _, pn := range panels {
 		pn.top.Y.Min, pn.top.Y.Max = 0, float64(maxCount)*1.7
 	}
-	markQuartiles(left, d)
+	if g != nil {
+		for _, p := range []*plot.Plot{left.top, left.bot} {
+			p.X.Scale, p.X.Tick.Marker = g, gapTicks{g, d.Threshold}
+			p.Add(g)
+		}
+	}
+	markQuartiles(left, d, float64(maxCount)*1.35)
 	if a := d.Anomaly; a != nil {
 		if d.Split > 0 && *a > d.Split {
 			markAnomaly(panels[1], d.TailBins, *a, tlo, thi)
@@ -380,14 +389,101 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	}
 }
 
+// profileGap is the compressed stretch of the profile plot's (left) x
+// axis between the slowest execution up to the threshold and the
+// threshold, when the executions would otherwise fill less than half of
+// profileRange (the threshold, at 1.5× the median or more, lies far
+// right of a tight distribution); nil when they fill enough. The axis
+// then runs over [glo, ghi], the executions get gapBulk of the width, the
+// gap gapWidth, the threshold (and an anomaly drawn in the panel) the
+// rest.
+func profileGap(d *ProfileData) (g *gapScale, glo, ghi float64) {
+	lo, hi := profileRange(d)
+	head := d.Times
+	if d.Split > 0 {
+		head = upTo(head, d.Split)
+	}
+	bulkLo, bulkHi := head[0], head[len(head)-1]
+	right, rightMax := d.Threshold, d.Threshold
+	if a := d.Anomaly; a != nil && *a > bulkHi && *a <= hi {
+		right, rightMax = min(right, *a), max(rightMax, *a)
+	}
+	if bulkHi >= right || bulkHi-lo >= 0.5*(hi-lo) {
+		return nil, lo, hi
+	}
+	pad := 0.05 * max(bulkHi-bulkLo, 1e-3*bulkHi)
+	g = &gapScale{a: bulkHi + pad, b: right - pad, at: gapBulk, w: gapWidth}
+	if g.b <= g.a {
+		return nil, lo, hi
+	}
+	return g, bulkLo - pad, rightMax + pad
+}
+
+// The profile plot's compressed axis: the executions' share of the width
+// and the gap's.
+const (
+	gapBulk  = 0.8
+	gapWidth = 0.05
+)
+
+// gapScale is a linear axis with its stretch [a, b] compressed to the
+// fraction w of the width: [min, a] fills the fraction at, [b, max] the
+// rest. As a plotter it marks the gap with two slashes on the x axis.
+type gapScale struct {
+	a, b, at, w float64
+}
+
+func (g *gapScale) Normalize(min, max, x float64) float64 {
+	switch {
+	case x <= g.a:
+		return g.at * (x - min) / (g.a - min)
+	case x <= g.b:
+		return g.at + g.w*(x-g.a)/(g.b-g.a)
+	}
+	return g.at + g.w + (1-g.at-g.w)*(x-g.b)/(max-g.b)
+}
+
+func (g *gapScale) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := (trX(g.a) + trX(g.b)) / 2
+	ls := draw.LineStyle{Color: colorBlack, Width: vg.Points(1)}
+	for _, dx := range []vg.Length{-2, 2} {
+		c.StrokeLine2(ls, x+dx-vg.Points(2.5), c.Min.Y-vg.Points(5), x+dx+vg.Points(2.5), c.Min.Y+vg.Points(5))
+	}
+}
+
+// gapTicks labels an axis with a gapScale: secTicks over the stretch up to
+// the gap, and past it the threshold's value alone (its legend names it).
+type gapTicks struct {
+	g   *gapScale
+	thr float64
+}
+
+func (t gapTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range (secTicks{}).Ticks(lo, t.g.a) {
+		if tk.Value <= t.g.a {
+			out = append(out, tk)
+		}
+	}
+	if t.thr >= t.g.b && t.thr <= hi {
+		p, ok := decimals([]float64{t.thr}, 0, logTickDecimals, 5e-4*math.Abs(t.thr))
+		if !ok {
+			p = -1
+		}
+		out = append(out, plot.Tick{Value: t.thr, Label: fmtTick(t.thr, p)})
+	}
+	return out
+}
+
 // markQuartiles draws Q1, Q3 (dashed), the median and the threshold
 // (orange) across the left panel's plots, with their legend in the top
-// one.
-func markQuartiles(left profilePanel, d *ProfileData) {
+// one, above the lines' top end there (top).
+func markQuartiles(left profilePanel, d *ProfileData, top float64) {
 	for _, pp := range []struct {
 		p  *plot.Plot
 		y1 float64
-	}{{left.top, left.top.Y.Max}, {left.bot, 1.05}} {
+	}{{left.top, top}, {left.bot, 1.05}} {
 		q1 := vline(d.Q1, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		q3 := vline(d.Q3, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		med := vline(d.Median, 0, pp.y1, colQuartile, 0.75)
