@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // diffLines is how many lines of divergence.diff the report shows.
@@ -86,7 +87,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 				d.DiffMore = len(lines) - diffLines
 				lines = lines[:diffLines]
 			}
-			for _, l := range lines {
+			for _, l := range fitRules(lines) {
 				d.Diff = append(d.Diff, htmlDiffLine{Class: diffClass(l), Text: l})
 			}
 		}
@@ -152,6 +153,35 @@ func missingDiff(r *Results) string {
 	}
 	return "it was not written"
 }
+
+// fitRules shortens the rules of divergence.diff ("-----… divergence
+// point", drawn wider than the columns) to the width of its widest other
+// line, so that the report's box shows their text without scrolling; a
+// rule keeps at least minRuleDashes dashes.
+func fitRules(lines []string) []string {
+	width := 0
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "-----") && !strings.HasPrefix(l, "#") {
+			width = max(width, utf8.RuneCountInString(l))
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		if !strings.HasPrefix(l, "-----") {
+			continue
+		}
+		label := strings.TrimLeft(l, "-")
+		dashes := max(width-utf8.RuneCountInString(label), minRuleDashes)
+		if dashes < len(l)-len(label) {
+			out[i] = strings.Repeat("-", dashes) + label
+		}
+	}
+	return out
+}
+
+// minRuleDashes is the shortest rule fitRules leaves.
+const minRuleDashes = 5
 
 // diffClass classifies a line of divergence.diff for colouring.
 func diffClass(l string) string {
