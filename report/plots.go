@@ -40,8 +40,8 @@ type Figure struct {
 }
 
 // Figures builds the report's plots from a results directory, in report
-// order: the regression test of a `macepc regress` directory, the timed
-// pipeline's six, then the liveness run's critical transition if the
+// order: the regression test of a `macepc regress` directory and its
+// profile (a regress run has no other phase), the timed pipeline's six, then the liveness run's critical transition if the
 // directory holds one. A phase whose files are missing gives a
 // placeholder figure; so does a figure whose building panics (a bug),
 // saying so, and the other figures are kept.
@@ -50,7 +50,10 @@ func Figures(r *Results) []Figure {
 	if r.Regress != nil {
 		bs = append(bs, figureBuilder{"regress", regressFigure})
 	}
-	if r.Summary != nil {
+	switch {
+	case regressOnly(r): // a regress run has no later phases
+		bs = append(bs, figureBuilder{"profile", profileFigure})
+	case r.Summary != nil:
 		bs = append(bs, figureBuilder{"profile", profileFigure}, figureBuilder{"search", searchFigure}, figureBuilder{"divergence", divergenceFigure},
 			figureBuilder{"correlation", correlationFigure}, figureBuilder{"completion", completionFigure}, figureBuilder{"eventgraph", eventGraphFigure})
 	}
@@ -428,7 +431,8 @@ const (
 
 // gapScale is a linear axis with its stretch [a, b] compressed to the
 // fraction w of the width: [min, a] fills the fraction at, [b, max] the
-// rest. As a plotter it marks the gap with two slashes on the x axis.
+// rest (with a = b and w = 0, a knee: two linear scales). As a plotter
+// it marks the gap with two slashes on the x axis.
 type gapScale struct {
 	a, b, at, w float64
 }
@@ -437,7 +441,7 @@ func (g *gapScale) Normalize(min, max, x float64) float64 {
 	switch {
 	case x <= g.a:
 		return g.at * (x - min) / (g.a - min)
-	case x <= g.b:
+	case x <= g.b: // not with a == b: a knee, no gap
 		return g.at + g.w*(x-g.a)/(g.b-g.a)
 	}
 	return g.at + g.w + (1-g.at-g.w)*(x-g.b)/(max-g.b)

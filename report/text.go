@@ -26,6 +26,13 @@ type heading struct {
 	warnings, regressWarnings []string
 }
 
+// caution says that the verdict is not a finding but comes with
+// warnings (slow executions that did not make a finding): its banner is
+// amber, not green.
+func (h heading) caution() bool {
+	return !h.finding && len(h.warnings)+len(h.regressWarnings) > 0
+}
+
 // newHeading is the heading of a results directory: the timed
 // pipeline's verdict, then regress's (instead of the profile-only
 // verdict, which says nothing), then the liveness run's.
@@ -272,7 +279,8 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
 	}
 	if rg := r.Regress; rg != nil {
-		replay = append(replay, regressReplay(rg)...)
+		cmds, _ := regressReplay(rg)
+		replay = append(replay, cmds...)
 	}
 	if lv := r.Liveness; lv != nil {
 		if r.Summary == nil {
@@ -321,7 +329,14 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		}
 		fmt.Fprintf(w, "- %s: `%s/%s.png`%s\n", f.Title, DirPlots, f.ID, note)
 	}
-	fmt.Fprintf(w, "\nThe full report with the plots and the event-log diff: `%s`.\n", FileHTML)
+	diffs := ""
+	switch {
+	case r.Summary != nil && !regressOnly(r):
+		diffs = " and the event-log diff"
+	case r.Liveness != nil:
+		diffs = " and the state diff"
+	}
+	fmt.Fprintf(w, "\nThe full report with the plots%s: `%s`.\n", diffs, FileHTML)
 }
 
 func mdCell(s string) string {
