@@ -267,7 +267,9 @@ func eventKind(label string) (kind, short string) {
 	return "other", label
 }
 
-// trimSec prints seconds with 3 decimals ("10.000s").
+// trimSec prints a point in simulated time (a timer's) in seconds with
+// 3 decimals ("10.012s"): a time, not a duration, so that timers set in
+// one window compare at a glance.
 func trimSec(v float64) string { return fmt.Sprintf("%.3fs", v) }
 
 func eventGraphFigure(r *Results) Figure {

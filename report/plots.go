@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macepc/macepc/internal/units"
 )
 
 // A Figure is one plot of the report: the data it is fed (what the golden
@@ -229,7 +232,7 @@ func profileFigure(r *Results) Figure {
 			"with Q1 = %s and Q3 = %s (grey, dashed), the median (grey) and the anomaly threshold %s (orange): "+
 			"an execution is anomalous above it. The red mark is the anomalous execution the search found%s. "+
 			"A tight distribution far below the threshold means the threshold flags only real outliers; a long right tail near it means the profile already saw slow executions.%s",
-			len(d.Times), fmtSec(d.Q1), fmtSec(d.Q3), fmtSec(d.Threshold), anomalyNote(d), above)
+			len(d.Times), fmtSecs(d.Q1, d.Q3)[0], fmtSecs(d.Q1, d.Q3)[1], fmtSec(d.Threshold), anomalyNote(d), above)
 	}
 	return finish(f, func() func(draw.Canvas) { return profilePlot(d) })
 }
@@ -494,7 +497,8 @@ func markQuartiles(left profilePanel, d *ProfileData, top float64) {
 		th := vline(d.Threshold, 0, pp.y1, colThreshold, 1.5)
 		pp.p.Add(q1, q3, med, th)
 		if pp.p == left.top {
-			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", fmtSec(d.Q1), fmtSec(d.Q3)), q1)
+			q := fmtSecs(d.Q1, d.Q3)
+			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", q[0], q[1]), q1)
 			pp.p.Legend.Add("median "+fmtSec(d.Median), med)
 			pp.p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
 		}
@@ -1104,7 +1108,24 @@ func divergenceProbes(p *plot.Plot, d *DivergenceData, y func(DivProbe) float64)
 
 // ---- small helpers ----
 
-func fmtSec(v float64) string { return fmt.Sprintf("%.3f s", v) }
+// fmtSec prints seconds in the unit that fits them, as stdout and
+// summary.md do ("747.3 ms", "10 s").
+func fmtSec(v float64) string { return units.Seconds(v) }
+
+// fmtSecs prints seconds printed together in one unit, the one that fits
+// the largest ("Q1 2.4 ms, Q3 3.3 ms").
+func fmtSecs(vs ...float64) []string {
+	ds := make([]time.Duration, len(vs))
+	for i, v := range vs {
+		ds[i] = units.FromSeconds(v)
+	}
+	u := units.For(ds...)
+	out := make([]string, len(vs))
+	for i, d := range ds {
+		out[i] = u.Format(d)
+	}
+	return out
+}
 
 // ifs is a if c holds, else b.
 func ifs[T any](c bool, a, b T) T {

@@ -55,7 +55,7 @@ func TestProfileAnomalyLabelReadable(t *testing.T) {
 				box = pathBounds(act.Path)
 			}
 		case *recorder.FillString:
-			if act.String != "anomaly 20.002 s" {
+			if act.String != "anomaly 20 s" {
 				continue
 			}
 			found = true

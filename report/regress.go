@@ -206,7 +206,8 @@ func regressRows(rg *Regress) []row {
 		return v + " (configuration hash " + s.ConfigHash + ")"
 	}
 	ratio := func(base, cur int64, r Ratio) string {
-		return fmt.Sprintf("%s → %s: %s", fmtSec(secsNS(base)), fmtSec(secsNS(cur)), changeText(r, rg.Alpha))
+		q := fmtSecs(secsNS(base), secsNS(cur))
+		return fmt.Sprintf("%s → %s: %s", q[0], q[1], changeText(r, rg.Alpha))
 	}
 	how := "normal approximation"
 	if rg.MannWhitney.Exact {

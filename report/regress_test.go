@@ -41,7 +41,7 @@ func TestRegressPlot(t *testing.T) {
 		t.Errorf("RegressPlot sorted the caller's slice: %v", d.Base)
 	}
 	s := string(svg1)
-	for _, want := range []string{"baseline fixed seed 1 (4, median 0.510 s)", "current fixed seed 1 (3, median 0.590 s)", "baseline threshold 0.800 s", "randtree fixed: REGRESSION"} {
+	for _, want := range []string{"baseline fixed seed 1 (4, median 510 ms)", "current fixed seed 1 (3, median 590 ms)", "baseline threshold 800 ms", "randtree fixed: REGRESSION"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("SVG lacks %q", want)
 		}

@@ -169,8 +169,9 @@ func configRows(r *Results) []row {
 func summaryRows(r *Results) []row {
 	s := r.Summary
 	p := s.Profile
+	q := fmtSecs(p.Median, p.Q1, p.Q3)
 	rows := []row{
-		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", fmtSec(p.Median), fmtSec(p.Q1), fmtSec(p.Q3), p.Runs)},
+		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", q[0], q[1], q[2], p.Runs)},
 		{"anomaly threshold", fmtSec(p.Threshold)},
 	}
 	if pf := r.Profile; pf != nil {
