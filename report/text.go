@@ -77,14 +77,16 @@ func verdict(r *Results) (string, bool) {
 	case !a.Found:
 		return fmt.Sprintf("No anomaly in %d executions: every execution finished within the threshold %s.", a.Explored, fmtSec(s.Profile.Threshold)), false
 	}
+	// Kept short, so that the cause follows on the same line: the
+	// summary counts the anomalies and lists the classes.
 	classes := ""
-	if n := len(a.Classes); n > 0 {
-		classes = fmt.Sprintf(" (%d anomalous executions in %d class%s; this is class %d's)", a.Anomalies, n, ifs(n == 1, "", "es"), a.Class)
+	if n := len(a.Classes); n > 1 {
+		classes = fmt.Sprintf(" (class %d of %d)", a.Class, n)
 	}
 	if a.Finding != "" {
-		return fmt.Sprintf("Finding: execution %d of the search%s: %s.", a.Index, classes, a.Finding), true
+		return fmt.Sprintf("Finding: execution %d%s: %s.", a.Index, classes, a.Finding), true
 	}
-	return fmt.Sprintf("Anomaly: execution %d of the search%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+	return fmt.Sprintf("Anomaly: execution %d%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
 }
 
 // causeText names the cause of the analysed anomaly in one sentence: the
