@@ -61,6 +61,11 @@ type Options struct {
 	// Record keeps the timed event log (Result.Events). Costs allocation
 	// per event: use it for replays, not for exploration.
 	Record bool
+	// RecordStates, with Record, also describes the event's node after
+	// each event (TimedEvent.State): a handler changes only its own
+	// node's state, so the states after every step follow from these
+	// (package explore's state at any step).
+	RecordStates bool
 	// MeasureRealTime measures each handler's real duration (monotonic
 	// clock) into Result.RealTimes, for EDD training (phase 1a).
 	MeasureRealTime bool
@@ -191,6 +196,9 @@ type TimedEvent struct {
 	// it first made them.
 	Notes []string
 	Logs  []string
+	// State is Describe of Node's service right after the event
+	// (Options.RecordStates; "" for an event without a node).
+	State string
 }
 
 // SentMessage is a message a handler sent and its fate.

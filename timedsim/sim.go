@@ -836,6 +836,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		s.winCounts[r.label]++
 	}
 	if s.ev != nil {
+		if s.opts.RecordStates && s.ev.Node != None {
+			s.ev.State = safeDescribe(s.nodes[s.ev.Node].svc)
+		}
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
 	}
