@@ -184,9 +184,12 @@ type PanicInfo struct {
 // TimedEvent is one executed event: the paper's <node, event, start,
 // duration> plus what the handler did.
 type TimedEvent struct {
-	Step     int
-	Node     NodeID
-	From     NodeID // sender of a delivered message, None otherwise
+	Step int
+	Node NodeID
+	From NodeID // sender of a delivered message, None otherwise
+	// Depart is when a delivered message left its sender: the end of the
+	// sending event (Start+Duration of the event on From that sent it).
+	Depart   time.Duration
 	Label    string
 	Start    time.Duration
 	Duration time.Duration

@@ -728,6 +728,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		switch r.kind {
 		case evDeliver, evError, evBreak:
 			s.ev.From = NodeID(r.from) // sender, failed peer, other end
+			if r.kind == evDeliver {
+				s.ev.Depart = r.depart
+			}
 		case evPartition, evHeal:
 			s.ev.Node = None
 		}

@@ -40,3 +40,38 @@ func TestRecordStatesDescribesNodeAfterEachEvent(t *testing.T) {
 		}
 	}
 }
+
+// A delivered message's Depart is the end of the event on its sender that
+// sent it.
+func TestDeliveryDepartIsTheSendingEventsEnd(t *testing.T) {
+	r := newSim(t, gossipScenario(8), timedsim.Options{Record: true}).Run(timedsim.SeedPath(5))
+	type key struct {
+		node timedsim.NodeID
+		end  int64
+	}
+	byEnd := map[key]*timedsim.TimedEvent{}
+	delivered := 0
+	for i := range r.Events {
+		e := &r.Events[i]
+		if e.From != timedsim.None && len(e.Label) > 8 && e.Label[:8] == "deliver " {
+			s := byEnd[key{e.From, int64(e.Depart)}]
+			if s == nil {
+				t.Fatalf("step %d %s from %v: no event of the sender ends at %v", e.Step, e.Label, e.From, e.Depart)
+			}
+			found := false
+			for _, m := range s.Sends {
+				found = found || (m.To == e.Node && "deliver "+m.Type == e.Label)
+			}
+			if !found {
+				t.Fatalf("step %d %s: step %d of the sender sent no such message to %v", e.Step, e.Label, s.Step, e.Node)
+			}
+			delivered++
+		}
+		if e.Node != timedsim.None {
+			byEnd[key{e.Node, int64(e.Start + e.Duration)}] = e
+		}
+	}
+	if delivered == 0 {
+		t.Fatal("no delivery checked")
+	}
+}
