@@ -387,7 +387,7 @@
         if (s === V.cur) { c.fillStyle = '#fff3b0'; c.fillRect(4, y0 - RH / 2, GUTTER - 6, RH); }
         c.fillStyle = s < e.n ? '#555' : '#bbb';
         c.fillText(String(s), 8, y0);
-        if (s < e.n) c.fillText(fmtTime(e, e.start[s]), 52, y0);
+        if (s < e.n && e.timed) c.fillText(fmtTime(e, e.start[s]), 52, y0);
       }
     }
     c.fillStyle = '#f4f4f4'; c.fillRect(0, 0, W, HEAD);
@@ -435,6 +435,11 @@
     if (r < 0) return;
     var p = V.panes[V.active], RH = rowH(), y = HEAD + r * RH, h = p.scroll.clientHeight;
     if (y < p.scroll.scrollTop + HEAD || y + RH > p.scroll.scrollTop + h) p.scroll.scrollTop = Math.max(0, y - h / 2);
+    var l = V.selNode >= 0 ? V.laneOf[V.selNode] : -1;
+    if (l >= 0) {
+      var LW = laneW(p), x = GUTTER + l * LW, w = p.scroll.clientWidth;
+      if (x - GUTTER < p.scroll.scrollLeft || x + LW > p.scroll.scrollLeft + w) p.scroll.scrollLeft = Math.max(0, x - GUTTER - (w - GUTTER) / 3);
+    }
   }
   function visibleStep(from, dir) { // the next visible step after from in direction dir
     var lo = 0, hi = V.vis.length - 1, best = -1;
@@ -682,5 +687,6 @@
   setView(0);
   V.panes.forEach(function (p) { drawPane(p); });
   document.body.dataset.ready = '1';
-  window.exploreTiming = { parseMS: parseMS, readyMS: performance.now() - t0, steps: D.executions.map(function (e) { return e.n; }) };
+  // openMS counts from the navigation's start (performance's time origin).
+  window.exploreTiming = { parseMS: parseMS, scriptMS: performance.now() - t0, openMS: performance.now(), steps: D.executions.map(function (e) { return e.n; }) };
 })();
