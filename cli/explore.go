@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/macepc/macepc/explore"
@@ -46,8 +47,8 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		return ExitError, fmt.Errorf("explore takes one results directory, got %d arguments (usage: macepc explore DIR)", fs.NArg())
 	}
 	dir := fs.Arg(0)
-	if _, err := pipeline.ExistingDir(dir); err != nil {
-		return ExitError, err
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ExitError, fmt.Errorf("explore: %s is not a results directory (run 'macepc run --out %s' first)", dir, dir)
 	}
 	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
 	if err != nil {
