@@ -392,3 +392,83 @@ func TestExploreInBrowser(t *testing.T) {
 		b.check(t)
 	})
 }
+
+// BenchmarkOpenInBrowser opens explore.html of a 30,000-step execution of
+// 3,000 RandTree nodes in headless Chromium: ms/open is the time from the
+// navigation's start until the page has parsed its data and drawn the
+// chart (window.exploreTiming.openMS), averaged over the opens.
+func BenchmarkOpenInBrowser(b *testing.B) {
+	bin := needChromium(b)
+	file := filepath.Join(b.TempDir(), explore.FileHTML)
+	if err := explore.WriteFile(file, explore.BigExecution(b, 3000, 30000)); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	page := openPage(b, bin, file)
+	total := 0.0
+	b.ResetTimer()
+	for b.Loop() {
+		if err := chromedp.Do(page.ctx, chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
+			b.Fatal(err)
+		}
+		ms, err := chromedp.Run(page.ctx, chromedp.Evaluate[float64](`window.exploreTiming.openMS`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += ms
+	}
+	b.ReportMetric(total/float64(b.N), "ms/open")
+	b.ReportMetric(float64(st.Size()), "bytes")
+	page.mu.Lock()
+	defer page.mu.Unlock()
+	for _, p := range page.problems {
+		b.Errorf("explore.html: %s", p)
+	}
+}
+
+// BenchmarkScrollInBrowser pages through explore.html of a 100,000-step
+// execution of 5,000 RandTree nodes in headless Chromium (PageDown, End,
+// Home, zoom in and out) and reports the mean and the longest time the
+// page took to draw a frame of the chart, after its first frames.
+func BenchmarkScrollInBrowser(b *testing.B) {
+	bin := needChromium(b)
+	file := filepath.Join(b.TempDir(), explore.FileHTML)
+	if err := explore.WriteFile(file, explore.BigExecution(b, 5000, 100000)); err != nil {
+		b.Fatal(err)
+	}
+	page := openPage(b, bin, file)
+	// The first frames (cold code) belong to the page's opening, which
+	// BenchmarkOpenInBrowser measures.
+	if err := chromedp.Do(page.ctx, chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowUp)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Run(page.ctx, chromedp.Evaluate[bool](`(t => { t.frames = 0; t.frameMS = 0; t.maxFrameMS = 0; return true; })(window.exploreTiming)`)); err != nil {
+		b.Fatal(err)
+	}
+	keys := []string{kb.End, kb.Home, "-", "-", "-", "+", "+", "+"}
+	for range 20 {
+		keys = append(keys, kb.PageDown)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, k := range keys {
+			if err := chromedp.Do(page.ctx, chromedp.KeyEvent(k)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	timing, err := chromedp.Run(page.ctx, chromedp.Evaluate[map[string]float64](`({frames: exploreTiming.frames, mean: exploreTiming.frameMS / exploreTiming.frames, max: exploreTiming.maxFrameMS})`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if timing["frames"] < float64(len(keys)) {
+		b.Fatalf("only %v frames drawn for %d keys", timing["frames"], len(keys)*b.N)
+	}
+	b.ReportMetric(timing["mean"], "ms/frame")
+	b.ReportMetric(timing["max"], "max-ms/frame")
+	b.ReportMetric(timing["frames"], "frames")
+}
