@@ -242,6 +242,18 @@ func (b *browser) filterNodes(t *testing.T, text string) {
 	evalJS[bool](t, b, fmt.Sprintf(`(f => { f.value = %q; return f.dispatchEvent(new Event('change')); })(document.getElementById('fnode'))`, text))
 }
 
+// jumpToMark picks the first mark of a kind in the marks menu and clicks
+// the jump button.
+func (b *browser) jumpToMark(t *testing.T, kind string) {
+	t.Helper()
+	if !evalJS[bool](t, b, fmt.Sprintf(`(s => { s.selectedIndex = Array.from(s.options).findIndex(o => o.dataset.kind === %q); return s.selectedIndex >= 0; })(document.getElementById('marks'))`, kind)) {
+		t.Fatalf("no %s mark in the menu", kind)
+	}
+	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS("#gomark"))); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // screenshot keeps the page's screenshot in $MACEPC_EXPLORE_SHOTS/name.
 func (b *browser) screenshot(t *testing.T, name string) {
 	t.Helper()
@@ -318,7 +330,11 @@ func TestExploreInBrowser(t *testing.T) {
 		if len(final) == 0 || len(add) == 0 {
 			t.Fatalf("no final states (%d) or nothing added (%v)", len(final), add)
 		}
-		b.keys(t, kb.Home, "d")
+		// The screenshot: the first step where the anomalous and the
+		// similar fast execution differ, their states after it diffed.
+		b.keys(t, kb.Escape)
+		b.jumpToMark(t, "first-diff")
+		b.keys(t, "m", kb.ArrowRight, "m")
 		b.screenshot(t, "randtree-buggy-anomaly.png")
 		b.check(t)
 	})

@@ -72,9 +72,11 @@
   }
 
   // ---- formatting ----
-  function fmtTime(e, ns) {
+  // fmtTime is a simulated time in seconds: to the microsecond in the
+  // chart's gutter, to the nanosecond (exact) elsewhere.
+  function fmtTime(e, ns, exact) {
     if (!e.timed) return (ns / 1e6).toFixed(0);
-    return (ns / 1e9).toFixed(6) + 's';
+    return (ns / 1e9).toFixed(exact ? 9 : 6) + 's';
   }
   function nodeName(i) { return i < 0 ? '—' : 'n' + i; }
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
@@ -515,7 +517,7 @@
       info.innerHTML = '<h3>Step ' + s + '</h3><p class="muted">' + esc(e.name) + ' has only ' + e.n + ' steps.</p>';
     } else {
       var node = e.node[s];
-      h += '<h3>Step ' + s + ' of ' + esc(e.name) + ' · ' + esc(fmtTime(e, e.start[s])) + (e.timed ? ' (took ' + esc(fmtTime(e, e.dur[s])) + ')' : '') + '</h3>';
+      h += '<h3>Step ' + s + ' of ' + esc(e.name) + (e.timed ? ' · ' + esc(fmtTime(e, e.start[s], true)) + ' (took ' + esc(fmtTime(e, e.dur[s], true)) + ')' : '') + '</h3>';
       h += '<div class="mono"><b>' + nodeName(node) + '</b> ' + esc(e.str[e.label[s]]);
       if (e.from[s] >= 0) h += ' from ' + nodeName(e.from[s]);
       if (e.sent_step[s] >= 0) h += ' (sent by ' + link(e.sent_step[s]) + ')';
@@ -531,7 +533,7 @@
         h += '</div>';
       }
       for (k = e.timerAt[s]; k < e.timerAt[s + 1]; k++) {
-        h += '<div class="mono">timer ' + esc(e.str[e.timer_name[k]]) + (e.timer_cancel[k] ? ' cancelled' : ' set' + (e.timed ? ' for ' + esc(fmtTime(e, e.timer_at[k])) : '')) + '</div>';
+        h += '<div class="mono">timer ' + esc(e.str[e.timer_name[k]]) + (e.timer_cancel[k] ? ' cancelled' : ' set' + (e.timed ? ' for ' + esc(fmtTime(e, e.timer_at[k], true)) : '')) + '</div>';
       }
       for (k = e.noteAt[s]; k < e.noteAt[s + 1]; k++) h += '<div class="mono">note: ' + esc(e.str[e.note_text[k]]) + '</div>';
       info.innerHTML = h;
