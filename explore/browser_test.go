@@ -215,6 +215,9 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 	b.keys(t, "j", "j", "k")
 	b.wantStep(t, 3, "j j k")
 
+	b.jump(t, "#12")
+	b.wantStep(t, 12, "jump to #12")
+
 	name := "n" + strconv.Itoa(node)
 	b.filterNodes(t, name)
 	stat := evalJS[string](t, b, `document.getElementById('fstat').textContent`)
@@ -233,14 +236,52 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 		b.keys(t, kb.ArrowDown)
 	}
 	b.filterNodes(t, "")
+
+	// One execution alone (side by side, a row stays when either
+	// execution's step passes): a label filter keeps that label's steps;
+	// a regular expression over labels and notes keeps fewer steps; a bad
+	// one says so.
+	b.setField(t, "view", "1")
+	b.setField(t, "flabel", "deliver Join")
+	b.keys(t, kb.Home, kb.ArrowDown, kb.ArrowDown)
+	if got := evalJS[string](t, b, `document.querySelector('#stepinfo .mono').textContent`); !strings.Contains(got, " deliver Join from ") {
+		t.Errorf("filtered on the label deliver Join, a step shows %q", got)
+	}
+	b.setField(t, "flabel", "")
+	all := evalJS[string](t, b, `document.getElementById('fstat').textContent`)
+	evalJS[bool](t, b, `(c => { c.checked = true; return c.dispatchEvent(new Event('change')); })(document.getElementById('fre'))`)
+	b.setField(t, "ftext", "^timer (join|recovery)$")
+	some := evalJS[string](t, b, `document.getElementById('fstat').textContent`)
+	if some == all || !strings.HasPrefix(some, "showing ") {
+		t.Errorf("the regexp filter left %q (unfiltered: %q)", some, all)
+	}
+	b.setField(t, "ftext", "(")
+	if bad := evalJS[string](t, b, `document.getElementById('fstat').textContent`); !strings.HasPrefix(bad, "bad regexp: ") {
+		t.Errorf("a bad regexp shows %q", bad)
+	}
+	b.setField(t, "ftext", "")
+	evalJS[bool](t, b, `(c => { c.checked = false; return c.dispatchEvent(new Event('change')); })(document.getElementById('fre'))`)
+	b.setField(t, "view", "0")
+}
+
+// setField sets a filter field or menu and fires its change event.
+func (b *browser) setField(t *testing.T, id, value string) {
+	t.Helper()
+	evalJS[bool](t, b, fmt.Sprintf(`(f => { f.value = %q; return f.dispatchEvent(new Event('change')); })(document.getElementById(%q))`, value, id))
+}
+
+// jump types a step or a time into the jump field and presses go.
+func (b *browser) jump(t *testing.T, to string) {
+	t.Helper()
+	evalJS[bool](t, b, fmt.Sprintf(`(f => { f.value = %q; return true; })(document.getElementById('jump'))`, to))
+	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS("#go"))); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // filterNodes types text into the node filter and leaves the field (its
 // change event).
-func (b *browser) filterNodes(t *testing.T, text string) {
-	t.Helper()
-	evalJS[bool](t, b, fmt.Sprintf(`(f => { f.value = %q; return f.dispatchEvent(new Event('change')); })(document.getElementById('fnode'))`, text))
-}
+func (b *browser) filterNodes(t *testing.T, text string) { b.setField(t, "fnode", text) }
 
 // jumpToMark picks the first mark of a kind in the marks menu and clicks
 // the jump button.
@@ -378,6 +419,8 @@ func TestExploreInBrowser(t *testing.T) {
 		}
 		b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
 		stepAndFilter(t, b, node)
+		b.jump(t, "7ms") // logical time: step i at i ms
+		b.wantStep(t, 7, "jump to 7ms")
 		b.keys(t, kb.Home, "d")
 		b.wantStep(t, c, "Home d (the first mark)")
 		// The dead path's state after the critical step against the

@@ -10,6 +10,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var KIND_COLOR = { init: '#999999', app: '#2e8b57', deliver: '#2e6db4', timer: '#d68910', error: '#c0392b', reset: '#8e44ad', fault: '#7f8c8d' };
   var MARK_COLOR = { divergence: '#c0392b', critical: '#c0392b', 'first-diff': '#e67e22', violation: '#8e44ad', end: '#555555' };
+  var MARK_BAND = { divergence: '#fde2dd', critical: '#fde2dd', 'first-diff': '#fdebd0', violation: '#efe2f5', end: '#eeeeee' };
   var MARK_ORDER = ['divergence', 'critical', 'first-diff', 'violation', 'end'];
   var ZOOMS = [3, 5, 8, 12, 16, 20, 26, 34];
   var HEAD = 22, GUTTER = 118, LONG = 400;
@@ -218,6 +219,10 @@
       if (ok) { rowOf[s] = vis.length; vis.push(s); }
     }
     V.vis = vis; V.rowOf = rowOf;
+    // Side by side, a row shows when either execution's step passes; the
+    // other one's step is drawn faint if it does not.
+    V.used = f; V.re = re;
+    V.filtering = !!(f.nodes || f.label || f.text);
     var nodes = 0;
     V.panes.forEach(function (p) { nodes = Math.max(nodes, p.e.nodes); });
     V.lanes = [];
@@ -296,7 +301,7 @@
     // Row backgrounds: marks, the marked steps, the selected step.
     for (var r = r0; r <= r1; r++) {
       var s = V.vis[r], y = HEAD + r * RH - top, m = markAt(e, s), bg = null;
-      if (m) bg = m.kind === 'end' ? '#eeeeee' : '#fde2dd';
+      if (m) bg = MARK_BAND[m.kind] || '#fde2dd';
       V.marks.forEach(function (mk, i) { if (mk.pane === p.index && mk.step === s) bg = i === 0 ? '#dbe8fb' : '#dff3e6'; });
       if (s === V.cur) bg = '#fff3b0';
       if (bg) { c.fillStyle = bg; c.fillRect(0, y, W, RH); }
@@ -344,6 +349,7 @@
       s = V.vis[r];
       if (s >= e.n) continue;
       var y0 = rowY(r), node = e.node[s], kind = e.str[e.kind[s]], col = KIND_COLOR[kind] || '#333';
+      c.globalAlpha = V.filtering && V.panes.length > 1 && !passes(e, s, V.used, V.re) ? 0.25 : 1;
       if (node < 0) { // a partition or heal: across every lane
         c.strokeStyle = col; c.setLineDash([4, 3]);
         c.beginPath(); c.moveTo(GUTTER, y0); c.lineTo(W, y0); c.stroke(); c.setLineDash([]);
@@ -369,8 +375,11 @@
         var st = D.statuses[e.send_status[k]], tx = laneX(e.send_to[k]);
         var dir = tx >= 0 ? (tx > x ? 1 : -1) : 1, len = Math.min(LW * 0.8, 40);
         var ex = x + dir * len;
+        // Never delivered (a reset or a break lost it): dashed blue; lost
+        // in the network: dashed red with a cross; a failed send: red
+        // with a cross.
         c.strokeStyle = st === 'sent' ? '#9bb7dd' : '#c0392b';
-        c.setLineDash(st === 'sent' ? [2, 2] : []);
+        c.setLineDash(st === 'sent' || st === 'dropped' ? [2, 2] : []);
         c.beginPath(); c.moveTo(x, y0); c.lineTo(ex, y0); c.stroke(); c.setLineDash([]);
         if (st !== 'sent') {
           c.beginPath(); c.moveTo(ex - 3, y0 - 3); c.lineTo(ex + 3, y0 + 3); c.moveTo(ex + 3, y0 - 3); c.lineTo(ex - 3, y0 + 3); c.stroke();
@@ -386,6 +395,7 @@
         c.fillText(label, x + sz / 2 + 7, y0);
       }
     }
+    c.globalAlpha = 1;
     c.restore();
     // Gutter: step and time; header: lane names.
     c.fillStyle = '#fafafa'; c.fillRect(0, HEAD, GUTTER - 2, H);
