@@ -531,3 +531,47 @@ func BenchmarkScrollInBrowser(b *testing.B) {
 	b.ReportMetric(timing["max"], "max-ms/frame")
 	b.ReportMetric(timing["frames"], "frames")
 }
+
+// TestExploreEdgeCasesInBrowser: an execution without steps and a pair
+// whose one side is a prefix of the other (with a partition across every
+// lane, a reset, a failed and a dropped send, unicode states) take every
+// key without a console error.
+func TestExploreEdgeCasesInBrowser(t *testing.T) {
+	bin := needChromium(t)
+	empty := &explore.Execution{Name: "empty", Title: "no step", Nodes: 2, Initial: []string{"a", "b"}}
+	steps := []explore.Step{
+		{Node: 0, From: -1, Kind: explore.KindInit, Label: "init", SentStep: -1, SentIndex: -1, State: "x=1 → é😀",
+			Sends: []explore.Send{{To: 1, Type: "Ping", Status: "sent", Recv: 2}, {To: 1, Type: "Lost", Status: "dropped", Recv: -1}, {To: 1, Type: "Full", Status: "queue-full", Recv: -1}}},
+		{Node: -1, From: -1, Kind: explore.KindFault, Label: "partition", SentStep: -1, SentIndex: -1},
+		{Node: 1, From: 0, Kind: explore.KindDeliver, Label: "deliver Ping", SentStep: 0, SentIndex: 0, State: "got {Ping [1 2]}", Notes: []string{"noted: ok"},
+			Timers: []explore.Timer{{Name: "t", At: 5}}},
+		{Node: 1, From: -1, Kind: explore.KindReset, Label: "reset", SentStep: -1, SentIndex: -1, State: ""},
+	}
+	long := &explore.Execution{Name: "long", Title: "four steps", Nodes: 2, Timed: true, Steps: steps, Initial: []string{"", ""}}
+	short := &explore.Execution{Name: "short", Title: "two steps", Nodes: 2, Timed: true, Steps: steps[:2], Initial: []string{"", ""}}
+	long.Mark(2, explore.MarkViolation, "a violation")
+	d := &explore.Data{Title: "edge cases", Executions: []*explore.Execution{empty, long, short}}
+	d.Pair(1, 2, "long vs short")
+	if d.Pairs[0].FirstDiff != 2 {
+		t.Fatalf("first difference %d, want 2 (the shorter's length)", d.Pairs[0].FirstDiff)
+	}
+	file := filepath.Join(t.TempDir(), explore.FileHTML)
+	if err := explore.WriteFile(file, d); err != nil {
+		t.Fatal(err)
+	}
+	b := openPage(t, bin, file)
+	all := []string{"j", "j", "j", "j", "k", "n", "p", "d", "d", "m", kb.End, "m", kb.ArrowRight, "m", "m", kb.Home, "+", "-", kb.PageDown, kb.PageUp, kb.Escape}
+	for _, view := range []string{"0", "1", "2", "3"} {
+		b.setField(t, "view", view)
+		b.keys(t, all...)
+		b.filterNodes(t, "n1")
+		b.keys(t, all...)
+		b.filterNodes(t, "")
+	}
+	b.setField(t, "view", "0")
+	b.keys(t, kb.Home, "j", "j")
+	if got := evalJS[string](t, b, `document.querySelector('#stepinfo').textContent`); !strings.Contains(got, "noted: ok") || !strings.Contains(got, "timer t set") {
+		t.Errorf("step 2 of long shows %q, want its note and timer", got)
+	}
+	b.check(t)
+}
