@@ -125,7 +125,7 @@ func (e *Execution) Mark(step int, kind, text string) {
 // timedsim.Options Record and RecordStates. A panic or safety violation
 // is marked.
 func FromTimed(name string, h timedsim.LogHeader, r *timedsim.Result) *Execution {
-	e := &Execution{Name: name, Nodes: h.Nodes, Timed: true, Initial: make([]string, h.Nodes),
+	e := &Execution{Name: name, Nodes: h.Nodes, Timed: true, Initial: initial(r.InitialStates, h.Nodes),
 		Title: fmt.Sprintf("%s %s: %s/%s, %d nodes, path %s", name, "execution", h.System, h.Variant, h.Nodes, pathText(h.Path)),
 		End:   fmt.Sprintf("%s after %d steps, execution time %s", r.Outcome, r.Steps, timedsim.FormatTime(r.ExecTime))}
 	type key struct {
@@ -167,6 +167,13 @@ func FromTimed(name string, h timedsim.LogHeader, r *timedsim.Result) *Execution
 	}
 	e.Mark(len(e.Steps)-1, MarkEnd, e.End)
 	return e
+}
+
+// initial is a copy of the initial states, "" for those unknown.
+func initial(states []string, nodes int) []string {
+	out := make([]string, nodes)
+	copy(out, states)
+	return out
 }
 
 // timedKind is the kind of a timed event by its label.

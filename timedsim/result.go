@@ -163,6 +163,9 @@ type Result struct {
 	// FinalStates describes each node's state at the end (Record; see
 	// Describe).
 	FinalStates []string
+	// InitialStates describes each node's state as its constructor made
+	// it, before any event (Record and RecordStates).
+	InitialStates []string
 	// Panic describes a handler panic (Outcome Panicked).
 	Panic *PanicInfo
 	// Violation names the safety property that failed.

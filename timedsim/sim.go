@@ -484,6 +484,12 @@ func (s *Simulator) RunContext(ctx context.Context, p Path) *Result {
 	res := &Result{Path: p}
 	s.guard(res, func() {
 		s.resetState(p)
+		if s.opts.Record && s.opts.RecordStates {
+			res.InitialStates = make([]string, len(s.nodes))
+			for i := range s.nodes {
+				res.InitialStates[i] = safeDescribe(s.nodes[i].svc)
+			}
+		}
 		s.loop(ctx, res)
 	})
 	s.finish(res)

@@ -16,7 +16,10 @@ func TestRecordStatesDescribesNodeAfterEachEvent(t *testing.T) {
 	if eventLog(t, plain) != eventLog(t, r) {
 		t.Fatal("recording states changed the execution")
 	}
-	last := make([]string, sc.Nodes)
+	if plain.InitialStates != nil || len(r.InitialStates) != sc.Nodes {
+		t.Fatalf("initial states: %d without RecordStates, %d with it, want 0 and %d", len(plain.InitialStates), len(r.InitialStates), sc.Nodes)
+	}
+	last := append([]string(nil), r.InitialStates...)
 	seen := 0
 	for i, e := range r.Events {
 		if plain.Events[i].State != "" {
