@@ -51,7 +51,13 @@ func BenchmarkWrite(b *testing.B) {
 	for _, s := range d.Executions[0].Steps {
 		whole += len(s.State)
 	}
+	for _, t := range d.Executions[0].Initial {
+		whole += len(t)
+	}
 	for _, t := range w.StText {
+		stored += len(t)
+	}
+	for _, t := range w.Initial { // the states before the first step, stored whole
 		stored += len(t)
 	}
 	b.ReportMetric(float64(whole), "state-bytes-whole")

@@ -319,30 +319,31 @@
     c.beginPath(); c.rect(GUTTER, HEAD, W - GUTTER, H - HEAD); c.clip();
     // Arrows: short ones from the sends of the rows above and in view,
     // long ones from their list.
-    var drawn = {};
-    var arrow = function (k) {
-      if (drawn[k]) return;
-      drawn[k] = true;
+    // All the lines make one path and all the heads another: one stroke
+    // and one fill, however many messages cross the view.
+    var lines = new Path2D(), heads = new Path2D(), hl = Math.min(7, RH / 2 + 3);
+    var arrow = function (k, short) {
       var a = V.rowOf[e.send_step[k]], b = V.rowOf[e.send_recv[k]];
-      if (a < 0 || b < 0 || b < r0 || a > r1) return;
-      var x1 = laneX(e.node[e.send_step[k]]), x2 = laneX(e.send_to[k]);
-      if (x1 < 0 && V.laneOf[e.node[e.send_step[k]]] < 0) return;
-      if (V.laneOf[e.send_to[k]] < 0) return;
-      var y1 = rowY(a), y2 = rowY(b);
-      c.strokeStyle = '#5b8fd0'; c.fillStyle = '#5b8fd0';
-      c.beginPath(); c.moveTo(x1, y1); c.lineTo(x2, y2); c.stroke();
-      var ang = Math.atan2(y2 - y1, x2 - x1), hl = Math.min(7, RH / 2 + 3);
-      c.beginPath(); c.moveTo(x2, y2);
-      c.lineTo(x2 - hl * Math.cos(ang - 0.4), y2 - hl * Math.sin(ang - 0.4));
-      c.lineTo(x2 - hl * Math.cos(ang + 0.4), y2 - hl * Math.sin(ang + 0.4));
-      c.closePath(); c.fill();
+      if (a < 0 || b < 0 || b < r0 || a > r1 || (short && b - a > LONG)) return; // a long one comes from p.long
+      if (V.laneOf[e.node[e.send_step[k]]] < 0 || V.laneOf[e.send_to[k]] < 0) return;
+      var x1 = laneX(e.node[e.send_step[k]]), x2 = laneX(e.send_to[k]), y1 = rowY(a), y2 = rowY(b);
+      lines.moveTo(x1, y1); lines.lineTo(x2, y2);
+      if (b > r1) return; // its head is out of view
+      var ang = Math.atan2(y2 - y1, x2 - x1);
+      heads.moveTo(x2, y2);
+      heads.lineTo(x2 - hl * Math.cos(ang - 0.4), y2 - hl * Math.sin(ang - 0.4));
+      heads.lineTo(x2 - hl * Math.cos(ang + 0.4), y2 - hl * Math.sin(ang + 0.4));
+      heads.closePath();
     };
     for (r = Math.max(0, r0 - LONG); r <= r1; r++) {
       s = V.vis[r];
       if (s >= e.n) continue;
-      for (var k = e.sendAt[s]; k < e.sendAt[s + 1]; k++) if (e.send_recv[k] >= 0) arrow(k);
+      for (var k = e.sendAt[s]; k < e.sendAt[s + 1]; k++) if (e.send_recv[k] >= 0) arrow(k, true);
     }
-    p.long.forEach(arrow);
+    for (k = 0; k < p.long.length; k++) arrow(p.long[k], false);
+    c.strokeStyle = '#5b8fd0'; c.fillStyle = '#5b8fd0';
+    c.stroke(lines);
+    c.fill(heads);
     // Events.
     var showText = RH >= 10;
     for (r = r0; r <= r1; r++) {
