@@ -259,14 +259,15 @@ func (d *Data) Pair(a, b int, name string) {
 }
 
 // FirstDiff is the first step where executions a and b differ: a
-// different event (node, label, sender, start time) or a different state
-// after it; the length of the shorter if one is a prefix of the other; -1
-// if they are the same.
+// different event (node, label, sender, start time, duration), different
+// sends, or a different state after it; the length of the shorter if one
+// is a prefix of the other; -1 if they are the same.
 func FirstDiff(a, b *Execution) int {
 	n := min(len(a.Steps), len(b.Steps))
 	for i := range n {
 		x, y := &a.Steps[i], &b.Steps[i]
-		if x.Node != y.Node || x.Label != y.Label || x.From != y.From || x.Start != y.Start || x.State != y.State || x.Desc != y.Desc {
+		if x.Node != y.Node || x.Label != y.Label || x.From != y.From || x.Start != y.Start || x.Duration != y.Duration ||
+			x.State != y.State || x.Desc != y.Desc || !sameSends(x.Sends, y.Sends) {
 			return i
 		}
 	}
@@ -274,4 +275,17 @@ func FirstDiff(a, b *Execution) int {
 		return n
 	}
 	return -1
+}
+
+// sameSends compares two steps' sends, not where they were delivered.
+func sameSends(a, b []Send) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].To != b[i].To || a[i].Type != b[i].Type || a[i].Status != b[i].Status {
+			return false
+		}
+	}
+	return true
 }

@@ -222,6 +222,16 @@ func TestMarks(t *testing.T) {
 			t.Errorf("%s: no first-diff mark at 40: %+v", e.Name, e.Marks)
 		}
 	}
+	e := FromTimed("e", h, r)
+	e.Steps[50].Duration++
+	if got := FirstDiff(a, e); got != 50 {
+		t.Errorf("a longer step 50 differs at %d", got)
+	}
+	e.Steps[50].Duration--
+	e.Steps[45].Sends = append(e.Steps[45].Sends, Send{To: 1, Type: "X", Status: "sent", Recv: -1})
+	if got := FirstDiff(a, e); got != 45 {
+		t.Errorf("one more send at step 45 differs at %d", got)
+	}
 	if FirstDiff(a, a) != -1 {
 		t.Error("an execution differs from itself")
 	}
