@@ -10,6 +10,12 @@
 // the state diff of two marked steps, two executions side by side aligned
 // at their common prefix, and filters by node, label and text.
 //
+// The chart has one row per step, in step order (which is the order of
+// the steps' start times under the default Requeue semantics), its
+// simulated start time beside it; a jump to a time goes to the first step,
+// in step order, that starts at or after it. In the liveness mode time is
+// logical: step i is at i ms.
+//
 // The package knows executions, not results directories: FromTimed turns
 // a replayed timed execution (timedsim.Result recorded with
 // Options.RecordStates) into an Execution, FromTrace a liveness path's
