@@ -217,6 +217,12 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 
 	b.jump(t, "#12")
 	b.wantStep(t, 12, "jump to #12")
+	b.keys(t, kb.Home)
+	b.clickRow(t, 5)
+	b.wantStep(t, 5, "a click on row 5")
+	if n := evalJS[int](t, b, `document.querySelectorAll('#states .st').length`); n < 2 {
+		t.Errorf("after a click the states panel shows %d nodes, want every node", n)
+	}
 
 	name := "n" + strconv.Itoa(node)
 	b.filterNodes(t, name)
@@ -262,6 +268,16 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 	b.setField(t, "ftext", "")
 	evalJS[bool](t, b, `(c => { c.checked = false; return c.dispatchEvent(new Event('change')); })(document.getElementById('fre'))`)
 	b.setField(t, "view", "0")
+}
+
+// clickRow clicks the first pane's chart on row r (the rows start below
+// a 22-pixel header and are 16 pixels high at the first zoom).
+func (b *browser) clickRow(t *testing.T, r int) {
+	t.Helper()
+	xy := evalJS[[]float64](t, b, fmt.Sprintf(`(s => { const c = s.getBoundingClientRect(); return [c.left + 150, c.top + 22 + %d * 16 + 8 - s.scrollTop]; })(document.querySelector('.pane .scroll'))`, r))
+	if err := chromedp.Do(b.ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // setField sets a filter field or menu and fires its change event.
