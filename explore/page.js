@@ -540,7 +540,7 @@
         var st = D.statuses[e.send_status[k]];
         h += '<div class="mono">→ ' + nodeName(e.send_to[k]) + ' ' + esc(e.str[e.send_type[k]]) + ': ' + esc(st);
         if (e.send_recv[k] >= 0) h += ', delivered at ' + link(e.send_recv[k]);
-        else if (st === 'sent') h += ', never delivered';
+        else if (st === 'sent') h += ', not delivered in this execution';
         h += '</div>';
       }
       for (k = e.timerAt[s]; k < e.timerAt[s + 1]; k++) {
