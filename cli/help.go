@@ -59,6 +59,9 @@ func commandHelp(name string) help {
 	case "replay":
 		return help{"replay --path FILE | --run DIR --index I [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness.",
 			"the replayed execution panicked or violated a property", "macepc replay --path macepc-out/anomaly.path.json --log slow.log\nmacepc replay --run macepc-out --index 17"}
+	case "explore":
+		return help{"explore DIR | explore --path A.path.json [--path B.path.json] [--out FILE]", "Writes DIR/explore.html, the execution debugger: every step of the results directory's executions (the anomalous and the similar fast one, or the dead and the live path), with every node's state, to step through in a browser; with --path, of one or two path files.", "",
+			"macepc explore macepc-out\nmacepc explore --path macepc-out/anomaly.path.json --path macepc-out/similar.path.json --out both.html"}
 	case "report":
 		return help{"report [--out DIR]", "Re-renders DIR/report.html, DIR/summary.md and DIR/plots/*.png from the JSON files of a results directory alone (run and the phase commands write them at the end).", "",
 			"macepc report --out macepc-out"}
@@ -93,6 +96,9 @@ func flagGroup(cmd, flag string) string {
 	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "prefix", "safety", "property":
 		return "Liveness search"
 	case "path", "run", "index", "branch-at", "branch-seed":
+		if cmd == "explore" {
+			return "What to explore"
+		}
 		return "What to replay"
 	case "out", "progress", "log", "save-path", "jobs", "shard", "phase":
 		return "Output and resources"
@@ -120,7 +126,7 @@ func printHelp(w io.Writer, fs *pflag.FlagSet, name string) {
 		groups[g].AddFlag(f)
 	})
 	// The groups in a fixed order, then any other.
-	rank := []string{"Mode", "What to run", "What to replay", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "Comparison", "Output and resources", "Other options"}
+	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "Comparison", "Output and resources", "Other options"}
 	slices.SortStableFunc(order, func(a, b string) int {
 		ia, ib := slices.Index(rank, a), slices.Index(rank, b)
 		if ia < 0 {
