@@ -46,7 +46,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 	flags.Uint64Var(&sf.seed, "seed", 1, "seed of the random walks and the driver")
 	flags.IntVar(&sf.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	flags.Bool("liveness", true, "the liveness mode (this command)")
+	flags.MarkHidden("liveness") // it is how this command was chosen, not an option of it
 	out := flags.String("out", "macepc-out", "results directory")
+	progress := flags.String("progress", "auto", progressUsage)
 	depth := flags.Int("depth", liveness.DefaultDepth, "first depth of the iterative-deepening DFS")
 	step := flags.Int("depth-step", liveness.DefaultDepthStep, "depth increment")
 	maxDepth := flags.Int("max-depth", liveness.DefaultMaxDepth, "last DFS depth")
@@ -70,16 +72,22 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if flags.NArg() > 0 {
 		return ExitError, fmt.Errorf("run --liveness takes no arguments, got %q", flags.Args())
 	}
-	sys, err := a.reg.Lookup(sf.system)
+	sys, err := a.lookupSystem(sf.system)
 	if err != nil {
 		return ExitError, err
 	}
 	if sf.nodes < 1 {
 		return ExitError, fmt.Errorf("--nodes must be at least 1, got %d", sf.nodes)
 	}
-	variant := sys.ResolveVariant(sf.variant)
+	variant, err := resolveVariant(sys, sf.variant)
+	if err != nil {
+		return ExitError, err
+	}
 	params, err := parseParams(sf.params)
 	if err != nil {
+		return ExitError, err
+	}
+	if err := checkParams(sys, params); err != nil {
 		return ExitError, err
 	}
 	sc, err := sys.ScenarioParams(variant, sf.nodes, params)
@@ -134,11 +142,15 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	prog, err := a.progress(*progress, sf.jobs)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
 	}
-	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg}
+	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog}
 	if sharded {
 		fmt.Fprintf(a.stdout, "macepc run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",
 			sh.Spec, sh.Source, sh.Spec.Index, sh.Spec.Count, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax)

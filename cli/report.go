@@ -4,23 +4,31 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 )
 
-// reportCmd is `macepc report DIR`: re-render report.html, summary.md and
-// the plots from a results directory's files alone.
+// reportCmd is `macepc report --out DIR`: re-render report.html,
+// summary.md and the plots from a results directory's files alone. The
+// directory as an argument (`macepc report DIR`) is the old, deprecated
+// spelling.
 func (a *app) reportCmd(args []string) (int, error) {
 	fs := a.flags("report")
-	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: macepc report DIR\n\nRenders DIR/%s, DIR/%s and DIR/%s/*.png from the JSON files of a results directory.\n", report.FileHTML, report.FileMarkdown, report.DirPlots)
-	}
+	out := fs.String("out", "macepc-out", "the results directory to render")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
-	if fs.NArg() != 1 {
-		return ExitError, fmt.Errorf("report takes one results directory, got %d arguments (usage: macepc report DIR)", fs.NArg())
+	dir := *out
+	switch {
+	case fs.NArg() > 1:
+		return ExitError, fmt.Errorf("report takes one results directory, --out DIR; got the arguments %q", fs.Args())
+	case fs.NArg() == 1 && fs.Changed("out"):
+		return ExitError, fmt.Errorf("give the results directory once, with --out; got --out %s and the argument %s", *out, fs.Arg(0))
+	case fs.NArg() == 1:
+		dir = fs.Arg(0)
+		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use 'macepc report --out %s', as every other command\n", dir)
 	}
-	dir := fs.Arg(0)
 	if err := report.Write(dir); err != nil {
 		return ExitError, err
 	}
@@ -34,10 +42,18 @@ func (a *app) printReport(dir string) {
 
 // writeReport renders the report at the end of a command; a failure is a
 // warning (the results files are written and the exit status stands).
+// explore.html is written first, so that report.html links to it.
 func (a *app) writeReport(dir string) {
+	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
+	}
 	if err := report.Write(dir); err != nil {
 		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
 		return
 	}
 	a.printReport(dir)
+	if wrote {
+		fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
+	}
 }

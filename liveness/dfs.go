@@ -39,6 +39,7 @@ type dfsRun struct {
 	bound          bool       // some sequence reached the depth bound
 	deadEnd        *Violation // the first sequence cut as a duplicate while no state was live
 	onNew          func(fp uint64)
+	tick           func(Stats) // every 256 sequences
 }
 
 // run explores the sequences in DFS order. leaf sees every sequence that
@@ -61,6 +62,9 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		if paths&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if d.tick != nil {
+				d.tick(d.st)
 			}
 		}
 		w.start(base)
@@ -239,7 +243,7 @@ func (s *searcher) divide(ctx context.Context, depth int, leaves *int) ([]*task,
 
 // enumerate divides at split depth sd.
 func (s *searcher) enumerate(ctx context.Context, sd int) (tasks []*task, err error) {
-	d := &dfsRun{s: s, w: s.dfs, depth: sd}
+	d := &dfsRun{s: s, w: s.dfs, depth: sd, tick: s.tick}
 	var mark Stats
 	var fps []uint64
 	d.onNew = func(fp uint64) { fps = append(fps, fp) }

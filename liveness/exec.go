@@ -118,11 +118,17 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 			r.err = err
 			return r
 		}
+		if w.tracer != nil {
+			w.tracer.begin(w, en[i])
+		}
 		if o.onEvent != nil {
 			o.onEvent(w.step, w.describeEvent(en[i]), i, len(en))
 		}
 		n := len(en)
 		ok := w.execEvent(en[i])
+		if w.tracer != nil {
+			w.tracer.end(w, en[i])
+		}
 		if st := w.step - 1; st < len(p.Choices) && w.clockMask>>w.clockReads != 0 {
 			r.err = fmt.Errorf("liveness: path chooses event %d at step %d, but only %d are enabled (stale path?)", p.Choices[st], st, n)
 			return r

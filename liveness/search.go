@@ -13,6 +13,15 @@ type searcher struct {
 	base    Path // the replayed prefix, every choice explicit; Steps is its length
 	dfs     *world
 	workers []*world
+	// tick, if set, sees the division's statistics every 256 sequences.
+	tick func(Stats)
+}
+
+// progress reports the statistics so far to Config.Progress.
+func (s *searcher) progress(st Stats) {
+	if s.r.Progress != nil {
+		s.r.Progress(st)
+	}
 }
 
 func newSearcher(r *resolved, driver uint64) (*searcher, error) {
@@ -168,6 +177,12 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 		f.stats.Distinct = fps.countBelow(upto)
 		return v, f.stats, end, err
 	}
+	// The division's progress is reported on top of the fold's.
+	s.tick = func(div Stats) {
+		st := f.stats
+		st.add(div)
+		s.progress(st)
+	}
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
 		tasks, split, err := s.divide(ctx, depth, &leaves)
 		if err != nil {
@@ -184,6 +199,7 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 				break
 			}
 			v, end := f.add(rec)
+			s.progress(f.stats)
 			upto = fpPos(g0+i+1, 0)
 			if v != nil {
 				upto = fpPos(g0+i, rec.local)

@@ -16,6 +16,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
@@ -55,6 +56,13 @@ const (
 	PhaseDiverge   Phase = "diverge"   // 3a
 	PhaseCorrelate Phase = "correlate" // 3b
 	PhaseRegress   Phase = "regress"
+)
+
+// The other commands' long runs, as Progress names them: the explorer's
+// plain run (Simulate) and the liveness search (Liveness).
+const (
+	PhaseSimulate Phase = "simulate"
+	PhaseLiveness Phase = "liveness"
 )
 
 // phaseFiles lists the pipeline's phases in order with the files each writes.
@@ -144,14 +152,14 @@ func (d *Dir) ClearAfter(phase Phase) (err error) {
 
 func (d *Dir) clearAfter(phase Phase) error {
 	after := phase == ""
-	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier} // regress writes these last
+	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier, FileRegressSlowest} // regress writes these last
 	for _, p := range phaseFiles() {
 		if after {
 			files = append(files, p.files...)
 		}
 		after = after || p.phase == phase
 	}
-	files = append(files, report.FileHTML, report.FileMarkdown) // rendered again at the end
+	files = append(files, report.FileHTML, report.FileMarkdown, explore.FileHTML) // rendered again at the end
 	if err := d.remove(files...); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -29,7 +30,7 @@ const (
 
 // livenessFiles are the files a liveness run writes.
 func livenessFiles() []string {
-	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, FilePrefix}
+	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, FilePrefix, explore.FileHTML}
 }
 
 // LivenessFile is DIR/liveness.json.
@@ -68,6 +69,9 @@ type LivenessConfig struct {
 	Variant string
 	// Search configures the search itself (package liveness).
 	Search liveness.Config
+	// Progress, if not nil, follows the search (PhaseLiveness, of unknown
+	// total): its DFS paths and random walks count as executions.
+	Progress Progress
 }
 
 // LivenessResult is what Liveness wrote.
@@ -100,7 +104,24 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.remove(livenessFiles()...); err != nil {
 		return nil, err
 	}
-	rep, runErr := liveness.Run(ctx, cfg.Search)
+	search := cfg.Search
+	task := start(cfg.Progress, PhaseLiveness, 0)
+	if cfg.Progress != nil {
+		var done int64
+		own := cfg.Search.Progress
+		search.Progress = func(st liveness.Stats) {
+			if own != nil {
+				own(st)
+			}
+			// The division's paths count until its tasks are folded:
+			// the count can step back; progress never does.
+			n := max(st.Paths+st.Walks, done)
+			task.Add(int(n-done), fmt.Sprintf("depth %d, %d states, %d walks", st.Depth, st.States, st.Walks))
+			done = n
+		}
+	}
+	rep, runErr := liveness.Run(ctx, search)
+	task.Done()
 	if rep == nil {
 		return nil, runErr
 	}
@@ -240,16 +261,9 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 	if err != nil {
 		return nil, err
 	}
-	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
+	cfg, err := pf.config(systems)
 	if err != nil {
 		return nil, err
-	}
-	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops}
-	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
-		return nil, fmt.Errorf("path file: %w", err)
-	}
-	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
-		return nil, fmt.Errorf("path file: %w", err)
 	}
 	lines, err := liveness.Replay(cfg, pf.Path)
 	if err != nil && lines == nil {
@@ -262,4 +276,21 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 		}
 	}
 	return r, nil
+}
+
+// config is the liveness configuration that replays the path file: its
+// scenario, seed, choice weights, faults and properties.
+func (pf *LivenessPathFile) config(systems timedsim.Registry) (liveness.Config, error) {
+	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
+	if err != nil {
+		return liveness.Config{}, err
+	}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops}
+	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
+		return cfg, fmt.Errorf("path file: %w", err)
+	}
+	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
+		return cfg, fmt.Errorf("path file: %w", err)
+	}
+	return cfg, nil
 }

@@ -26,6 +26,9 @@ const (
 	FileDiff        = "divergence.diff"
 	FileLiveness    = "liveness.json"
 	FileStateDiff   = "state.diff"
+	// FileExplore is the execution debugger (package explore), which the
+	// report links to when it is there.
+	FileExplore = "explore.html"
 	// A `macepc regress` directory: the comparison and its plot (drawn
 	// by regress with RegressPlot: the baseline's execution times are not
 	// in the directory).
@@ -397,13 +400,29 @@ type Regress struct {
 		BaseExcessNS    int64   `json:"base_excess_ns"`
 		CurrentExcessNS int64   `json:"current_excess_ns"`
 		ExcessP         float64 `json:"excess_p"`
-		Path            string  `json:"path"`
+		// Executions are the current executions above the threshold,
+		// the first replayed by Path.
+		Executions []RegressExec `json:"executions"`
+		Path       string        `json:"path"`
 	} `json:"outliers"`
+	// Slowest is the slowest current execution and its path file (nil
+	// in a directory written before it).
+	Slowest *struct {
+		RegressExec
+		Path string `json:"path"`
+	} `json:"slowest"`
 	// Tests are the shift and tail tests with Holm's decision.
 	Tests      []RegressTest `json:"tests"`
 	Regression bool          `json:"regression"`
 	Reasons    []string      `json:"reasons"`
 	Warnings   []string      `json:"warnings"`
+}
+
+// RegressExec is one current execution of regress.json.
+type RegressExec struct {
+	Index      int   `json:"index"`
+	ExecTimeNS int64 `json:"exec_time_ns"`
+	Steps      int   `json:"steps"`
 }
 
 // RegressTest is one test of regress.json: its p-value, the smallest it
@@ -457,6 +476,8 @@ type Results struct {
 	// when absent).
 	Regress                *Regress
 	RegressSVG, RegressPNG []byte
+	// Explore: explore.html is in the directory.
+	Explore bool
 }
 
 // Load reads a results directory. summary.json and profile.json must be
@@ -472,6 +493,9 @@ func Load(dir string) (*Results, error) {
 		return nil, fmt.Errorf("report: %s is not a results directory (not a directory)", dir)
 	}
 	r := &Results{}
+	if _, err := os.Stat(filepath.Join(dir, FileExplore)); err == nil {
+		r.Explore = true
+	}
 	read := func(name, format string, v any, required bool) (bool, error) {
 		ok, err := readJSON(filepath.Join(dir, name), format, v)
 		if err == nil && !ok && required {
