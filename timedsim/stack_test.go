@@ -205,8 +205,10 @@ func (p *probe) Init(ctx timedsim.Context) {
 	ctx.SendOn("control", 1, Chunk{Bytes: 1000})
 	p.record(ctx, "control") // unbounded: (1, -1, fits)
 }
-func (p *probe) Deliver(ctx timedsim.Context, from timedsim.NodeID, msg timedsim.Message) { p.got = true }
-func (p *probe) Timer(timedsim.Context, string, any)                                     {}
+func (p *probe) Deliver(ctx timedsim.Context, from timedsim.NodeID, msg timedsim.Message) {
+	p.got = true
+}
+func (p *probe) Timer(timedsim.Context, string, any) {}
 
 // fakeCtx is a Context that knows nothing of send queues.
 type fakeCtx struct{ timedsim.Context }
