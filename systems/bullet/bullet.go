@@ -216,6 +216,9 @@ func (n *Node) start(ctx timedsim.Context) {
 		return
 	}
 	n.started = true
+	if n.id == Source {
+		ctx.SetTimer(TimerDiff, n.cfg.DiffInterval, nil)
+	}
 	if n.id != Source {
 		ctx.SendOn(Control, Source, Hello{})
 	}
@@ -235,10 +238,14 @@ func (n *Node) Subset(ctx timedsim.Context, epoch int, peers []NodeID) {
 		}
 	}
 	if n.stalled() && len(n.peers) > 0 && len(n.cands) > 0 {
+		// A stalled node needs a peer that holds what it lacks, however
+		// many peers it has: it leaves one and seeks up to MaxPeers.
 		p := n.peers[ctx.Rand().IntN(len(n.peers))]
 		ctx.SendOn(Control, p.id, Leave{})
 		n.drop(p.id)
 		ctx.Note(NoteStalled)
+		n.tryJoinUpTo(ctx, n.cfg.MaxPeers)
+		return
 	}
 	n.tryJoin(ctx)
 }
@@ -261,8 +268,11 @@ func (n *Node) stalled() bool {
 
 // tryJoin sends Joins to untried candidates while the node has fewer than
 // Target peers and joins in progress.
-func (n *Node) tryJoin(ctx timedsim.Context) {
-	for len(n.peers)+len(n.joining) < n.cfg.Target && len(n.cands) > 0 {
+func (n *Node) tryJoin(ctx timedsim.Context) { n.tryJoinUpTo(ctx, n.cfg.Target) }
+
+// tryJoinUpTo is tryJoin with a limit other than Target.
+func (n *Node) tryJoinUpTo(ctx timedsim.Context, limit int) {
+	for len(n.peers)+len(n.joining) < limit && len(n.cands) > 0 {
 		c := n.cands[0]
 		n.cands = n.cands[1:]
 		if c == n.id || n.peer(c) != nil || slices.Contains(n.joining, c) {
@@ -406,16 +416,21 @@ func (n *Node) addPeer(ctx timedsim.Context, id NodeID) {
 // share tells a peer of the source's next few blocks, round robin over
 // the file: the source's peers then fetch different blocks from it and
 // spread them through the mesh, instead of all fetching the same ones at
-// the source's expense. The source tells a peer of a share when it joins
-// and whenever it has served all that the peer asked for.
+// the source's expense. The source tells a peer of a share when it joins,
+// whenever it has served all that the peer asked for, and at its Diff
+// timer if it has nothing queued for the peer.
 func (n *Node) share(ctx timedsim.Context, id NodeID) {
 	k := min(2*n.cfg.MaxOutstanding, n.cfg.Blocks)
 	blocks := make([]int32, k)
 	for i := range blocks {
 		blocks[i] = int32((n.cursor + i) % n.cfg.Blocks)
 	}
-	n.cursor = (n.cursor + k) % n.cfg.Blocks
-	n.sendDiff(ctx, id, blocks)
+	if n.sendDiff(ctx, id, blocks) == nil {
+		// A share lost to a full queue is offered again (to the next
+		// peer served): otherwise its blocks would reach the mesh only
+		// when the cursor came round, and every node would wait for them.
+		n.cursor = (n.cursor + k) % n.cfg.Blocks
+	}
 }
 
 // drop ends the peering with id; blocks asked of it may be asked again.
@@ -433,14 +448,16 @@ func (n *Node) drop(id NodeID) {
 // sendDiff sends a Diff on the transport the variant uses; on the data
 // transport a full queue drops it, and the blocks it listed are not told
 // again.
-func (n *Node) sendDiff(ctx timedsim.Context, to NodeID, blocks []int32) {
+func (n *Node) sendDiff(ctx timedsim.Context, to NodeID, blocks []int32) error {
 	tr := Control
 	if n.cfg.DiffsOverData {
 		tr = Data
 	}
-	if err := ctx.SendOn(tr, to, Diff{Blocks: blocks, Bitmap: n.cfg.Blocks}); err != nil {
+	err := ctx.SendOn(tr, to, Diff{Blocks: blocks, Bitmap: n.cfg.Blocks})
+	if err != nil {
 		ctx.Note(NoteDiffLost)
 	}
+	return err
 }
 
 // request asks p for blocks it holds that the node lacks and has not
@@ -539,6 +556,18 @@ func (n *Node) block(ctx timedsim.Context, from NodeID, m Block) {
 func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 	switch name {
 	case TimerDiff:
+		if n.id == Source {
+			// The source has no news; it tells its idle peers of their
+			// next share, so that a share lost on the way (its peer left)
+			// does not stop the supply.
+			for _, p := range n.peers {
+				if len(p.queue) == 0 {
+					n.share(ctx, p.id)
+				}
+			}
+			ctx.SetTimer(TimerDiff, n.cfg.DiffInterval, nil)
+			return
+		}
 		for _, p := range n.peers {
 			if len(p.news) > 0 {
 				n.sendDiff(ctx, p.id, p.news)

@@ -44,8 +44,8 @@ const (
 // Defaults of the scenarios.
 const (
 	DefaultNodes     = 100
-	DefaultBlockSize = 64 << 10
-	DefaultBandwidth = 40_000 // kbit/s
+	DefaultBlockSize = 128 << 10
+	DefaultBandwidth = 50_000 // kbit/s
 )
 
 // System is the bundled Bullet′ system: its variants and the paper's two
@@ -65,8 +65,12 @@ func System() timedsim.System {
 		Params: []timedsim.Param{
 			{Name: "scenario", Default: ScenarioAuto, Values: []string{ScenarioAuto, Scenario20MB, Scenario2MB},
 				Doc: "the paper's experiment: 20mb (the Diff bug's), 2mb (the JoinReject bug's), auto = the variant's"},
-			{Name: "block", Default: "65536", Check: timedsim.CheckInt(1024, 16<<20), Doc: "block size in bytes"},
+			{Name: "block", Default: "131072", Check: timedsim.CheckInt(1024, 16<<20), Doc: "block size in bytes"},
 			{Name: "epoch", Default: "5s", Check: timedsim.CheckDuration(time.Millisecond), Doc: "RanSub's epoch"},
+			{Name: "data-queue", Default: "2", Check: timedsim.CheckInt(1, 1000), Doc: "messages the data transport buffers per connection (a block is only sent onto an empty one)"},
+			{Name: "retry", Default: "20ms", Check: timedsim.CheckDuration(time.Microsecond), Doc: "how long a block that does not fit in the data queue waits to be sent again"},
+			{Name: "bandwidth", Default: "50000", Check: timedsim.CheckInt(100, 10_000_000), Doc: "every node's uplink, kbit/s"},
+			{Name: "diff-interval", Default: "100ms", Check: timedsim.CheckDuration(time.Millisecond), Doc: "time between a node's Diffs"},
 		},
 		BuildParams: BuildParams,
 	}
@@ -81,6 +85,10 @@ func BuildParams(variant string, nodes int, p timedsim.Params) (*timedsim.Scenar
 	w.Config.BlockSize = p.Int("block")
 	w.Config.Blocks = (w.FileSize + w.Config.BlockSize - 1) / w.Config.BlockSize
 	w.RanSub.Epoch = p.Duration("epoch")
+	w.Config.DiffInterval = p.Duration("diff-interval")
+	w.DataQueue = p.Int("data-queue")
+	w.Config.RetryInterval = p.Duration("retry")
+	w.BandwidthKbps = float64(p.Int("bandwidth"))
 	return NewScenario(w)
 }
 
@@ -95,6 +103,8 @@ type Workload struct {
 	Spread time.Duration
 	// BandwidthKbps is every node's uplink.
 	BandwidthKbps float64
+	// DataQueue is the data transport's queue capacity in messages.
+	DataQueue int
 }
 
 // NewWorkload returns the workload of a variant and scenario (before the
@@ -107,8 +117,8 @@ func NewWorkload(variant, scenario string, nodes int) (Workload, error) {
 		Target:         5,
 		Candidates:     5,
 		MaxOutstanding: 3,
-		DiffInterval:   20 * time.Millisecond,
-		RetryInterval:  5 * time.Millisecond,
+		DiffInterval:   100 * time.Millisecond,
+		RetryInterval:  20 * time.Millisecond,
 	}
 	switch variant {
 	case VariantDiffDrop:
@@ -127,7 +137,7 @@ func NewWorkload(variant, scenario string, nodes int) (Workload, error) {
 			scenario = Scenario2MB
 		}
 	}
-	w := Workload{Nodes: nodes, Config: cfg, BandwidthKbps: DefaultBandwidth}
+	w := Workload{Nodes: nodes, Config: cfg, BandwidthKbps: DefaultBandwidth, DataQueue: 2}
 	switch scenario {
 	case Scenario20MB:
 		w.FileSize = 20 << 20
@@ -151,6 +161,8 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 		return nil, fmt.Errorf("bullet: %d nodes, need a source and a receiver", w.Nodes)
 	case w.Config.Blocks < 1 || w.Config.BlockSize < 1:
 		return nil, fmt.Errorf("bullet: a file of %d blocks of %d bytes", w.Config.Blocks, w.Config.BlockSize)
+	case w.DataQueue < 1:
+		return nil, fmt.Errorf("bullet: data queue of %d messages, need at least 1", w.DataQueue)
 	case w.Config.MaxPeers < 1 || w.Config.Target < 1 || w.Config.MaxOutstanding < 1:
 		return nil, fmt.Errorf("bullet: peer limit %d, target %d and outstanding requests %d must be positive", w.Config.MaxPeers, w.Config.Target, w.Config.MaxOutstanding)
 	}
@@ -181,7 +193,7 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 			BandwidthKbps: w.BandwidthKbps,
 			Transports: []netmodel.TransportConfig{
 				{Name: Control, Kind: netmodel.Reliable, QueueCap: -1},
-				{Name: Data, Kind: netmodel.Reliable, QueueCap: 2},
+				{Name: Data, Kind: netmodel.Reliable, QueueCap: w.DataQueue},
 			},
 		},
 		Revision: "1",
