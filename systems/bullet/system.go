@@ -45,7 +45,7 @@ const (
 const (
 	DefaultNodes     = 100
 	DefaultBlockSize = 128 << 10
-	DefaultBandwidth = 50_000 // kbit/s
+	DefaultBandwidth = 45_000 // kbit/s
 )
 
 // System is the bundled Bullet′ system: its variants and the paper's two
@@ -69,7 +69,7 @@ func System() timedsim.System {
 			{Name: "epoch", Default: "5s", Check: timedsim.CheckDuration(time.Millisecond), Doc: "RanSub's epoch"},
 			{Name: "data-queue", Default: "2", Check: timedsim.CheckInt(1, 1000), Doc: "messages the data transport buffers per connection (a block is only sent onto an empty one)"},
 			{Name: "retry", Default: "20ms", Check: timedsim.CheckDuration(time.Microsecond), Doc: "how long a block that does not fit in the data queue waits to be sent again"},
-			{Name: "bandwidth", Default: "50000", Check: timedsim.CheckInt(100, 10_000_000), Doc: "every node's uplink, kbit/s"},
+			{Name: "bandwidth", Default: "45000", Check: timedsim.CheckInt(100, 10_000_000), Doc: "every node's uplink, kbit/s"},
 			{Name: "diff-interval", Default: "100ms", Check: timedsim.CheckDuration(time.Millisecond), Doc: "time between a node's Diffs"},
 		},
 		BuildParams: BuildParams,
