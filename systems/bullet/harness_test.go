@@ -34,9 +34,9 @@ func newCtx(self NodeID) *fakeCtx {
 	return &fakeCtx{self: self, rng: rand.New(rand.NewPCG(1, 2)), queued: map[NodeID]int{}, cap: 2, timers: map[string]time.Duration{}}
 }
 
-func (c *fakeCtx) Self() NodeID                              { return c.self }
-func (c *fakeCtx) Nodes() int                                { return 100 }
-func (c *fakeCtx) Now() time.Duration                        { return time.Second }
+func (c *fakeCtx) Self() NodeID                               { return c.self }
+func (c *fakeCtx) Nodes() int                                 { return 100 }
+func (c *fakeCtx) Now() time.Duration                         { return time.Second }
 func (c *fakeCtx) Send(to NodeID, msg timedsim.Message) error { return c.SendOn(Control, to, msg) }
 func (c *fakeCtx) SendOn(tr string, to NodeID, msg timedsim.Message) error {
 	if tr == Data {
