@@ -217,6 +217,7 @@ func (n *Node) start(ctx timedsim.Context) {
 	}
 	n.started = true
 	if n.id == Source {
+		ctx.Note(NoteDone) // it has the file: its part is serving it
 		ctx.SetTimer(TimerDiff, n.cfg.DiffInterval, nil)
 	}
 	if n.id != Source {
