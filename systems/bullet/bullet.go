@@ -468,7 +468,8 @@ func (n *Node) request(ctx timedsim.Context, p *peer) {
 	if room <= 0 || n.Complete() {
 		return
 	}
-	var ask []int32
+	var buf [8]int32
+	ask := buf[:0] // on the stack unless more than 8 are asked
 	words := len(n.have)
 	start := ctx.Rand().IntN(words)
 	// Two passes: first the blocks no other peer is known to hold (a
@@ -497,7 +498,7 @@ func (n *Node) request(ctx timedsim.Context, p *peer) {
 		return
 	}
 	p.asked = append(p.asked, ask...)
-	ctx.SendOn(Control, p.id, Request{Blocks: ask})
+	ctx.SendOn(Control, p.id, Request{Blocks: slices.Clone(ask)})
 }
 
 // serve sends p's next requested block if it fits in the data connection
@@ -571,8 +572,9 @@ func (n *Node) Timer(ctx timedsim.Context, name string, data any) {
 		}
 		for _, p := range n.peers {
 			if len(p.news) > 0 {
-				n.sendDiff(ctx, p.id, p.news)
-				p.news = nil
+				// The Diff gets its own exact copy; the buffer is reused.
+				n.sendDiff(ctx, p.id, slices.Clone(p.news))
+				p.news = p.news[:0]
 			}
 		}
 	case TimerSend:
