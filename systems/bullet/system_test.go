@@ -1,6 +1,7 @@
 package bullet_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,6 +78,24 @@ func TestDeterminism(t *testing.T) {
 		if len(a.Events) < 1000 {
 			t.Errorf("%s: only %d events", v, len(a.Events))
 		}
+	}
+}
+
+// An exploration gives the same executions with 1 and 2 workers.
+func TestWorkersIndependent(t *testing.T) {
+	var out [2]string
+	for j, jobs := range []int{1, 2} {
+		e := &timedsim.Explorer{Scenario: small(t, bullet.VariantBuggy, time.Second), Options: timedsim.Options{Record: true}, Jobs: jobs}
+		rs, done, err := e.Run(context.Background(), timedsim.Work{N: 4, Path: timedsim.Seeded(9), Keep: true})
+		if err != nil || done != 4 {
+			t.Fatalf("jobs %d: %d done, %v", jobs, done, err)
+		}
+		for _, r := range rs {
+			out[j] += fmt.Sprint(r.ExecTime, r.Steps, r.Events)
+		}
+	}
+	if out[0] != out[1] {
+		t.Error("1 and 2 workers explored different executions")
 	}
 }
 
