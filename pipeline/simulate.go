@@ -169,14 +169,17 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 	n := sp.Len(runs)
 	lines := make([]SimLine, 0, n)
 	path := timedsim.Seeded(seed)
+	prog := start(env.Progress, PhaseSimulate, n)
 	_, _, err := ex.Run(ctx, timedsim.Work{
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
 			lines = append(lines, SimLine{ExecLine: ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
+			prog.Add(1, "")
 			return true
 		},
 	})
+	prog.Done()
 	return lines, err
 }
 
