@@ -99,6 +99,12 @@ type Config struct {
 	// searched in parallel and each has its own visited set; the result
 	// depends on SplitDepth, never on Jobs or on sharding.
 	SplitDepth int
+	// LevelDivision makes the prefix division a level-synchronous search
+	// on all the workers with one shared, pruning visited set (every state
+	// explored once, at its lowest level, from its first sequence in DFS
+	// order at that level) instead of the sequential DFS. It changes the
+	// tree searched, never with Jobs or sharding. Ignored with NoHashing.
+	LevelDivision bool
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
@@ -218,7 +224,7 @@ func (r *resolved) settingsReport() Settings {
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
+		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LevelDivision: r.LevelDivision && !r.NoHashing, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

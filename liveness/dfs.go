@@ -191,8 +191,11 @@ type task struct {
 	fps       []uint64
 	violating bool // the division's violating sequence
 	dfs       bool // false: a task with cut sequences only (they came first)
-	// states is the number of states new to the division along prefix.
-	states int64
+	// states is the number of states new to the division along prefix,
+	// steps the division's steps counted with the task (a division at the
+	// bound: its sequence's; a level division: the expansions of the
+	// states attributed to it).
+	states, steps int64
 	cuts   taskCuts
 }
 
@@ -229,12 +232,21 @@ func (s *searcher) divide(ctx context.Context, depth int, leaves *int) ([]*task,
 		sd = s.r.SplitDepth
 	}
 	sd = min(sd, depth)
-	tasks, err := s.enumerate(ctx, sd)
+	var tasks []*task
+	var err error
+	if s.r.LevelDivision && !s.r.NoHashing {
+		tasks, err = s.enumerateLevels(ctx, sd)
+	} else {
+		tasks, err = s.enumerate(ctx, sd)
+	}
 	if err == nil && sd == depth {
 		for _, t := range tasks {
 			if t.dfs && !t.violating {
 				t.seed, t.seeded = timedsim.ExecutionSeed(s.r.Seed, *leaves), true
 				*leaves++
+				if !s.r.LevelDivision {
+					t.steps = int64(len(t.prefix))
+				}
 			}
 		}
 	}
@@ -372,13 +384,13 @@ func (s *searcher) runTask(ctx context.Context, w *world, t *task, depth, split,
 				}
 			}
 			v, _, err = leaf(t.prefix, t.end)
-			rec.Stats = Stats{Paths: 1, States: t.states, Steps: int64(len(t.prefix)) + walkSteps, Walks: walks}
+			rec.Stats = Stats{Paths: 1, States: t.states, Steps: t.steps + walkSteps, Walks: walks}
 			rec.Bound, rec.local = t.end == endDepth, local
 		} else {
 			v, err = d.run(ctx, leaf, cut)
 			rec.Stats = d.st
 			rec.Stats.States += t.states
-			rec.Stats.Walks, rec.Stats.Steps = walks, d.st.Steps+walkSteps
+			rec.Stats.Walks, rec.Stats.Steps = walks, d.st.Steps+walkSteps+t.steps
 			rec.Bound, rec.AnyLive, rec.DeadEnd, rec.local = d.bound, d.anyLive, d.deadEnd, local
 			collision = tlcCollision(d.fresh, d.lookups)
 		}

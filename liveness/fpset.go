@@ -40,6 +40,14 @@ func (s *fpSet) add(fp, pos uint64) {
 	sh.mu.Unlock()
 }
 
+// get is fingerprint fp's smallest position (0 if absent).
+func (s *fpSet) get(fp uint64) uint64 {
+	sh := &s.shards[fp>>58]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.m[fp]
+}
+
 // countBelow is the number of fingerprints first reached before pos.
 func (s *fpSet) countBelow(pos uint64) int64 {
 	var n int64

@@ -38,10 +38,13 @@ type Settings struct {
 	Drops       int            `json:"drops,omitempty"`
 	Hashing     bool           `json:"hashing"`
 	SplitDepth  int            `json:"split_depth,omitempty"`
-	Safety      []string       `json:"safety"`
-	Liveness    []string       `json:"liveness"`
-	LivePrefix  int            `json:"live_prefix,omitempty"`
-	Prefix      *Path          `json:"prefix,omitempty"`
+	// LevelDivision: the division is the level-synchronous search
+	// (Config.LevelDivision).
+	LevelDivision bool     `json:"level_division,omitempty"`
+	Safety        []string `json:"safety"`
+	Liveness      []string `json:"liveness"`
+	LivePrefix    int      `json:"live_prefix,omitempty"`
+	Prefix        *Path    `json:"prefix,omitempty"`
 }
 
 // Stats count a search's work.

@@ -90,7 +90,7 @@ func mergeLiveness(ctx context.Context, env Env, set *shard.Set, res *MergeResul
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: st.Depth, DepthStep: st.DepthStep, MaxDepth: st.MaxDepth, DMax: st.DMax, Walks: st.Walks,
 		RandomWalks: st.RandomWalks, Seed: st.Seed, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops, NoHashing: !st.Hashing,
-		SplitDepth: st.SplitDepth, LivePrefix: st.LivePrefix, Prefix: st.Prefix}
+		SplitDepth: st.SplitDepth, LevelDivision: st.LevelDivision, LivePrefix: st.LivePrefix, Prefix: st.Prefix}
 	if cfg.Safety, err = liveness.Select(sc.Safety, st.Safety...); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,0 +1,239 @@
+package liveness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+)
+
+// Level division (Config.LevelDivision): the prefix division to the split
+// depth as a level-synchronous search on all the workers, with one
+// concurrent, pruning visited set. At each level the frontier's successors
+// are computed in parallel (each worker takes the next frontier entry),
+// each recording its state's fingerprint in the set with its search key
+// (level, frontier index, choice), the set keeping the smallest; after the
+// level, the successors are merged in DFS order: a successor whose state
+// was reached at an earlier level, or at this one by a smaller key, is cut
+// as a duplicate; every other one is a new state, kept once, its
+// DFS-smallest sequence as representative. The tree so built depends on
+// the configuration alone.
+
+// lvKey is the set key of the successor by choice c of frontier entry e
+// at level l: the set keeps, for each state, its smallest key, so its
+// lowest level and, within it, its first sequence in DFS order.
+func lvKey(l, e, c int) uint64 { return uint64(l)<<56 | uint64(e)<<24 | uint64(c) }
+
+// lvChild is one successor of a frontier entry.
+type lvChild struct {
+	choice    int
+	fp, key   uint64
+	violating bool
+}
+
+// lvExpand is what a worker found expanding one frontier entry.
+type lvExpand struct {
+	quiescent bool
+	children  []lvChild
+	steps     int64
+	lookups   int64
+	err       error
+}
+
+// lvTerm is a terminal sequence of the level division: a leaf (at the
+// split depth or quiescent), a duplicate or the violating sequence.
+type lvTerm struct {
+	seq       []int
+	end       pathEnd
+	violating bool
+	states    int64
+	steps     int64
+	fps       []uint64
+}
+
+// replaySeq runs the base and then seq on w.
+func (s *searcher) replaySeq(w *world, seq []int) {
+	w.start(s.base)
+	for w.step < len(s.base.Choices) {
+		w.seedStep()
+		w.execChoice(w.enabled(), s.base.Choices[w.step])
+	}
+	for _, c := range seq {
+		w.seedStep()
+		w.execChoice(w.enabled(), c)
+	}
+}
+
+// expand computes the successors of frontier entry e (index ei, level l)
+// on w, recording their fingerprints in set.
+func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *atomic.Bool) lvExpand {
+	var out lvExpand
+	reads, width := 0, 1
+	for c := 0; c < width; c++ {
+		s.replaySeq(w, e)
+		out.steps += int64(len(e))
+		en := w.enabled()
+		if len(en) == 0 {
+			out.quiescent = true
+			return out
+		}
+		n := len(en)
+		w.seedStep()
+		ok := w.execChoice(en, c)
+		out.steps++
+		reads = max(reads, min(w.clockReads, maxClockChoices))
+		width = n << reads
+		if c/n>>w.clockReads != 0 {
+			continue // answers to comparisons this choice did not make
+		}
+		if c >= 1<<24 || ei >= 1<<32 {
+			out.err = fmt.Errorf("liveness: level division: %d choices or %d frontier entries is beyond its keys", c, ei)
+			return out
+		}
+		ch := lvChild{choice: c}
+		if !ok || w.violatedSafety() != "" || w.panicked != "" {
+			ch.violating = true
+		} else {
+			ch.fp, ch.key = w.hash(), lvKey(l+1, ei, c)
+			set.add(ch.fp, ch.key)
+			out.lookups++
+			if !anyLive.Load() && w.live() {
+				anyLive.Store(true)
+			}
+		}
+		out.children = append(out.children, ch)
+	}
+	return out
+}
+
+// lvNode is a state of the level division: the initial one or a new
+// state, with its representative sequence. It is attributed to the first
+// terminal at or after it in DFS order (the first sequence through it),
+// and so are the steps of its expansion.
+type lvNode struct {
+	seq   []int
+	fp    uint64
+	root  bool
+	steps int64
+}
+
+// enumerateLevels is the level division at split depth sd: tasks as
+// enumerate's (in DFS order, the duplicates with the task before them),
+// from the level-synchronous search.
+func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error) {
+	set := newFPSet()
+	var anyLive atomic.Bool
+	w := s.dfs
+	s.replaySeq(w, nil)
+	set.add(w.hash(), 0)
+	anyLive.Store(w.live())
+	lookups, fresh := int64(1), int64(1)
+	var terms []*lvTerm
+	nodes := []*lvNode{{seq: []int{}, root: true}}
+	frontier := nodes
+	var viol []int // the smallest violating sequence so far
+	var st Stats
+	for l := 0; l < sd && len(frontier) > 0; l++ {
+		res, _, err := parallel(ctx, s.workers, len(frontier), func(w *world, i int) lvExpand {
+			return s.expand(w, frontier[i].seq, i, l, set, &anyLive)
+		}, func(lvExpand) bool { return false })
+		if err != nil {
+			return nil, err
+		}
+		var next []*lvNode
+	merge:
+		for ei, e := range frontier {
+			r := res[ei]
+			if r.err != nil {
+				return nil, r.err
+			}
+			lookups += r.lookups
+			e.steps = r.steps
+			if r.quiescent {
+				terms = append(terms, &lvTerm{seq: e.seq, end: endQuiescent})
+				continue
+			}
+			for _, ch := range r.children {
+				seq := append(slices.Clip(e.seq), ch.choice)
+				switch {
+				case ch.violating:
+					viol = seq
+					terms = append(terms, &lvTerm{seq: seq, violating: true})
+					break merge // every later successor comes after it in DFS order
+				case set.get(ch.fp) == ch.key:
+					fresh++
+					st.States++
+					n := &lvNode{seq: seq, fp: ch.fp}
+					nodes = append(nodes, n)
+					if l+1 == sd {
+						terms = append(terms, &lvTerm{seq: seq, end: endDepth})
+					} else {
+						next = append(next, n)
+					}
+				default:
+					st.Duplicates++
+					terms = append(terms, &lvTerm{seq: seq, end: endDuplicate})
+				}
+			}
+		}
+		frontier = next
+		st.Paths = int64(len(terms))
+		if s.tick != nil {
+			s.tick(st)
+		}
+	}
+	return s.levelTasks(terms, nodes, viol, anyLive.Load(), tlcCollision(fresh, lookups), sd)
+}
+
+// levelTasks turns the level division's terminals into tasks in DFS order,
+// up to the smallest violating sequence viol (if any), with each node's
+// state and steps attributed to its first terminal.
+func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyLive bool, collision float64, sd int) ([]*task, error) {
+	slices.SortFunc(terms, func(a, b *lvTerm) int { return slices.Compare(a.seq, b.seq) })
+	if viol != nil {
+		i, _ := slices.BinarySearchFunc(terms, viol, func(t *lvTerm, v []int) int { return slices.Compare(t.seq, v) })
+		terms = terms[:i+1]
+	}
+	for _, n := range nodes {
+		i, _ := slices.BinarySearchFunc(terms, n.seq, func(t *lvTerm, v []int) int { return slices.Compare(t.seq, v) })
+		if i == len(terms) {
+			continue // after the violation
+		}
+		t := terms[i]
+		t.steps += n.steps
+		if !n.root {
+			t.states++
+			t.fps = append(t.fps, n.fp)
+		}
+	}
+	var tasks []*task
+	deadSet := false
+	for _, t := range terms {
+		if t.violating || t.end != endDuplicate {
+			tasks = append(tasks, &task{prefix: t.seq, dfs: true, states: t.states, steps: t.steps, end: t.end, fps: t.fps, violating: t.violating})
+			continue
+		}
+		if len(tasks) == 0 {
+			tasks = append(tasks, &task{})
+		}
+		c := &tasks[len(tasks)-1].cuts
+		c.st.add(Stats{Paths: 1, Duplicates: 1, States: t.states, Steps: t.steps})
+		c.fps = append(c.fps, t.fps...)
+		if s.r.visit != nil {
+			c.visits = append(c.visits, seqVisit{t.seq, endDuplicate})
+		}
+		if !anyLive && !deadSet {
+			// The first duplicate as a dead path: the iteration's
+			// violation if no sequence reaches the bound.
+			w := s.dfs
+			s.replaySeq(w, t.seq)
+			c.deadEnd, deadSet = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(t.seq), sd), true
+		}
+	}
+	if len(tasks) == 0 {
+		tasks = append(tasks, &task{})
+	}
+	tasks[0].cuts.anyLive = tasks[0].cuts.anyLive || anyLive
+	tasks[0].cuts.collision += collision
+	return tasks, nil
+}
