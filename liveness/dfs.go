@@ -196,7 +196,7 @@ type task struct {
 	// bound: its sequence's; a level division: the expansions of the
 	// states attributed to it).
 	states, steps int64
-	cuts   taskCuts
+	cuts          taskCuts
 }
 
 type taskCuts struct {
