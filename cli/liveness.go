@@ -61,6 +61,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	breaks := flags.Int("breaks", 0, "connection breaks (a pair of nodes' reliable connections, messages in flight lost) the scheduler may choose per execution")
 	drops := flags.Int("drops", 0, "datagram losses the scheduler may choose per execution")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the depth bound, the sequential DFS with its walks in parallel; lower: the levels below it in parallel too, each prefix with its own visited set); results depend on it, not on --jobs or --shard")
+	levels := flags.Bool("level-division", false, "divide level by level on all --jobs workers with one shared visited set that prunes (every state explored once, at its lowest level) instead of the sequential DFS; results depend on it, not on --jobs or --shard")
 	shardFlag := flags.String("shard", "", "run shard i of n (from 0): the DFS's prefix tasks with index i mod n, into DIR/liveness.shard-i-of-n.jsonl for 'macepc merge'; default: from JOB_COMPLETION_INDEX+MACEPC_SHARD_COUNT or SLURM_ARRAY_TASK_*; off: ignore the environment")
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json or prefix.path.json): bugs of steady state")
 	livePrefix := flags.Int("live-prefix", 0, "start from the first live state of a random walk of at most this many steps (written to DIR/prefix.path.json): a correct system's steady state")
@@ -95,7 +96,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split, LivePrefix: *livePrefix}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
