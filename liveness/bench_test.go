@@ -44,13 +44,16 @@ func BenchmarkRandTreeRT3(b *testing.B) {
 
 // BenchmarkRandTreeSearch is the exhaustive search of the fixed variant
 // on 3 nodes to depth 15 (iterations 5, 10 and 15), which finds nothing,
-// at 1 and 2 workers: states/s (States counts a state once per prefix
-// task that reached it), distinct states/s and steps/s.
+// at 1 and 2 workers, with the sequential division (jobs=J) and the level
+// division (levels/jobs=J): states/s (States counts a state once per
+// prefix task that reached it), distinct states/s and steps/s.
 func BenchmarkRandTreeSearch(b *testing.B) {
-	for _, jobs := range []int{1, 2} {
-		b.Run(map[int]string{1: "jobs=1", 2: "jobs=2"}[jobs], func(b *testing.B) {
+	for _, name := range []string{"jobs=1", "jobs=2", "levels/jobs=1", "levels/jobs=2"} {
+		jobs := int(name[len(name)-1] - '0')
+		b.Run(name, func(b *testing.B) {
 			cfg := randtreeConfig(b, randtree.VariantFixed, 1)
 			cfg.MaxDepth, cfg.Jobs = 15, jobs
+			cfg.LevelDivision = name[0] == 'l'
 			var d time.Duration
 			var states, distinct, steps int64
 			for range b.N {
