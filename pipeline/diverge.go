@@ -119,7 +119,7 @@ func (c *DivergeConfig) check() error {
 	case c.Class < 0:
 		return fmt.Errorf("--class must be at least 1, got %d", c.Class)
 	}
-	return nil
+	return checkMemory("--walks", c.Walks, bytesPerCountsLine)
 }
 
 // Diverge runs phase 3a on the representative of class cfg.Class: the

@@ -132,7 +132,7 @@ func (c *ProfileConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--profile-runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--profile-runs", c.Runs, bytesPerExecLine)
 }
 
 // Profile runs phase 1b, the normal execution time: cfg.Runs executions
@@ -176,7 +176,7 @@ func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
 func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
-	lines := make([]ExecLine, 0, n)
+	lines := make([]ExecLine, 0, initialCap(n))
 	seen := map[string]bool{}
 	prog := start(env.Progress, PhaseProfile, n)
 	path := timedsim.Seeded(seed)

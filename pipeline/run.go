@@ -89,6 +89,15 @@ func (c *Config) check() error {
 			return fmt.Errorf("--%s must be at least %d, got %d", k.name, k.min, k.v)
 		}
 	}
+	if err := checkMemory("--train-runs", c.TrainRuns, bytesPerTrainRun); err != nil {
+		return err
+	}
+	if err := checkMemory("--profile-runs", c.ProfileRuns, bytesPerExecLine); err != nil {
+		return err
+	}
+	if err := checkMemory("--walks", c.Walks, bytesPerCountsLine); err != nil {
+		return err
+	}
 	if c.Target == nil {
 		return errors.New("no target (Config.Target)")
 	}

@@ -116,7 +116,7 @@ func (c *SimulateConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--runs", c.Runs, bytesPerExecLine)
 }
 
 // SimulateResult is what Simulate wrote.
@@ -167,7 +167,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]SimLine, error) {
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
-	lines := make([]SimLine, 0, n)
+	lines := make([]SimLine, 0, initialCap(n))
 	path := timedsim.Seeded(seed)
 	_, _, err := ex.Run(ctx, timedsim.Work{
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },

@@ -119,7 +119,7 @@ func (c *TrainConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--train-runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--train-runs", c.Runs, bytesPerTrainRun)
 }
 
 func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
