@@ -126,6 +126,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if err := a.lockDir(d); err != nil {
+		return ExitError, err
+	}
 	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
 		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
 	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg})

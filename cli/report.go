@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 )
 
@@ -21,6 +22,12 @@ func (a *app) reportCmd(args []string) (int, error) {
 		return ExitError, fmt.Errorf("report takes one results directory, got %d arguments (usage: macepc report DIR)", fs.NArg())
 	}
 	dir := fs.Arg(0)
+	if _, err := pipeline.ExistingDir(dir); err != nil {
+		return ExitError, err
+	}
+	if err := a.lockDir(pipeline.NewDir(dir)); err != nil {
+		return ExitError, err
+	}
 	if err := report.Write(dir); err != nil {
 		return ExitError, err
 	}

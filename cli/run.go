@@ -119,6 +119,9 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 	if err != nil {
 		return pipeline.Env{}, err
 	}
+	if err := a.lockDir(d); err != nil {
+		return pipeline.Env{}, err
+	}
 	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog}, nil
 }
 

@@ -39,6 +39,9 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if err := a.lockDir(d); err != nil {
+		return ExitError, err
+	}
 	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
