@@ -130,7 +130,6 @@ func ApplyScale(set *edd.Set, specs []string) (err error) {
 	return applyScale(set, specs)
 }
 
-//
 // A set with trained labels refuses a label that is none of them, nor a
 // wildcard ("*", "<kind> *") of one of their kinds: a what-if on a label
 // that never occurs is a typo, which the error answers with the closest
