@@ -297,9 +297,6 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if sharded {
 		return a.profileShard(f, env, t, sh, eddSource)
 	}
-	if err := env.Dir.ClearAfter(pipeline.PhaseProfile); err != nil {
-		return ExitError, err
-	}
 	th, err := f.thresholds()
 	if err != nil {
 		return ExitError, err

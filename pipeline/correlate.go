@@ -60,9 +60,6 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 			return nil, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, FileWalks, FileDivergence, d.path)
 		}
 	}
-	if err := d.clearAfter(PhaseDiverge); err != nil {
-		return nil, err
-	}
 	cf, err = correlate(d, pf)
 	if err != nil {
 		d.salvageSummary(pf)
@@ -89,6 +86,9 @@ func correlate(d *Dir, pf *ProfileFile) (*CorrelationFile, error) {
 	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
 		Labels: anomaly.Correlate(samples, pf.CountWindow())}
+	if err := d.clearAfter(PhaseDiverge); err != nil { // once the correlation is computed
+		return nil, err
+	}
 	if err := d.writeJSON(FileCorrelation, cf); err != nil {
 		return nil, err
 	}

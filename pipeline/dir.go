@@ -22,9 +22,9 @@ import (
 )
 
 // The files of a results directory, by the phase that writes them. A
-// phase that starts removes the files of the phases after it
-// (Dir.ClearAfter), so a directory never mixes the results of two
-// configurations.
+// phase that succeeded removes the files of the phases after it
+// (Dir.ClearAfter) before it writes its own, so a directory never mixes
+// the results of two configurations.
 const (
 	FileEDD         = "edd.json"   // phase 1a: the trained event duration distributions
 	FileTrain       = "train.json" // phase 1a: how edd.json was trained (TrainFile)
@@ -89,8 +89,8 @@ func PhaseSeed(base uint64, phase Phase) uint64 {
 // writes every file atomically (a temporary file renamed into place), so
 // that an interrupted phase leaves the completed phases' files intact,
 // checks that the files it reads belong to one configuration (their
-// config hash), and removes the files of the later phases when a phase
-// starts again (ClearAfter).
+// config hash), and removes the files of the later phases once a phase
+// has succeeded, just before it writes its own (ClearAfter).
 type Dir struct {
 	path string
 }

@@ -151,9 +151,6 @@ func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err er
 	if err != nil {
 		return nil, err
 	}
-	if err := d.clearAfter(PhaseSearch); err != nil {
-		return nil, err
-	}
 	df, err = diverge(ctx, cfg.Env, pf, t, an, cfg.Walks, cfg.Confirm)
 	if err != nil {
 		d.salvageSummary(pf)
@@ -242,6 +239,11 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	prog.Done()
 	if err != nil {
 		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
+	}
+	// The divergence point is found: the files of an earlier one go now,
+	// and not before (a refused or interrupted phase changes no file).
+	if err := d.clearAfter(PhaseSearch); err != nil {
+		return nil, err
 	}
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.MedianNS, Q3NS: pf.Q3NS, ThresholdNS: pf.Threshold,

@@ -59,10 +59,12 @@
 // Dir owns the directory's layout (the File constants), writes every file
 // atomically (a temporary file renamed into place), checks that the files
 // it reads belong to one configuration (their config hash), and removes
-// the files of the later phases when a phase starts (Dir.ClearAfter), so
-// a directory never mixes two configurations. An interrupted phase leaves
-// the completed phases' files intact; an interrupted search still writes
-// the executions it explored, with Complete false.
+// the files of the later phases when a phase has succeeded, just before it
+// writes its own (Dir.ClearAfter), so a directory never mixes two
+// configurations. A phase refused on a bad input or flag, failed or
+// interrupted changes no file; an interrupted search still writes the
+// executions it explored, with Complete false. A writer holds the
+// directory's lock (Dir.Lock).
 //
 // # Sharding
 //

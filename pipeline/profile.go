@@ -146,15 +146,15 @@ func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
-		return nil, err
-	}
 	cfg.Thresholds = cfg.Thresholds.resolve(cfg.Target)
-	return profile(ctx, cfg)
+	return profile(ctx, cfg, func() error { return cfg.Dir.clearAfter(PhaseProfile) })
 }
 
-// profile runs phase 1b with resolved thresholds.
-func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
+// profile runs phase 1b with resolved thresholds. Once the profile is
+// computed, and only then, it calls commit (which removes the files the
+// new profile makes stale) and writes profile.json: a profile that fails
+// or is interrupted changes no file.
+func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*ProfileFile, error) {
 	th := cfg.Thresholds
 	lines, seen, err := profileExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
 	if err != nil {
@@ -162,6 +162,9 @@ func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
 	}
 	pf, err := newProfileFile(cfg.Target, cfg.Seed, cfg.Runs, th, cfg.EDDSource, lines, seen)
 	if err != nil {
+		return nil, err
+	}
+	if err := commit(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Dir.writeJSON(FileProfile, pf); err != nil {

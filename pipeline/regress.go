@@ -212,9 +212,6 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.clearAfter(""); err != nil { // the regress files too
-		return nil, err
-	}
 	r.BootstrapSeed = PhaseSeed(r.Seed, PhaseRegress)
 	return r, nil
 }
@@ -238,7 +235,8 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	if len(scale) > 0 {
 		eddSource += ", scaled " + strings.Join(scale, ", ")
 	}
-	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()})
+	clear := func() error { return d.clearAfter("") } // the regress files too, once the profile succeeded
+	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()}, clear)
 	if err != nil {
 		return nil, err
 	}

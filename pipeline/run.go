@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -131,34 +134,46 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			cfg.OnPhase(p, res)
 		}
 	}
+	// Nothing in the directory changes until the training and the
+	// profile succeeded: then the files of an earlier run go, and the
+	// training's and the profile's are written.
 	t, eddSource := cfg.Target, cfg.EDDSource
-	if cfg.TrainRuns == 0 {
-		keep := PhaseTrain // the directory's own edd.json: its training stays
-		if !cfg.KeepTraining {
-			keep = ""
-		}
-		if err := cfg.Dir.clearAfter(keep); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := cfg.Dir.clearAfter(""); err != nil {
-			return nil, err
-		}
+	keep := PhaseTrain // the directory's own edd.json: its training stays
+	if cfg.TrainRuns > 0 || !cfg.KeepTraining {
+		keep = ""
+	}
+	var trained []byte // edd.json as trained, without the what-if factors
+	if cfg.TrainRuns > 0 {
 		tf, set, err := train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns})
 		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := edd.Write(&b, set); err != nil {
 			return nil, err
 		}
 		if err := applyScale(set, cfg.Scale); err != nil {
 			return nil, err
 		}
-		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
+		t, eddSource, res.Train, trained = t.withEDD(set), "trained: "+FileEDD, tf, b.Bytes()
 	}
-	done(PhaseTrain)
-
-	pf, err := profile(ctx, ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)})
+	commit := func() error {
+		if err := cfg.Dir.clearAfter(keep); err != nil {
+			return err
+		}
+		if trained == nil {
+			return nil
+		}
+		if err := atomicfile.WriteBytes(cfg.Dir.File(FileEDD), trained); err != nil {
+			return err
+		}
+		return cfg.Dir.writeJSON(FileTrain, res.Train)
+	}
+	pf, err := profile(ctx, ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}, commit)
 	if err != nil {
 		return nil, err
 	}
+	done(PhaseTrain)
 	res.Profile = pf
 	done(PhaseProfile)
 	if err := searchOn(ctx, cfg, res, done); err != nil {

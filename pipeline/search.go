@@ -130,9 +130,6 @@ func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
-		return nil, err
-	}
 	sf, err = searchTarget(ctx, cfg)
 	if err != nil {
 		cfg.Dir.salvageSummary(cfg.Profile)
@@ -172,6 +169,12 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 	prog.Done()
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
 		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
+	// The explored executions replace the files of an earlier search and
+	// of the phases after it, now and not before: a search refused at its
+	// start changes no file.
+	if cerr := d.clearAfter(PhaseProfile); cerr != nil {
+		return nil, cerr
+	}
 	if err == nil {
 		if err := triage(d, t, pf, sf, execs); err != nil {
 			return nil, err

@@ -103,10 +103,14 @@ func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, e
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
-	if err := cfg.Dir.clearAfter(""); err != nil {
+	tf, set, err = train(ctx, cfg)
+	if err != nil {
 		return nil, nil, err
 	}
-	return train(ctx, cfg)
+	if err := cfg.Dir.clearAfter(""); err != nil { // only once the training succeeded
+		return nil, nil, err
+	}
+	return tf, set, writeTraining(cfg.Dir, tf, set)
 }
 
 func (c *TrainConfig) check() error {
@@ -122,6 +126,7 @@ func (c *TrainConfig) check() error {
 	return checkMemory("--train-runs", c.Runs, bytesPerTrainRun)
 }
 
+// train runs phase 1a; it writes nothing (writeTraining).
 func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 	t, d := cfg.Target, cfg.Dir
 	opts := t.Options
@@ -154,13 +159,15 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		e := dist.(*edd.Empirical)
 		tf.Labels = append(tf.Labels, TrainLabel{Label: l, Samples: e.N(), MedianNS: int64(e.Quantile(0.5)), P99NS: int64(e.Quantile(0.99)), MaxNS: int64(e.Quantile(1))})
 	}
-	if err := writeEDD(d.File(FileEDD), set); err != nil {
-		return nil, nil, err
-	}
-	if err := d.writeJSON(FileTrain, tf); err != nil {
-		return nil, nil, err
-	}
 	return tf, set, nil
+}
+
+// writeTraining writes a training's files, edd.json and train.json.
+func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
+	if err := writeEDD(d.File(FileEDD), set); err != nil {
+		return err
+	}
+	return d.writeJSON(FileTrain, tf)
 }
 
 // LoadTraining reads DIR/train.json: the configuration that edd.json was
