@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
@@ -52,29 +53,38 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 		return nil, errors.New("no profile (CorrelateConfig.Profile)")
 	}
 	d, pf := cfg.Dir, cfg.Profile
-	if _, err := d.loadSearch(pf); err != nil {
+	sf, err := d.loadSearch(pf)
+	if err != nil {
 		return nil, err
 	}
+	var df *DivergenceFile
 	if d.exists(FileWalks) {
-		if _, err := d.loadDivergence(pf); err != nil {
+		if df, err = d.loadDivergence(pf); err != nil {
 			return nil, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, FileWalks, FileDivergence, d.path)
 		}
 	}
-	cf, err = correlate(d, pf)
+	cf, err = correlate(d, pf, sf, df)
 	if err != nil {
 		d.salvageSummary(pf)
 	}
 	return cf, err
 }
 
-func correlate(d *Dir, pf *ProfileFile) (*CorrelationFile, error) {
-	search, err := readCountsLines(d.File(FileSearchExecs), false)
+// correlate runs phase 3b over the executions of the search sf and of
+// the divergence df (nil: none), whose files each line must agree with.
+func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
+	search, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
 	if err != nil {
-		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
-	}
-	walks, err := readCountsLines(d.File(FileWalks), true)
-	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+		}
 		return nil, err
+	}
+	var walks []CountsLine
+	if df != nil {
+		if walks, err = readCountsLines(d.File(FileWalks), true, walkLines(df)); err != nil {
+			return nil, err
+		}
 	}
 	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
 	for _, l := range append(append([]CountsLine(nil), search...), walks...) {

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -261,38 +260,6 @@ func (j *jsonLines) write(path string) error {
 		return j.err
 	}
 	return atomicfile.WriteBytes(path, j.buf.Bytes())
-}
-
-// readCountsLines reads a JSON Lines file of CountsLine; a missing file is
-// (nil, nil) when optional.
-func readCountsLines(path string, optional bool) ([]CountsLine, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if optional && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	defer f.Close()
-	var out []CountsLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var l CountsLine
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("%s line %d: data after the JSON object", path, n)
-		}
-		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
 }
 
 // readJSONFile reads a versioned JSON file of the results directory into v

@@ -192,7 +192,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file: %w (run 'macepc search --out %s' again)", errors.Unwrap(err), d.path)
+		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run 'macepc search --out %s' again)", an.Path, errors.Unwrap(err), d.path)
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)
@@ -459,6 +459,12 @@ func (d *Dir) loadDivergence(pf *ProfileFile) (*DivergenceFile, error) {
 	}
 	if df.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", path, df.ConfigHash, pf.ConfigHash)
+	}
+	if err := df.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
+	}
+	if df.Seed != PhaseSeed(pf.Seed, PhaseDiverge) {
+		return nil, fmt.Errorf("%s does not belong to profile.json: its seed differs", path)
 	}
 	return &df, nil
 }

@@ -286,8 +286,8 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, err
 	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
 		return nil, nil, err
 	}
-	if pf.Template == nil || pf.Runs < 1 || pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS {
-		return nil, nil, fmt.Errorf("%s is malformed: missing template or inconsistent quartiles", path)
+	if err := pf.validate(); err != nil {
+		return nil, nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	t, err := fromPathFile(systems, pf.Template)
 	if err != nil {

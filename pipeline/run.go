@@ -206,7 +206,7 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 		return err
 	}
 	done(PhaseDiverge)
-	if res.Correlation, err = correlate(cfg.Dir, pf); err != nil {
+	if res.Correlation, err = correlate(cfg.Dir, pf, sf, res.Divergence); err != nil {
 		return err
 	}
 	done(PhaseCorrelate)

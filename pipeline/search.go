@@ -294,5 +294,11 @@ func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
 	if sf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s): run the search again", path, sf.ConfigHash, pf.ConfigHash)
 	}
+	if err := sf.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
+	}
+	if sf.Seed != PhaseSeed(pf.Seed, PhaseSearch) || sf.ThresholdNS != pf.Threshold {
+		return nil, fmt.Errorf("%s does not belong to profile.json: its seed or threshold differs", path)
+	}
 	return &sf, nil
 }

@@ -186,5 +186,8 @@ func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	if err := checkFormat(path, tf.Format, tf.Version, "macepc-train"); err != nil {
 		return nil, err
 	}
+	if err := tf.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
+	}
 	return tf, nil
 }
