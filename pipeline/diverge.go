@@ -232,7 +232,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	// A panicking execution's Steps does not count the step that panicked;
 	// the prefixes to search include it.
 	steps := an.Steps
-	if an.Outcome == timedsim.Panicked.String() {
+	if an.Outcome == timedsim.Panicked.String() || an.Outcome == timedsim.Hung.String() {
 		steps++
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
@@ -258,7 +258,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 
 	// Replay both executions with the event log on.
-	aRes, err := record(ctx, d, t, anomalous)
+	aRes, err := record(ctx, env, t, anomalous)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 	var sRes *timedsim.Result
 	if rep.Similar != nil {
-		if sRes, err = record(ctx, d, t, rep.Similar.Path); err != nil {
+		if sRes, err = record(ctx, env, t, rep.Similar.Path); err != nil {
 			return nil, err
 		}
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, timedsim.FormatTime(sRes.ExecTime), timedsim.FormatTime(crit.Limit))
@@ -422,8 +422,9 @@ func countProbeWalks(rep *divergence.Report) int {
 }
 
 // record replays a path with the event log on.
-func record(ctx context.Context, d *Dir, t *Target, path timedsim.Path) (*timedsim.Result, error) {
-	opts := t.Options
+func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timedsim.Result, error) {
+	d := env.Dir
+	opts := env.watched(t.Options)
 	opts.Record = true
 	sim, err := timedsim.NewSimulator(t.Scenario, opts)
 	if err != nil {

@@ -221,7 +221,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	if err := prof.RequireExcess(time.Duration(th.MinExcessNS)); err != nil {
 		return nil, err
 	}
-	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
+	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
 		if k := outcomes[o.String()]; k > 0 {
 			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
 		}

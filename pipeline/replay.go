@@ -41,6 +41,7 @@ func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 	}
 	rec := opts
 	rec.Record = true
+	rec.HandlerTimeout = timedsim.DefaultHandlerTimeout // a hung handler's replay ends too
 	sim, err := timedsim.NewSimulator(sc, rec)
 	if err != nil {
 		return nil, err

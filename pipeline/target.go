@@ -161,6 +161,9 @@ func writeEDD(path string, set *edd.Set) error {
 // nothing).
 func Finding(r *timedsim.Result) string {
 	switch r.Outcome {
+	case timedsim.Hung:
+		p := r.Panic
+		return fmt.Sprintf("handler hung at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 	case timedsim.Panicked:
 		p := r.Panic
 		if p.Where == "handler" {

@@ -25,6 +25,22 @@ type Env struct {
 	Jobs int
 	// Progress, if not nil, follows each phase's executions.
 	Progress Progress
+	// HandlerTimeout is the handler watchdog of every execution
+	// (timedsim.Options.HandlerTimeout): a handler that does not return
+	// within it is a finding, Outcome Hung, like a panic. 0:
+	// timedsim.DefaultHandlerTimeout; negative: no watchdog.
+	HandlerTimeout time.Duration
+}
+
+// watched is opts with e's handler watchdog.
+func (e *Env) watched(opts timedsim.Options) timedsim.Options {
+	switch {
+	case e.HandlerTimeout == 0:
+		opts.HandlerTimeout = timedsim.DefaultHandlerTimeout
+	case e.HandlerTimeout > 0:
+		opts.HandlerTimeout = e.HandlerTimeout
+	}
+	return opts
 }
 
 func (e *Env) check() error {
@@ -39,7 +55,7 @@ func (e *Env) check() error {
 
 // explorer runs t's executions with e's workers.
 func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
-	return &timedsim.Explorer{Scenario: t.Scenario, Options: opts, Jobs: e.Jobs}
+	return &timedsim.Explorer{Scenario: t.Scenario, Options: e.watched(opts), Jobs: e.Jobs}
 }
 
 // ---- phase 1a: EDD training ----

@@ -101,6 +101,12 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 				if r.Outcome == Interrupted {
 					return
 				}
+				if r.Outcome == Hung { // an abandoned handler still runs on sim
+					var err error
+					if sim, err = NewSimulator(e.Scenario, e.Options); err != nil {
+						panic(err) // it was made with the same arguments before
+					}
+				}
 				mu.Lock()
 				pending[i] = r
 				emit()
