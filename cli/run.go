@@ -42,6 +42,7 @@ func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
 
 func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
 	fs.IntVar(&f.sim.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
+	fs.BoolVar(&f.sim.checkDet, "check-determinism", false, checkDetDoc)
 }
 
 func (f *pipelineFlags) registerTrain(fs *pflag.FlagSet) {
@@ -122,7 +123,7 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 	if err := a.lockDir(d); err != nil {
 		return pipeline.Env{}, err
 	}
-	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog}, nil
+	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog, CheckDeterminism: f.sim.checkDet}, nil
 }
 
 // parsePipeline registers the given flag groups, parses and checks.

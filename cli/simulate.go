@@ -42,7 +42,7 @@ func (a *app) simulate(args []string) (int, error) {
 	if err := a.lockDir(d); err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs}, Target: t, Seed: sf.seed, Runs: *runs}
+	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, CheckDeterminism: sf.checkDet}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
 		return a.shardDone(pipeline.SimulateShard(a.ctx, cfg, sh))

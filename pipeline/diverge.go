@@ -237,6 +237,9 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}

@@ -192,6 +192,9 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 		return true
 	}})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, nil, err
+	}
 	if err != nil || done < n {
 		return nil, nil, env.Dir.interrupted(PhaseProfile, done, n)
 	}

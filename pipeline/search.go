@@ -167,6 +167,9 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		prog.Add(1, "")
 	})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, err
+	}
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
 		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
 	// The explored executions replace the files of an earlier search and

@@ -151,6 +151,9 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 		return nil, err
 	}
 	lines, runErr := simulateExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
+	if errors.Is(runErr, timedsim.ErrNondeterministic) {
+		return nil, runErr
+	}
 	res, err = writeSimulate(cfg.Dir, cfg.Target, cfg.Seed, cfg.Runs, lines)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,9 @@ type Env struct {
 	// within it is a finding, Outcome Hung, like a panic. 0:
 	// timedsim.DefaultHandlerTimeout; negative: no watchdog.
 	HandlerTimeout time.Duration
+	// CheckDeterminism runs every execution twice and fails on any
+	// difference (timedsim.Explorer.CheckDeterminism).
+	CheckDeterminism bool
 }
 
 // watched is opts with e's handler watchdog.
@@ -55,7 +58,7 @@ func (e *Env) check() error {
 
 // explorer runs t's executions with e's workers.
 func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
-	return &timedsim.Explorer{Scenario: t.Scenario, Options: e.watched(opts), Jobs: e.Jobs}
+	return &timedsim.Explorer{Scenario: t.Scenario, Options: e.watched(opts), Jobs: e.Jobs, CheckDeterminism: e.CheckDeterminism}
 }
 
 // ---- phase 1a: EDD training ----
@@ -160,6 +163,9 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		return true
 	}})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, nil, err
+	}
 	if err != nil || done < cfg.Runs {
 		return nil, nil, d.interrupted(PhaseTrain, done, cfg.Runs)
 	}

@@ -213,3 +213,32 @@ func TestWatchdogDoesNotChangeResults(t *testing.T) {
 		}
 	}
 }
+
+// leaky keeps a counter shared by every execution (a package variable in
+// a real protocol): the executions are not pure functions of their paths.
+type leaky struct{ shared *int }
+
+func (l *leaky) Init(ctx timedsim.Context) {
+	*l.shared++
+	ctx.SetTimer("t", time.Duration(*l.shared%3+1)*time.Millisecond, nil)
+}
+func (*leaky) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (*leaky) Timer(timedsim.Context, string, any)                         {}
+
+// CheckDeterminism runs each execution twice and fails on a difference;
+// a deterministic protocol passes.
+func TestCheckDeterminism(t *testing.T) {
+	ex := &timedsim.Explorer{Scenario: gossipScenario(5), Jobs: 2, CheckDeterminism: true}
+	if _, done, err := ex.Run(context.Background(), timedsim.Work{N: 20, Path: timedsim.Seeded(1)}); err != nil || done != 20 {
+		t.Fatalf("gossip: %d done, %v", done, err)
+	}
+	shared := 0
+	sc := &timedsim.Scenario{Nodes: 1, Timeout: time.Second, Network: netmodel.DefaultConfig(),
+		New:  func(timedsim.NodeID) timedsim.Service { return &leaky{shared: &shared} },
+		Stop: func(timedsim.World) bool { return false }}
+	ex = &timedsim.Explorer{Scenario: sc, Jobs: 1, CheckDeterminism: true}
+	_, _, err := ex.Run(context.Background(), timedsim.Work{N: 5, Path: timedsim.Seeded(1)})
+	if !errors.Is(err, timedsim.ErrNondeterministic) || !strings.Contains(err.Error(), "execution 0 differs when run again") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("leaky: %v", err)
+	}
+}
