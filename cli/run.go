@@ -33,6 +33,7 @@ type pipelineFlags struct {
 	minExcess   string
 	progress    string
 	shard       string // --shard i/n (shard.go)
+	resume      bool
 }
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
@@ -76,6 +77,7 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
 	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first anomaly, to find the others and class them (0: stop at the first)")
+	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run)")
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
@@ -180,7 +182,7 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := pipeline.Config{Env: env, Target: t, Seed: seed, TrainRuns: f.trainRuns, Scale: f.sim.scale, ProfileRuns: f.profileRuns, Thresholds: th,
-		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm}
+		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
 	if fs.Changed("edd") { // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
@@ -375,7 +377,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns}
+	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Resume: f.resume}
 	if sh, ok, err := a.shardOf(f.shard); err != nil {
 		return ExitError, err
 	} else if ok {

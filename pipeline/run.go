@@ -41,6 +41,12 @@ type Config struct {
 	// Walks and Confirm configure phase 3a (DivergeConfig).
 	Walks, Confirm int
 
+	// Resume continues an interrupted run in Dir: a training, profile
+	// and search there that are what this run would compute are kept (an
+	// interrupted search goes on from its last execution), the later
+	// phases run again. The files are those of an uninterrupted run.
+	Resume bool
+
 	// OnPhase, if not nil, is called when a phase has written its files,
 	// with the result so far (the command line prints each phase as it
 	// ends). A run that skips training reports PhaseTrain with a nil
@@ -144,18 +150,26 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	var trained []byte // edd.json as trained, without the what-if factors
 	if cfg.TrainRuns > 0 {
-		tf, set, err := train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns})
-		if err != nil {
-			return nil, err
+		tf, set, kept := (*TrainFile)(nil), (*edd.Set)(nil), false
+		if cfg.Resume {
+			tf, set, kept = cfg.Dir.keptTraining(&cfg)
 		}
-		var b bytes.Buffer
-		if err := edd.Write(&b, set); err != nil {
-			return nil, err
+		if kept {
+			keep = PhaseTrain
+		} else {
+			if tf, set, err = train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns}); err != nil {
+				return nil, err
+			}
+			var b bytes.Buffer
+			if err := edd.Write(&b, set); err != nil {
+				return nil, err
+			}
+			trained = b.Bytes()
 		}
 		if err := applyScale(set, cfg.Scale); err != nil {
 			return nil, err
 		}
-		t, eddSource, res.Train, trained = t.withEDD(set), "trained: "+FileEDD, tf, b.Bytes()
+		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
 	}
 	commit := func() error {
 		if err := cfg.Dir.clearAfter(keep); err != nil {
@@ -169,9 +183,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		return cfg.Dir.writeJSON(FileTrain, res.Train)
 	}
-	pf, err := profile(ctx, ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}, commit)
-	if err != nil {
-		return nil, err
+	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
+	var pf *ProfileFile
+	if cfg.Resume && trained == nil {
+		pf = cfg.Dir.keptProfile(&pcfg)
+	}
+	if pf == nil {
+		if pf, err = profile(ctx, pcfg, commit); err != nil {
+			return nil, err
+		}
 	}
 	done(PhaseTrain)
 	res.Profile = pf
@@ -193,7 +213,7 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 	if err != nil {
 		return err
 	}
-	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns})
+	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Resume: cfg.Resume})
 	if err != nil {
 		return err
 	}

@@ -89,6 +89,11 @@ type SearchConfig struct {
 	// TriageRuns is the number of executions explored after the first
 	// anomaly, to find the others and class them (0: stop at the first).
 	TriageRuns int
+	// Resume continues the search of Dir with these budgets if it was
+	// interrupted (from the executions it kept), or keeps it if it is
+	// complete; otherwise the search starts afresh. The files are those
+	// of an uninterrupted search.
+	Resume bool
 }
 
 func (c *SearchConfig) check() error {
@@ -154,9 +159,26 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 	seed := PhaseSeed(pf.Seed, PhaseSearch)
 	var lines jsonLines
 	var execs []CountsLine
-	prog := start(cfg.Progress, PhaseSearch, cfg.MaxRuns)
 	first := -1
-	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns}, searchPredicate(pf), func(i int, r *timedsim.Result) {
+	if cfg.Resume {
+		kept, keptLines := d.keptSearch(pf, &cfg)
+		if kept != nil && kept.Complete {
+			return kept, nil
+		}
+		for _, l := range keptLines {
+			lines.add(l)
+			execs = append(execs, l)
+			if first < 0 && isAnomalous(pf, l) {
+				first = l.Index
+			}
+		}
+	}
+	prog := start(cfg.Progress, PhaseSearch, cfg.MaxRuns)
+	if first >= 0 {
+		prog.SetTotal(min(cfg.MaxRuns, first+1+cfg.TriageRuns))
+	}
+	prog.Add(len(execs), "")
+	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns, Start: len(execs), FirstBefore: first}, searchPredicate(pf), func(i int, r *timedsim.Result) {
 		l := newCountsLine(PhaseSearch, i, 0, r.Path.Segments[0].Seed, r)
 		lines.add(l)
 		execs = append(execs, l)
