@@ -104,7 +104,7 @@ func TestCheckDeterminismFlag(t *testing.T) {
 				Stop: func(w timedsim.World) bool { return w.Steps() > 2 }}, nil
 		}}
 	dir := t.TempDir()
-	_, errs, st := runSys(leaky, "simulate", "--system", "leaky", "--runs", "5", "--check-determinism", "--out", dir)
+	_, errs, st := runSys(leaky, "simulate", "--system", "leaky", "--runs", "5", "--jobs", "1", "--check-determinism", "--out", dir)
 	if lines := errorLines(errs); st != cli.ExitError || len(lines) != 1 || !strings.Contains(lines[0], "not deterministic: execution 0 differs when run again") {
 		t.Fatalf("leaky: status %d\n%s", st, errs)
 	}
