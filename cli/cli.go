@@ -107,6 +107,7 @@ func commands() []command {
 		{"merge", "merge the shards of a sharded simulate, profile or search", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
 		{"report", "re-render report.html, summary.md and the plots of a results directory", (*app).reportCmd},
+		{"explore", "write explore.html: step through the executions of a results directory in a browser", (*app).exploreCmd},
 		{"version", "print the version", (*app).version},
 	}
 }

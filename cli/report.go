@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 )
@@ -41,10 +42,18 @@ func (a *app) printReport(dir string) {
 
 // writeReport renders the report at the end of a command; a failure is a
 // warning (the results files are written and the exit status stands).
+// explore.html is written first, so that report.html links to it.
 func (a *app) writeReport(dir string) {
+	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
+	}
 	if err := report.Write(dir); err != nil {
 		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
 		return
 	}
 	a.printReport(dir)
+	if wrote {
+		fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
+	}
 }

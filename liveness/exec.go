@@ -115,10 +115,17 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 			r.err = err
 			return r
 		}
+		if w.tracer != nil {
+			w.tracer.begin(w, en[i])
+		}
 		if o.onEvent != nil {
 			o.onEvent(w.step, w.describeEvent(en[i]), i, len(en))
 		}
-		if !w.exec(en[i]) {
+		ok := w.exec(en[i])
+		if w.tracer != nil {
+			w.tracer.end(w, en[i])
+		}
+		if !ok {
 			break
 		}
 		r.steps = w.step

@@ -54,6 +54,8 @@ type msgRec struct {
 	msg   timedsim.Message
 	label string // "deliver <Type>"
 	desc  string // Describe(msg), rendered lazily
+	// sentStep and sentIndex locate the send in a Trace (-1 otherwise).
+	sentStep, sentIndex int32
 }
 
 // conn is one direction of a connection (reliable: FIFO; datagram: any
@@ -136,6 +138,7 @@ type world struct {
 	plain              map[reflect.Type]bool
 	descs              map[any]string
 	log                *[]string // event log, when recording
+	tracer             *tracer   // TracePath's recorder, or nil
 	panicked           string    // a handler's panic, ending the execution
 	scratch            []byte
 }
@@ -484,14 +487,22 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 		w.conns = slices.Insert(w.conns, i, c)
 	}
 	c := w.conns[i]
+	label := w.deliverLabel(msg)
 	if !t.datagram && t.cap > 0 && len(c.q) >= t.cap {
+		if w.tracer != nil {
+			w.tracer.sent(int32(to), label, t.name, true)
+		}
 		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
 		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
 			w.pushErr(errRec{node: from, te: te, label: "error queue-full"})
 		}
 		return te
 	}
-	c.q = append(c.q, msgRec{msg: msg, label: w.deliverLabel(msg)})
+	m := msgRec{msg: msg, label: label, sentStep: -1, sentIndex: -1}
+	if w.tracer != nil {
+		m.sentStep, m.sentIndex = w.tracer.sent(int32(to), label, t.name, false)
+	}
+	c.q = append(c.q, m)
 	return nil
 }
 
@@ -776,6 +787,9 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 		w.timerLabel[name] = label
 	}
 	t := timerRec{name: name, label: label, data: data}
+	if w.tracer != nil {
+		w.tracer.timer(name, false)
+	}
 	if i >= 0 {
 		n.timers[i] = t
 		return
@@ -790,6 +804,9 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 func (c *wctx) CancelTimer(name string) {
 	n := &c.w.nodes[c.node]
 	if i := n.timerIndex(name); i >= 0 {
+		if c.w.tracer != nil {
+			c.w.tracer.timer(name, true)
+		}
 		n.timers = slices.Delete(n.timers, i, i+1)
 	}
 }
@@ -806,6 +823,9 @@ func (c *wctx) Note(text string) {
 	}
 	if c.w.log != nil {
 		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": note: "+text)
+	}
+	if c.w.tracer != nil {
+		c.w.tracer.note(text)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
@@ -150,7 +151,7 @@ func (d *Dir) clearAfter(phase Phase) error {
 		}
 		after = after || p.phase == phase
 	}
-	files = append(files, report.FileHTML, report.FileMarkdown) // rendered again at the end
+	files = append(files, report.FileHTML, report.FileMarkdown, explore.FileHTML) // rendered again at the end
 	if err := d.remove(files...); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -89,13 +90,15 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.create(); err != nil {
 		return nil, err
 	}
-	if err := d.remove(FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff); err != nil {
-		return nil, err
-	}
 	sys, variant, seed := cfg.System, cfg.Variant, cfg.Search.Seed
 	rep, runErr := liveness.Run(ctx, cfg.Search)
 	if rep == nil {
 		return nil, runErr
+	}
+	// The earlier search's files go once this one has a report, not
+	// before: a refused search changes no file.
+	if err := d.remove(FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, explore.FileHTML); err != nil {
+		return nil, err
 	}
 	hdr := newHeader(livenessPathFmt, sys.Name, variant, sc.Nodes, seed)
 	lf := &LivenessFile{Header: newHeader(livenessFormat, sys.Name, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
@@ -217,16 +220,9 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 	if err != nil {
 		return nil, err
 	}
-	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
+	cfg, err := pf.config(systems)
 	if err != nil {
 		return nil, err
-	}
-	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
-	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
-		return nil, fmt.Errorf("path file: %w", err)
-	}
-	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
-		return nil, fmt.Errorf("path file: %w", err)
 	}
 	lines, err := liveness.Replay(cfg, pf.Path)
 	if err != nil && lines == nil {
@@ -239,4 +235,21 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 		}
 	}
 	return r, nil
+}
+
+// config is the liveness configuration that replays the path file: its
+// scenario, seed, choice weights, faults and properties.
+func (pf *LivenessPathFile) config(systems timedsim.Registry) (liveness.Config, error) {
+	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
+	if err != nil {
+		return liveness.Config{}, err
+	}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
+	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
+		return cfg, fmt.Errorf("path file: %w", err)
+	}
+	if cfg.Liveness, err = liveness.Select(sc.Liveness, pf.Liveness...); err != nil {
+		return cfg, fmt.Errorf("path file: %w", err)
+	}
+	return cfg, nil
 }

@@ -24,6 +24,12 @@ type ReplayResult struct {
 // branchSeed.
 func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFile, branchAt int, branchSeed uint64) (r *ReplayResult, err error) {
 	defer wrapErr(&err)
+	return replay(ctx, systems, pf, branchAt, branchSeed, false)
+}
+
+// replay is Replay; states also records each event's node state
+// (timedsim.Options.RecordStates).
+func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFile, branchAt int, branchSeed uint64, states bool) (*ReplayResult, error) {
 	sys, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return nil, err
@@ -40,7 +46,7 @@ func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 		p = p.Branch(branchAt, branchSeed)
 	}
 	rec := opts
-	rec.Record = true
+	rec.Record, rec.RecordStates = true, states
 	rec.HandlerTimeout = timedsim.DefaultHandlerTimeout // a hung handler's replay ends too
 	sim, err := timedsim.NewSimulator(sc, rec)
 	if err != nil {

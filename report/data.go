@@ -26,6 +26,9 @@ const (
 	FileDiff        = "divergence.diff"
 	FileLiveness    = "liveness.json"
 	FileStateDiff   = "state.diff"
+	// FileExplore is the execution debugger (package explore), which the
+	// report links to when it is there.
+	FileExplore = "explore.html"
 	// A `macepc regress` directory: the comparison and its plot (drawn
 	// by regress with RegressPlot: the baseline's execution times are not
 	// in the directory).
@@ -449,6 +452,8 @@ type Results struct {
 	// when absent).
 	Regress                *Regress
 	RegressSVG, RegressPNG []byte
+	// Explore: explore.html is in the directory.
+	Explore bool
 }
 
 // Load reads a results directory. summary.json and profile.json must be
@@ -464,6 +469,9 @@ func Load(dir string) (*Results, error) {
 		return nil, fmt.Errorf("report: %s is not a results directory (not a directory)", dir)
 	}
 	r := &Results{}
+	if _, err := os.Stat(filepath.Join(dir, FileExplore)); err == nil {
+		r.Explore = true
+	}
 	read := func(name, format string, v any, required bool) (bool, error) {
 		ok, err := readJSON(filepath.Join(dir, name), format, v)
 		if err == nil && !ok && required {

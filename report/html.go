@@ -58,6 +58,7 @@ type htmlData struct {
 	Replay       []string
 	ReplayNote   string
 	Nav          []row
+	Explore      string
 }
 
 // WriteHTML writes report.html: one self-contained file (inline SVG and
@@ -70,6 +71,9 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 	}
 	d.Warnings = append(d.Warnings, h.regressWarnings...)
 	d.Nav = []row{{"config", "Configuration"}, {"summary", "Summary"}}
+	if r.Explore {
+		d.Explore = FileExplore
+	}
 	if s := r.Summary; s != nil {
 		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
@@ -214,7 +218,7 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 <body>
 <main>
 <h1>{{.Title}}</h1>
-<nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}</nav>
+<nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}{{if .Explore}}<a href="{{.Explore}}" id="explore">Step through the executions ▸</a>{{end}}</nav>
 <section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div>{{range .Warnings}}
 <div class="verdict warn">{{.}}</div>{{end}}</section>
 

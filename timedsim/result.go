@@ -61,6 +61,11 @@ type Options struct {
 	// Record keeps the timed event log (Result.Events). Costs allocation
 	// per event: use it for replays, not for exploration.
 	Record bool
+	// RecordStates, with Record, also describes the event's node after
+	// each event (TimedEvent.State): a handler changes only its own
+	// node's state, so the states after every step follow from these
+	// (package explore's state at any step).
+	RecordStates bool
 	// MeasureRealTime measures each handler's real duration (monotonic
 	// clock) into Result.RealTimes, for EDD training (phase 1a).
 	MeasureRealTime bool
@@ -169,6 +174,9 @@ type Result struct {
 	// FinalStates describes each node's state at the end (Record; see
 	// Describe).
 	FinalStates []string
+	// InitialStates describes each node's state as its constructor made
+	// it, before any event (Record and RecordStates).
+	InitialStates []string
 	// Panic describes a handler panic (Outcome Panicked), or the handler
 	// that hung (Outcome Hung).
 	Panic *PanicInfo
@@ -191,9 +199,12 @@ type PanicInfo struct {
 // TimedEvent is one executed event: the paper's <node, event, start,
 // duration> plus what the handler did.
 type TimedEvent struct {
-	Step     int
-	Node     NodeID
-	From     NodeID // sender of a delivered message, None otherwise
+	Step int
+	Node NodeID
+	From NodeID // sender of a delivered message, None otherwise
+	// Depart is when a delivered message left its sender: the end of the
+	// sending event (Start+Duration of the event on From that sent it).
+	Depart   time.Duration
 	Label    string
 	Start    time.Duration
 	Duration time.Duration
@@ -203,6 +214,9 @@ type TimedEvent struct {
 	// it first made them.
 	Notes []string
 	Logs  []string
+	// State is Describe of Node's service right after the event
+	// (Options.RecordStates; "" for an event without a node).
+	State string
 }
 
 // SentMessage is a message a handler sent and its fate.

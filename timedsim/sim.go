@@ -501,6 +501,12 @@ func (s *Simulator) run(ctx context.Context, p Path) *Result {
 	res := &Result{Path: p}
 	s.guard(res, func() {
 		s.resetState(p)
+		if s.opts.Record && s.opts.RecordStates {
+			res.InitialStates = make([]string, len(s.nodes))
+			for i := range s.nodes {
+				res.InitialStates[i] = safeDescribe(s.nodes[i].svc)
+			}
+		}
 		s.loop(ctx, res)
 	})
 	s.finish(res)
@@ -745,6 +751,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		switch r.kind {
 		case evDeliver, evError, evBreak:
 			s.ev.From = NodeID(r.from) // sender, failed peer, other end
+			if r.kind == evDeliver {
+				s.ev.Depart = r.depart
+			}
 		case evPartition, evHeal:
 			s.ev.Node = None
 		}
@@ -857,6 +866,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		s.winCounts[r.label]++
 	}
 	if s.ev != nil {
+		if s.opts.RecordStates && s.ev.Node != None {
+			s.ev.State = safeDescribe(s.nodes[s.ev.Node].svc)
+		}
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
 	}

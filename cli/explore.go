@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/pipeline"
+)
+
+// exploreCmd is `macepc explore DIR` or `macepc explore --path A [--path
+// B]`: write explore.html, the execution debugger in the browser.
+func (a *app) exploreCmd(args []string) (int, error) {
+	fs := a.flags("explore")
+	paths := fs.StringArray("path", nil, "path file to explore instead of a results directory (timed or liveness; give two to see them side by side)")
+	out := fs.String("out", "", "with --path: the file to write (default: explore.html next to the first path file)")
+	fs.Usage = func() {
+		fmt.Fprintf(a.stderr, "Usage: macepc explore DIR\n       macepc explore --path A.path.json [--path B.path.json] [--out FILE]\n\n"+
+			"Writes DIR/%s: every step of the results directory's executions (anomalous and similar fast, dead and live) to step through in a browser.\n\n", explore.FileHTML)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return ExitError, err
+	}
+	if len(*paths) > 0 {
+		if fs.NArg() > 0 {
+			return ExitError, fmt.Errorf("explore takes a results directory or --path files, not both")
+		}
+		if len(*paths) > 2 {
+			return ExitError, fmt.Errorf("explore takes at most two --path files, got %d", len(*paths))
+		}
+		file := *out
+		if file == "" {
+			file = filepath.Join(filepath.Dir((*paths)[0]), explore.FileHTML)
+		}
+		if err := pipeline.ExplorePaths(a.ctx, a.reg, *paths, file); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "  explore: %s\n", file)
+		return ExitOK, nil
+	}
+	if *out != "" {
+		return ExitError, fmt.Errorf("--out goes with --path (a results directory gets DIR/%s)", explore.FileHTML)
+	}
+	if fs.NArg() != 1 {
+		return ExitError, fmt.Errorf("explore takes one results directory, got %d arguments (usage: macepc explore DIR)", fs.NArg())
+	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ExitError, fmt.Errorf("explore: %s is not a results directory (run 'macepc run --out %s' first)", dir, dir)
+	}
+	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
+	if err != nil {
+		return ExitError, err
+	}
+	if !wrote {
+		return ExitError, fmt.Errorf("%s has no execution to explore: no %s and no liveness violation (run 'macepc run' first)", dir, pipeline.FileAnomalyPath)
+	}
+	fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
+	return ExitOK, nil
+}

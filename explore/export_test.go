@@ -1,0 +1,4 @@
+package explore
+
+// BigExecution is bigExecution for the browser benchmark.
+var BigExecution = bigExecution
