@@ -179,6 +179,11 @@ func hostileCases() []hostileCase {
 		{"edd-corrupt-run", badEDD(replaceOnce(`"`, `"x`)), []string{"run", "--out", "DIR", "--edd", "DIR/bad-edd.json"}, "bad-edd.json"},
 		{"edd-negative-duration", badEDD(replaceOnce(`[`, `[-5,`)), []string{"run", "--out", "DIR", "--edd", "DIR/bad-edd.json"}, "bad-edd.json"},
 		{"replay-corrupt-path", edit(pipeline.FileSimilarPath, func(s string) string { return s[:len(s)/2] }), []string{"replay", "--path", "DIR/" + pipeline.FileSimilarPath}, pipeline.FileSimilarPath},
+		{"report-walks-negative-count", edit(walks, firstLine(replaceOnce(`"counts":{"`, `"counts":{"x":-1,"`))), []string{"report", "DIR"}, walks + " line 1"},
+		{"report-search-execs-bogus-phase", edit(execs, firstLine(replaceOnce(`"phase":"search"`, `"phase":"bogus"`))), []string{"report", "DIR"}, execs + " line 1"},
+		{"report-search-explored-negative", edit(pipeline.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"report", "DIR"}, pipeline.FileSearch},
+		{"report-profile-corrupt", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"report", "DIR"}, pipeline.FileProfile},
+		{"report-divergence-config-hash", edit(pipeline.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"report", "DIR"}, pipeline.FileDivergence},
 		{"regress-corrupt-baseline", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"regress", "--out", "DIR/regress", "--baseline", "DIR"}, pipeline.FileProfile},
 	}
 	return cases

@@ -26,7 +26,11 @@ func (a *app) reportCmd(args []string) (int, error) {
 	if _, err := pipeline.ExistingDir(dir); err != nil {
 		return ExitError, err
 	}
-	if err := a.lockDir(pipeline.NewDir(dir)); err != nil {
+	d := pipeline.NewDir(dir)
+	if err := a.lockDir(d); err != nil {
+		return ExitError, err
+	}
+	if err := d.Check(a.reg); err != nil { // the report renders what it reads without checking it
 		return ExitError, err
 	}
 	if err := report.Write(dir); err != nil {
