@@ -95,6 +95,19 @@ func badEDD(f func(string) string) func(t *testing.T, dir string) {
 	}
 }
 
+// shardFile writes DIR/sh/name with content.
+func shardFile(name, content string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, "sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sh", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 type hostileCase struct {
 	name    string
 	corrupt func(t *testing.T, dir string) // nil: the flags are the attack
@@ -141,6 +154,13 @@ func hostileCases() []hostileCase {
 		{"merge-nothing", nil, []string{"merge", "--out", "DIR"}, "shard"},
 		{"report-missing-dir", nil, []string{"report", "DIR/nosuch"}, "nosuch"},
 		{"regress-missing-baseline", nil, []string{"regress", "--out", "DIR/regress", "--baseline", "DIR/nosuch"}, "nosuch"},
+		{"train-runs-0", nil, []string{"train", "--out", "DIR", "--train-runs", "0"}, "--train-runs"},
+		{"train-edd", nil, []string{"train", "--out", "DIR", "--edd", fixedEDD}, "--edd"},
+		{"systems-bogus-flag", nil, []string{"systems", "--bogus"}, "unknown flag"},
+		{"version-bogus-flag", nil, []string{"version", "--bogus"}, "unknown flag"},
+		{"regress-alpha-2", nil, []string{"regress", "--out", "DIR/regress", "--baseline", "DIR", "--alpha", "2"}, "--alpha"},
+		{"replay-no-path", nil, []string{"replay"}, "--path"},
+		{"simulate-shard-bogus", nil, []string{"simulate", "--out", "DIR/sim", "--shard", "3/2"}, "--shard"},
 		{"liveness-depth-negative", nil, []string{"run", "--liveness", "--out", "DIR", "--depth", "-1"}, "depth"},
 		// Corrupted files, read by the phases after the one that wrote them.
 		{"walks-negative-count", edit(walks, firstLine(replaceOnce(`"counts":{"`, `"counts":{"x":-1,"`))), []string{"correlate", "--out", "DIR"}, walks + " line 1"},
@@ -184,6 +204,8 @@ func hostileCases() []hostileCase {
 		{"report-search-explored-negative", edit(pipeline.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"report", "DIR"}, pipeline.FileSearch},
 		{"report-profile-corrupt", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"report", "DIR"}, pipeline.FileProfile},
 		{"report-divergence-config-hash", edit(pipeline.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"report", "DIR"}, pipeline.FileDivergence},
+		{"merge-corrupt-shard", shardFile("simulate.shard-0-of-2.jsonl", `{"format":"macepc-shard"`), []string{"merge", "--out", "DIR/merged", "DIR/sh"}, "simulate.shard-0-of-2.jsonl"},
+		{"merge-shard-not-json", shardFile("search.shard-1-of-2.jsonl", "garbage\n"), []string{"merge", "--out", "DIR/merged", "DIR/sh"}, "search.shard-1-of-2.jsonl"},
 		{"regress-corrupt-baseline", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"regress", "--out", "DIR/regress", "--baseline", "DIR"}, pipeline.FileProfile},
 	}
 	return cases
