@@ -283,3 +283,16 @@ func TestSecondWriterIsRefused(t *testing.T) {
 func runRandTree(ctx context.Context, args []string, stdout, stderr *bytes.Buffer) int {
 	return cli.Run(ctx, args, stdout, stderr, randtree.System())
 }
+
+// With the seed distributions, which have no labels to refuse a --scale
+// typo against, simulate and profile warn with the closest labels their
+// executions ran.
+func TestScaleTypoWarnsWithTheSeedDistributions(t *testing.T) {
+	for _, args := range [][]string{{"simulate", "--runs", "3"}, {"profile", "--profile-runs", "3"}} {
+		var o, e bytes.Buffer
+		st := runRandTree(context.Background(), append(args, "--out", t.TempDir(), "--scale", "deliver Joinn=2"), &o, &e)
+		if st == cli.ExitError || !strings.Contains(e.String(), `macepc: warning: --scale "deliver Joinn": no event of`) || !strings.Contains(e.String(), `closest labels: "deliver Join"`) {
+			t.Errorf("%s: status %d, stderr:\n%s", args[0], st, e.String())
+		}
+	}
+}

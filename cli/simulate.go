@@ -63,6 +63,9 @@ func (a *app) simulate(args []string) (int, error) {
 // printSimulate prints what simulate wrote; the status is ExitFinding
 // when an execution has a finding.
 func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
+	}
 	if sum := res.File.Summary; sum != nil {
 		fmt.Fprintf(a.stdout, "execution time (s): count=%d finished=%d min=%.6f q1=%.6f median=%.6f q3=%.6f max=%.6f\n",
 			sum.Count, sum.Finished, sum.MinS, sum.Q1S, sum.MedianS, sum.Q3S, sum.MaxS)

@@ -237,7 +237,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions are already above the threshold %v (the slowest %v): slow executions are not rare in this scenario",
 			above, runs, prof.Threshold, prof.Max))
 	}
-	prof.Warnings = append(prof.Warnings, unscaledWarning(t.Options.EDD, seen)...)
+	prof.Warnings = append(prof.Warnings, unscaledWarning(t.Options.EDD, seen, "the profile's executions")...)
 	tmpl, err := t.pathFile(timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
 	if err != nil {
 		return nil, err

@@ -131,6 +131,9 @@ type SimulateResult struct {
 	// Findings are the executions with a finding (a panic or a safety
 	// violation), each with its path file (FindingPath).
 	Findings []SimLine
+	// Warnings are about the configuration: a --scale label that none
+	// of the executions ran.
+	Warnings []string
 }
 
 // Simulate runs the explorer: cfg.Runs executions of cfg.Target in index
@@ -150,7 +153,8 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	if err := clearSimulate(cfg.Dir); err != nil {
 		return nil, err
 	}
-	lines, runErr := simulateExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
+	seen := map[string]bool{}
+	lines, runErr := simulateExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs, seen)
 	if errors.Is(runErr, timedsim.ErrNondeterministic) {
 		return nil, runErr
 	}
@@ -158,6 +162,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	if err != nil {
 		return nil, err
 	}
+	res.Warnings = unscaledWarning(cfg.Target.Options.EDD, seen, "the executions")
 	if runErr != nil || len(lines) < cfg.Runs {
 		return res, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
 	}
@@ -167,7 +172,8 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 // simulateExecs runs shard sp's share of executions 0..runs-1 (all for
 // 0/1) in index order; on interruption, the ones finished before the
 // first unfinished index.
-func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]SimLine, error) {
+// The labels the executions ran go into seen, if not nil.
+func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int, seen map[string]bool) ([]SimLine, error) {
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
 	lines := make([]SimLine, 0, initialCap(n))
@@ -177,6 +183,11 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 		Each: func(j int, r *timedsim.Result) bool {
 			lines = append(lines, SimLine{ExecLine: ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
+			if seen != nil {
+				for l := range r.Counts {
+					seen[l] = true
+				}
+			}
 			return true
 		},
 	})

@@ -222,15 +222,16 @@ func closest(s string, labels []string, n int) []string {
 	return out
 }
 
-// unscaledWarning is the profile's warning about --scale keys that
-// applied to none of the labels its executions ran (seen): with the seed
-// distributions, applyScale cannot refuse them up front.
-func unscaledWarning(set *edd.Set, seen map[string]bool) []string {
+// unscaledWarning is the warning of a profile or simulate (whose
+// executions are what) about --scale keys that applied to none of the
+// labels its executions ran (seen): with the seed distributions,
+// applyScale cannot refuse them up front.
+func unscaledWarning(set *edd.Set, seen map[string]bool, what string) []string {
 	labels := slices.Sorted(maps.Keys(seen))
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(set.ScaleFactors())) {
 		if !scaleMatches(key, labels) {
-			out = append(out, fmt.Sprintf("--scale %q: no event of the profile's executions is labelled so (a typo?); closest labels: %s", key, strings.Join(closest(key, labels, 3), ", ")))
+			out = append(out, fmt.Sprintf("--scale %q: no event of %s is labelled so (a typo?); closest labels: %s", key, what, strings.Join(closest(key, labels, 3), ", ")))
 		}
 	}
 	return out
