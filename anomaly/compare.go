@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/macepc/macepc/internal/units"
 )
 
 // Defaults of CompareConfig.
@@ -279,8 +281,8 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 				strings.Join(what, " and "), verb, 100*cfg.MaxSlowdown, t.P, c.MannWhitney.P, c.BootstrapP, holmText))
 		case TestTail:
 			o := c.Outliers
-			c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), %v per execution spent above it (baseline: %v): tail test p = %.3g (Fisher %.3g, excess %.3g), %s",
-				o.Current, len(ys), o.Threshold, o.Base, len(xs), o.CurrentExcess, o.BaseExcess, t.P, o.P, o.ExcessP, holmText))
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d executions above the baseline's threshold %s (baseline: %d of %d), %s per execution spent above it (baseline: %s): tail test p = %.3g (Fisher %.3g, excess %.3g), %s",
+				o.Current, len(ys), units.Duration(o.Threshold), o.Base, len(xs), units.Duration(o.CurrentExcess), units.Duration(o.BaseExcess), t.P, o.P, o.ExcessP, holmText))
 		}
 	}
 	c.Regression = len(c.Reasons) > 0
@@ -290,8 +292,8 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 		if t.Excluded {
 			why = fmt.Sprintf("tail test p = %.3g, Fisher %.3g; with %d executions above the threshold in all, no split of them gives p below %.3g ≥ %g, and the test is left out", t.P, o.P, o.Base+o.Current, t.Attainable, cfg.Alpha)
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %v (baseline: %d of %d), more than the baseline but not significant (%s): %s",
-			o.Current, len(ys), o.Threshold, o.Base, len(xs), why, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %s (baseline: %d of %d), more than the baseline but not significant (%s): %s",
+			o.Current, len(ys), units.Duration(o.Threshold), o.Base, len(xs), why, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
 	}
 	if t := c.Test(TestShift); t.Excluded {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the shift test is left out: %d bootstrap resamples cannot give it a p-value below %.3g ≥ %g: raise the resamples", cfg.Resamples, t.Attainable, cfg.Alpha))

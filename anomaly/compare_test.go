@@ -563,7 +563,7 @@ func TestCompareHeavierTail(t *testing.T) {
 		t.Fatalf("the set-up: %+v, Mann-Whitney %+v", c.Outliers, c.MannWhitney)
 	}
 	if !c.Regression || !c.Test(TestTail).Rejected || c.Test(TestShift).Rejected || c.Outliers.ExcessP > 0.005 ||
-		len(c.Reasons) != 1 || !strings.HasPrefix(c.Reasons[0], "8 of 50 executions above the baseline's threshold 750ms (baseline: 8 of 50), 1.48") {
+		len(c.Reasons) != 1 || !strings.HasPrefix(c.Reasons[0], "8 of 50 executions above the baseline's threshold 750 ms (baseline: 8 of 50), 1.48") {
 		t.Errorf("a heavier tail: regression %v, tests %+v, outliers %+v, reasons %q", c.Regression, c.Tests, c.Outliers, c.Reasons)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/macepc/macepc/internal/units"
 )
 
 // Tukey's fences: the IQR factors of mild and extreme outliers.
@@ -130,11 +132,11 @@ func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Prof
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d of %d executions did not finish: they count at the scenario timeout, which distorts the profile", unfinished, n))
 	}
 	if p.Q1 == p.Q3 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Q1 = Q3 = %v: any slower execution is an anomaly", p.Q3))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Q1 = Q3 = %s: any slower execution is an anomaly", units.Duration(p.Q3)))
 	}
 	if float64(p.Q3) > SlowQ3*float64(p.Median) {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Q3 %v is more than %g times the median %v: the upper quartile is made of slow executions, and so is the threshold derived from it; profile more executions or make the slow ones rarer in the scenario",
-			p.Q3, SlowQ3, p.Median))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Q3 %s is more than %g times the median %s: the upper quartile is made of slow executions, and so is the threshold derived from it; profile more executions or make the slow ones rarer in the scenario",
+			units.Duration(p.Q3), SlowQ3, units.Duration(p.Median)))
 	}
 	return p, nil
 }

@@ -108,11 +108,11 @@ func TestProfileWarnings(t *testing.T) {
 		{"clean", spread(20), 0, nil},
 		{"few", spread(19), 0, []string{"only 19 executions"}},
 		{"unfinished", spread(20), 2, []string{"2 of 20 executions did not finish"}},
-		{"flat", flat, 0, []string{"Q1 = Q3 = 1s: any slower execution is an anomaly"}},
+		{"flat", flat, 0, []string{"Q1 = Q3 = 1 s: any slower execution is an anomaly"}},
 		{"all", spread(1), 1, []string{"only 1 executions", "1 of 1 executions did not finish", "Q1 = Q3"}},
 		// 14 of 20 at 1 s, 6 at 20 s: type 4 puts Q3 at the 15th, 20 s.
 		{"slow quarter", slices.Concat(slices.Repeat([]time.Duration{time.Second}, 14), slices.Repeat([]time.Duration{20 * time.Second}, 6)), 0,
-			[]string{"Q3 20s is more than 1.5 times the median 1s"}},
+			[]string{"Q3 20 s is more than 1.5 times the median 1 s"}},
 		// 10 at 1 s, 10 at 1.5 s: Q3 is exactly 1.5 times the median.
 		{"Q3 at 1.5x", slices.Concat(slices.Repeat([]time.Duration{time.Second}, 10), slices.Repeat([]time.Duration{1500 * time.Millisecond}, 10)), 0, nil},
 	}

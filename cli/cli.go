@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -125,7 +126,11 @@ func (a *app) run(args []string) (int, error) {
 			return c.run(a, args[1:])
 		}
 	}
-	return ExitError, fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+	hint := ""
+	if c := closest(args[0], commandNames()); len(c) > 0 {
+		hint = "; did you mean " + strings.Join(c, " or ") + "?"
+	}
+	return ExitError, fmt.Errorf("unknown command %q%s (commands: %s)", args[0], hint, strings.Join(commandNames(), ", "))
 }
 
 func commandNames() []string {
@@ -148,6 +153,7 @@ func (a *app) flags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("macepc "+name, pflag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.SortFlags = false
+	fs.Usage = func() { printHelp(a.stdout, fs, name) } // --help only: parse errors are one line
 	return fs
 }
 
@@ -183,10 +189,15 @@ func (a *app) systems(args []string) (int, error) {
 	return ExitOK, nil
 }
 
-// oneLine keeps an error message on one line, without the prefix of
-// package pipeline's errors: the command line is that package's voice.
+// internalPrefix is the package prefix of macepc's own errors ("pipeline:
+// ", "timedsim: "), at the start of a message or after another's colon.
+var internalPrefix = regexp.MustCompile(`(^|: )(pipeline|timedsim|shard|edd|netmodel|anomaly|divergence|liveness|report|atomicfile): `)
+
+// oneLine keeps an error message on one line, without the package
+// prefixes of macepc's errors: the command line speaks for its packages,
+// and a user does not know them.
 func oneLine(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "pipeline: ")
+	msg := internalPrefix.ReplaceAllString(err.Error(), "$1")
 	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
 }
 
@@ -194,3 +205,24 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// deprecatedAlias makes --old an alias of the flag --name of fs: setting it
+// sets --name (which then counts as Changed), it is hidden from the help,
+// and using it prints a warning that names the canonical spelling.
+func deprecatedAlias(fs *pflag.FlagSet, old, name string) {
+	f := fs.Lookup(name)
+	fs.Var(aliasValue{Value: f.Value, fs: fs, to: name}, old, f.Usage)
+	if f.NoOptDefVal != "" {
+		fs.Lookup(old).NoOptDefVal = f.NoOptDefVal
+	}
+	fs.MarkDeprecated(old, "use --"+name)
+}
+
+// aliasValue sets the flag it aliases through its FlagSet.
+type aliasValue struct {
+	pflag.Value
+	fs *pflag.FlagSet
+	to string
+}
+
+func (v aliasValue) Set(s string) error { return v.fs.Set(v.to, s) }

@@ -56,13 +56,19 @@ func (a *app) resolve(f *simFlags) (*pipeline.Target, error) {
 	if f.maxSteps < 0 {
 		return nil, fmt.Errorf("--max-steps must be positive, got %d", f.maxSteps)
 	}
-	sys, err := a.reg.Lookup(f.system)
+	sys, err := a.lookupSystem(f.system)
 	if err != nil {
 		return nil, err
 	}
-	variant := sys.ResolveVariant(f.variant)
+	variant, err := resolveVariant(sys, f.variant)
+	if err != nil {
+		return nil, err
+	}
 	params, err := parseParams(f.params)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkParams(sys, params); err != nil {
 		return nil, err
 	}
 	sc, err := sys.ScenarioParams(variant, f.nodes, params)

@@ -29,6 +29,21 @@
 // standard error. Ctrl-C interrupts a run: finished executions are kept
 // and written; a second Ctrl-C kills the process.
 //
+// Every command's --help says what it does, its flags by group, its exit
+// statuses and an example. One concept has one spelling: the results
+// directory is --out DIR (default macepc-out) everywhere, the executions of
+// a profile are --profile-runs; the old spellings (regress --runs, report
+// DIR) still work and print a deprecation warning. A typo in a command,
+// system, variant or parameter name gets the closest names.
+//
+// Every long-running command takes --progress auto|always|never: a bar on
+// a terminal, a plain line every 5 s when standard error is a file or a
+// pipe (a CI log); standard output does not depend on it. Five seconds
+// into a phase that will clearly take more than 15 minutes (or hold more
+// than 8 GiB), a warning on standard error gives the estimate. Durations
+// print in the unit that fits them (package internal/units), and the line
+// of execution times says how many executions did not finish.
+//
 // `macepc run --out DIR` runs every phase; each phase command runs one,
 // reading what the earlier ones wrote into DIR. profile after train takes
 // train's configuration (system, variant, nodes, seed, simulator options)

@@ -15,11 +15,6 @@ func (a *app) exploreCmd(args []string) (int, error) {
 	fs := a.flags("explore")
 	paths := fs.StringArray("path", nil, "path file to explore instead of a results directory (timed or liveness; give two to see them side by side)")
 	out := fs.String("out", "", "with --path: the file to write (default: explore.html next to the first path file)")
-	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: macepc explore DIR\n       macepc explore --path A.path.json [--path B.path.json] [--out FILE]\n\n"+
-			"Writes DIR/%s: every step of the results directory's executions (anomalous and similar fast, dead and live) to step through in a browser.\n\n", explore.FileHTML)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}

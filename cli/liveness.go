@@ -46,7 +46,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 	flags.Uint64Var(&sf.seed, "seed", 1, "seed of the random walks and the driver")
 	flags.IntVar(&sf.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	flags.Bool("liveness", true, "the liveness mode (this command)")
+	flags.MarkHidden("liveness") // it is how this command was chosen, not an option of it
 	out := flags.String("out", "macepc-out", "results directory")
+	progress := flags.String("progress", "auto", progressUsage)
 	depth := flags.Int("depth", liveness.DefaultDepth, "first depth of the iterative-deepening DFS")
 	step := flags.Int("depth-step", liveness.DefaultDepthStep, "depth increment")
 	maxDepth := flags.Int("max-depth", liveness.DefaultMaxDepth, "last DFS depth")
@@ -65,16 +67,22 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if flags.NArg() > 0 {
 		return ExitError, fmt.Errorf("run --liveness takes no arguments, got %q", flags.Args())
 	}
-	sys, err := a.reg.Lookup(sf.system)
+	sys, err := a.lookupSystem(sf.system)
 	if err != nil {
 		return ExitError, err
 	}
 	if sf.nodes < 1 {
 		return ExitError, fmt.Errorf("--nodes must be at least 1, got %d", sf.nodes)
 	}
-	variant := sys.ResolveVariant(sf.variant)
+	variant, err := resolveVariant(sys, sf.variant)
+	if err != nil {
+		return ExitError, err
+	}
 	params, err := parseParams(sf.params)
 	if err != nil {
+		return ExitError, err
+	}
+	if err := checkParams(sys, params); err != nil {
 		return ExitError, err
 	}
 	sc, err := sys.ScenarioParams(variant, sf.nodes, params)
@@ -122,6 +130,10 @@ func (a *app) runLiveness(args []string) (int, error) {
 		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
 		cfg.Prefix = &pf.Path
 	}
+	prog, err := a.progress(*progress, sf.jobs)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
@@ -131,7 +143,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
 		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
-	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg})
+	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog})
 	if res == nil {
 		return ExitError, err
 	}

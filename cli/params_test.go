@@ -94,7 +94,7 @@ func TestParamsThroughTheCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "--system", "pingpong", "--param", "rounds=3"}, `system "pingpong" has no parameters`},
-		{[]string{"simulate", "--system", "pingpong-p", "--param", "round=3"}, `has no parameter "round" (parameters: rounds)`},
+		{[]string{"simulate", "--system", "pingpong-p", "--param", "round=3"}, `unknown parameter "round"; did you mean rounds? (parameters of pingpong-p: rounds)`},
 		{[]string{"simulate", "--system", "pingpong-p", "--param", "rounds=0"}, `parameter rounds: value "0": out of range [1, 100]`},
 		{[]string{"simulate", "--system", "pingpong-p", "--param", "rounds=3", "--param", "rounds=4"}, `--param: rounds given twice`},
 		{[]string{"simulate", "--system", "pingpong-p", "--param", "rounds"}, `is not name=value`},

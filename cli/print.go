@@ -6,15 +6,59 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
-func fmtS(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) + "s" }
+// fmtS is a number of seconds in the unit that fits it (package
+// internal/units): "747.3 ms".
+func fmtS(v float64) string { return units.Seconds(v) }
+
+// fmtNS is fmtS for nanoseconds.
+func fmtNS(ns int64) string { return units.Duration(time.Duration(ns)) }
+
+// unfinishedNote says how many executions did not finish and how, for
+// the line that prints their times, which count an unfinished execution at
+// the scenario's timeout: " (50 of 50 executions timed out: an unfinished
+// execution counts at the scenario's timeout)"; "" when all finished.
+func unfinishedNote(outcomes []string) string {
+	counts := map[string]int{}
+	n := 0
+	for _, o := range outcomes {
+		if o != "" && o != timedsim.Finished.String() {
+			counts[o]++
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, o := range []timedsim.Outcome{timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit, timedsim.Panicked, timedsim.SafetyViolated} {
+		if k := counts[o.String()]; k > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d execution%s %s", k, len(outcomes), plural(len(outcomes), "", "s"), outcomeVerb(o)))
+			delete(counts, o.String())
+		}
+	}
+	for _, o := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d of %d ended %s", counts[o], len(outcomes), o))
+	}
+	return " (" + strings.Join(parts, ", ") + ": an unfinished execution counts at the scenario's timeout)"
+}
+
+func outcomeVerb(o timedsim.Outcome) string {
+	switch o {
+	case timedsim.TimedOut:
+		return "timed out"
+	case timedsim.StepLimit:
+		return "hit --max-steps"
+	}
+	return o.String()
+}
 
 func fmtR(r *float64) string {
 	if r == nil {
@@ -27,7 +71,11 @@ func fmtR(r *float64) string {
 func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 	fmt.Fprintf(w, "\nsummary (%s, seed %d):\n", filepath.Join(dir, pipeline.FileSummary), s.Seed)
 	pr := s.Profile
-	fmt.Fprintf(w, "  normal execution time: median %s, Q3 %s; anomalous above %s (%d profile executions)\n", fmtS(pr.Median), fmtS(pr.Q3), fmtS(pr.Threshold), pr.Runs)
+	unfinished := ""
+	if pr.Unfinished > 0 {
+		unfinished = fmt.Sprintf(", %d of them unfinished, counted at the scenario's timeout", pr.Unfinished)
+	}
+	fmt.Fprintf(w, "  normal execution time: median %s, Q3 %s; anomalous above %s (%d profile executions%s)\n", fmtS(pr.Median), fmtS(pr.Q3), fmtS(pr.Threshold), pr.Runs, unfinished)
 	an := s.Anomaly
 	switch {
 	case an == nil:
@@ -93,10 +141,21 @@ func (a *app) printTrain(d *pipeline.Dir, tf *pipeline.TrainFile) {
 }
 
 func (a *app) printProfile(pf *pipeline.ProfileFile) {
-	fmt.Fprintf(a.stdout, "phase 1b profile: %d executions (seed %d): min %s Q1 %s median %s Q3 %s max %s\n",
-		pf.Runs, pf.Seed, fmtS(pipeline.Secs(pf.MinNS)), fmtS(pipeline.Secs(pf.Q1NS)), fmtS(pipeline.Secs(pf.MedianNS)), fmtS(pipeline.Secs(pf.Q3NS)), fmtS(pipeline.Secs(pf.MaxNS)))
-	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(Q3+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtS(pipeline.Secs(pf.Threshold)), pf.IQRFactor, fmtS(pipeline.Secs(pf.TukeyNS)), pf.MinSlowdown,
-		pipeline.ShortTime(time.Duration(pf.MinExcessNS)), pf.MinExcessBy)
+	outcomes := make([]string, len(pf.Executions))
+	for i, e := range pf.Executions {
+		outcomes[i] = e.Outcome
+	}
+	fmt.Fprintf(a.stdout, "phase 1b profile: %d executions (seed %d): min %s Q1 %s median %s Q3 %s max %s%s\n",
+		pf.Runs, pf.Seed, fmtNS(pf.MinNS), fmtNS(pf.Q1NS), fmtNS(pf.MedianNS), fmtNS(pf.Q3NS), fmtNS(pf.MaxNS), unfinishedNote(outcomes))
+	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(Q3+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtNS(pf.Threshold), pf.IQRFactor, fmtNS(pf.TukeyNS), pf.MinSlowdown,
+		fmtNS(pf.MinExcessNS), pf.MinExcessBy)
+	if above := aboveThreshold(pf); above > 0 {
+		note := fmt.Sprintf("too few to say that more than %.0f%% of executions are this slow", 100*pipeline.RareRate)
+		if _, notRare := pipeline.SlowNotRare(above, len(pf.Executions)); notRare {
+			note = "not rare: see the warning"
+		}
+		fmt.Fprintf(a.stdout, "  %d of %d profile executions already above the threshold (the slowest %s): %s\n", above, len(pf.Executions), fmtNS(pf.MaxNS), note)
+	}
 	c := pf.Coverage
 	fmt.Fprintf(a.stdout, "  EDD (%s): %d labels trained, %d fell back to their kind, %d to the seed distribution\n", pf.EDDSource, len(c.Trained), len(c.Fallback), len(c.Seed))
 	for _, l := range slices.Sorted(maps.Keys(c.Fallback)) {
@@ -105,6 +164,17 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 	for _, w := range pf.Warnings {
 		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
 	}
+}
+
+// aboveThreshold counts the profile's executions above its threshold.
+func aboveThreshold(pf *pipeline.ProfileFile) int {
+	n := 0
+	for _, e := range pf.Executions {
+		if e.ExecTimeNS > pf.Threshold {
+			n++
+		}
+	}
+	return n
 }
 
 func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
@@ -121,7 +191,7 @@ func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
 		}
 		fmt.Fprintf(a.stdout, "  class %d: %s\n", c.Rank, c.Describe())
 		rep := c.Representative
-		fmt.Fprintf(a.stdout, "    representative: execution %d, %s, %d steps -> %s\n", rep.Index, timedsim.FormatTime(time.Duration(rep.ExecTimeNS)), rep.Steps, d.File(rep.Path))
+		fmt.Fprintf(a.stdout, "    representative: execution %d, %s, %d steps -> %s\n", rep.Index, fmtNS(rep.ExecTimeNS), rep.Steps, d.File(rep.Path))
 	}
 }
 
@@ -138,7 +208,7 @@ func (a *app) printDivergence(d *pipeline.Dir, df *pipeline.DivergenceFile) {
 		cut += pr.Cut
 	}
 	fmt.Fprintf(a.stdout, "phase 3a divergence of class %d, execution %d: %d probes, %d walks and %d confirmation walks cut at %s (k=%d, seed %d); a walk recovers if it %s\n",
-		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, timedsim.FormatTime(time.Duration(df.LimitNS)), df.Walks, df.Seed, df.Criterion)
+		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, fmtNS(df.LimitNS), df.Walks, df.Seed, df.Criterion)
 	if df.Step < 0 {
 		fmt.Fprintf(a.stdout, "  no walk recovers even from the start\n")
 		return
@@ -149,7 +219,7 @@ func (a *app) printDivergence(d *pipeline.Dir, df *pipeline.DivergenceFile) {
 	}
 	fmt.Fprintf(a.stdout, "  divergence at %s of %d (%.1f%% ignorable)\n", ev, df.TotalSteps, 100*df.IgnorableFraction)
 	if s := df.Similar; s != nil {
-		fmt.Fprintf(a.stdout, "  similar fast execution: %s (walk %d from prefix %d) -> %s\n", timedsim.FormatTime(time.Duration(s.ExecTimeNS)), s.Walk, s.Prefix, d.File(s.Path))
+		fmt.Fprintf(a.stdout, "  similar fast execution: %s (walk %d from prefix %d) -> %s\n", fmtNS(s.ExecTimeNS), s.Walk, s.Prefix, d.File(s.Path))
 	}
 }
 

@@ -29,10 +29,11 @@ func (a *app) regress(args []string) (int, error) {
 	fl := a.flags("regress")
 	var f regressFlags
 	fl.StringVar(&f.baseline, "baseline", "", "the baseline: a results directory or its profile.json (required)")
-	fl.StringVar(&f.out, "out", "macepc-regress", "results directory for the current profile, regress.json and the plot")
+	fl.StringVar(&f.out, "out", "macepc-out", "results directory for the current profile, regress.json and the plot (not the baseline's)")
 	fl.StringVar(&f.variant, "variant", "", "profile this variant instead of the baseline's (e.g. fixed against a buggy baseline)")
 	fl.Uint64Var(&f.seed, "seed", 0, "profile seed of the current run (default: the baseline's, so unchanged code gives identical executions)")
-	fl.IntVar(&f.runs, "runs", 0, "executions of the current profile (default: as many as the baseline)")
+	fl.IntVar(&f.runs, "profile-runs", 0, "executions of the current profile (default: as many as the baseline)")
+	deprecatedAlias(fl, "runs", "profile-runs")
 	fl.StringArrayVar(&f.scale, "scale", nil, "what-if scaling of an event's durations in the current run, label=factor (repeatable)")
 	fl.StringVar(&f.system, "system", "", "refuse a baseline of another system")
 	fl.IntVar(&f.nodes, "nodes", 0, "refuse a baseline with another number of nodes")
@@ -41,7 +42,7 @@ func (a *app) regress(args []string) (int, error) {
 	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "family-wise significance level: Holm's procedure over the shift and tail tests; the intervals are at 1-alpha")
 	fl.IntVar(&f.resamples, "resamples", anomaly.DefaultResamples, "bootstrap resamples, and permutations of the tail test")
 	fl.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
-	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+	fl.StringVar(&f.progress, "progress", "auto", progressUsage)
 	if err := fl.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -61,14 +62,14 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
 	case f.resamples < 1:
 		return ExitError, fmt.Errorf("--resamples must be at least 1, got %d", f.resamples)
-	case fl.Changed("runs") && f.runs < 1:
-		return ExitError, fmt.Errorf("--runs must be at least 1, got %d", f.runs)
+	case fl.Changed("profile-runs") && f.runs < 1:
+		return ExitError, fmt.Errorf("--profile-runs must be at least 1, got %d", f.runs)
 	case f.jobs < 0:
 		return ExitError, fmt.Errorf("--jobs must be positive, got %d", f.jobs)
 	case f.out == "":
 		return ExitError, errors.New("--out must name a directory")
 	}
-	prog, err := a.progress(f.progress)
+	prog, err := a.progress(f.progress, f.jobs)
 	if err != nil {
 		return ExitError, err
 	}
@@ -81,7 +82,7 @@ func (a *app) regress(args []string) (int, error) {
 	}{
 		{"variant", func() { rc.Variant = &f.variant }},
 		{"seed", func() { rc.Seed = &f.seed }},
-		{"runs", func() { rc.Runs = f.runs }},
+		{"profile-runs", func() { rc.Runs = f.runs }},
 		{"system", func() { rc.System = &f.system }},
 		{"nodes", func() { rc.Nodes = &f.nodes }},
 		{"edd", func() { rc.EDDFile = &f.eddFile }},
@@ -148,7 +149,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 		base, cur int64
 		iv        anomaly.Interval
 	}{{"median", rf.BaseMedianNS, rf.CurMedianNS, rf.MedianRatio}, {"Q3", rf.BaseQ3NS, rf.CurQ3NS, rf.Q3Ratio}} {
-		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtS(pipeline.Secs(r.base)), fmtS(pipeline.Secs(r.cur)), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
+		fmt.Fprintf(w, "  %-6s %s -> %s: %s (%g%% CI %s to %s)\n", r.name, fmtNS(r.base), fmtNS(r.cur), pct(r.iv.Estimate), level, pct(r.iv.Low), pct(r.iv.High))
 	}
 	mw := rf.MannWhitney
 	how := "normal approximation"
@@ -158,7 +159,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	fmt.Fprintf(w, "  Mann-Whitney U = %g of %d pairs, one-sided p = %.3g (%s)\n", mw.U, rf.Baseline.Runs*rf.Current.Runs, mw.P, how)
 	o := rf.Outliers
 	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
-		fmtS(pipeline.Secs(o.ThresholdNS)), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtS(pipeline.Secs(o.CurrentExcessNS)), fmtS(pipeline.Secs(o.BaseExcessNS)), o.ExcessP)
+		fmtNS(o.ThresholdNS), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtNS(o.CurrentExcessNS), fmtNS(o.BaseExcessNS), o.ExcessP)
 	if o.Path != "" {
 		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
 	}

@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -27,10 +29,19 @@ func (a *app) replay(args []string) (int, error) {
 	if *index >= 0 && *runDir == "" {
 		return ExitError, fmt.Errorf("--index goes with --run DIR")
 	}
+	if *runDir != "" && *index < 0 {
+		return ExitError, fmt.Errorf("--run %s needs --index I, the execution to replay (its index in %s)", *runDir, filepath.Join(*runDir, pipeline.FileExecutions))
+	}
+	if fs.Changed("branch-at") && *branch < 0 {
+		return ExitError, fmt.Errorf("--branch-at must be a step >= 0, got %d", *branch)
+	}
 	if fs.Changed("branch-seed") && *branch < 0 {
 		return ExitError, fmt.Errorf("--branch-seed goes with --branch-at STEP")
 	}
 	if *pathFile != "" && *runDir == "" && pipeline.IsLivenessPath(*pathFile) {
+		if *branch >= 0 || *savePath != "" {
+			return ExitError, fmt.Errorf("%s is a liveness path: --branch-at and --save-path replay the paths of the performance pipeline only", *pathFile)
+		}
 		return a.replayLiveness(*pathFile, *logFile)
 	}
 	var pf *timedsim.PathFile
@@ -53,14 +64,23 @@ func (a *app) replay(args []string) (int, error) {
 		return ExitError, err
 	}
 	res := r.Result
+	branched := ""
+	if *branch >= 0 {
+		branched = fmt.Sprintf("; the path's first %d steps, then a branch with --branch-seed %d", *branch, *branchSeed)
+	}
 	if *logFile != "" {
 		if err := atomicfile.Write(*logFile, func(w io.Writer) error { return timedsim.WriteEventLog(w, r.Header, res) }); err != nil {
 			return ExitError, err
 		}
-		fmt.Fprintf(a.stdout, "replayed %s variant=%s nodes=%d: %s, exec time %s, %d steps; event log in %s\n",
-			pf.System, pf.Variant, pf.Nodes, res.Outcome, timedsim.FormatTime(res.ExecTime), res.Steps, *logFile)
-	} else if err := timedsim.WriteEventLog(a.stdout, r.Header, res); err != nil {
-		return ExitError, err
+		fmt.Fprintf(a.stdout, "replayed %s variant=%s nodes=%d%s: %s, exec time %s, %d steps; event log in %s\n",
+			pf.System, pf.Variant, pf.Nodes, branched, res.Outcome, units.Duration(res.ExecTime), res.Steps, *logFile)
+	} else {
+		if err := timedsim.WriteEventLog(a.stdout, r.Header, res); err != nil {
+			return ExitError, err
+		}
+		if branched != "" { // stdout is the event log: say it on stderr
+			fmt.Fprintf(a.stderr, "macepc: replayed %s%s: %s, exec time %s, %d steps\n", pf.System, branched, res.Outcome, units.Duration(res.ExecTime), res.Steps)
+		}
 	}
 	if *savePath != "" {
 		if err := pipeline.WritePathFile(*savePath, r.Target, r.Path, "replay of "+pf.Note); err != nil {

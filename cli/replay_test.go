@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,11 +154,12 @@ func TestEDDFileAndScaling(t *testing.T) {
 	scaled := mustRun(t, dir, "simulate", "--system", "pingpong", "--runs", "5", "--edd", "$DIR/edd.json", "--scale", "deliver Pong=10", "--out", "$DIR/scaled")
 	median := func(out string) float64 {
 		i := strings.Index(out, "median=")
-		v, err := strconv.ParseFloat(strings.Fields(out[i+len("median="):])[0], 64)
+		f := strings.Fields(out[i+len("median="):]) // "147.9 ms"
+		d, err := time.ParseDuration(f[0] + f[1])
 		if err != nil {
 			t.Fatalf("no median in %q", out)
 		}
-		return v
+		return d.Seconds()
 	}
 	// 10 rounds of Ping+Pong handlers: ~0.1 s (seed 1-10 ms), ~0.55 s
 	// trained (25+30 ms), ~3.3 s with Pong x10.
@@ -170,8 +170,39 @@ func TestEDDFileAndScaling(t *testing.T) {
 	// reproduces the slowest execution's time.
 	out := mustRun(t, dir, "replay", "--path", "$DIR/scaled/slowest.path.json", "--log", "$DIR/s.log")
 	i := strings.Index(scaled, "slowest: execution ")
-	want := strings.Fields(scaled[i:])[3] // "…s,"
-	if !strings.Contains(out, "exec time "+strings.TrimSuffix(want, ",")) {
+	want := strings.Split(scaled[i:], ", ")[1] // "3.322 s"
+	if !strings.Contains(out, "exec time "+want+",") {
 		t.Fatalf("replay says %q, simulate's slowest was %s", out, want)
+	}
+}
+
+// replay says what is missing or out of range, and a branching replay says
+// that it branched (issue 18).
+func TestReplayGolden(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "4", "--runs", "3", "--seed", "7", "--out", "$DIR/sim")
+	for _, c := range []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"replay-run-without-index", []string{"replay", "--run", "$DIR/sim"}, 2},
+		{"replay-branch-past-end", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "5000"}, 2},
+		{"replay-branch-negative", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "-3"}, 2},
+		{"replay-branched", []string{"replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "10", "--branch-seed", "5", "--log", "$DIR/b.log"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, status := run(t, dir, c.args...)
+			if status != c.status {
+				t.Errorf("exit status %d, want %d; stderr: %s", status, c.status, stderr)
+			}
+			golden(t, c.name+".stdout", stdout)
+			golden(t, c.name+".stderr", stderr)
+		})
+	}
+	// Without --log, stdout is the event log; the branch is said on stderr.
+	stdout, stderr, status := run(t, dir, "replay", "--path", "$DIR/sim/slowest.path.json", "--branch-at", "10", "--branch-seed", "5")
+	if status != 0 || !strings.HasPrefix(stdout, "#") || !strings.Contains(stderr, "the path's first 10 steps, then a branch with --branch-seed 5") {
+		t.Errorf("status %d, stderr %q", status, stderr)
 	}
 }

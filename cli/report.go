@@ -9,20 +9,26 @@ import (
 	"github.com/macepc/macepc/report"
 )
 
-// reportCmd is `macepc report DIR`: re-render report.html, summary.md and
-// the plots from a results directory's files alone.
+// reportCmd is `macepc report --out DIR`: re-render report.html,
+// summary.md and the plots from a results directory's files alone. The
+// directory as an argument (`macepc report DIR`) is the old, deprecated
+// spelling.
 func (a *app) reportCmd(args []string) (int, error) {
 	fs := a.flags("report")
-	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: macepc report DIR\n\nRenders DIR/%s, DIR/%s and DIR/%s/*.png from the JSON files of a results directory.\n", report.FileHTML, report.FileMarkdown, report.DirPlots)
-	}
+	out := fs.String("out", "macepc-out", "the results directory to render")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
-	if fs.NArg() != 1 {
-		return ExitError, fmt.Errorf("report takes one results directory, got %d arguments (usage: macepc report DIR)", fs.NArg())
+	dir := *out
+	switch {
+	case fs.NArg() > 1:
+		return ExitError, fmt.Errorf("report takes one results directory, --out DIR; got the arguments %q", fs.Args())
+	case fs.NArg() == 1 && fs.Changed("out"):
+		return ExitError, fmt.Errorf("give the results directory once, with --out; got --out %s and the argument %s", *out, fs.Arg(0))
+	case fs.NArg() == 1:
+		dir = fs.Arg(0)
+		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use 'macepc report --out %s', as every other command\n", dir)
 	}
-	dir := fs.Arg(0)
 	if _, err := pipeline.ExistingDir(dir); err != nil {
 		return ExitError, err
 	}

@@ -38,7 +38,7 @@ type pipelineFlags struct {
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "macepc-out", "results directory")
-	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+	fs.StringVar(&f.progress, "progress", "auto", progressUsage)
 }
 
 func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
@@ -114,7 +114,7 @@ func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
 // env opens --out and the progress display for a phase that writes
 // (creating the directory).
 func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
-	prog, err := a.progress(f.progress)
+	prog, err := a.progress(f.progress, f.sim.jobs)
 	if err != nil {
 		return pipeline.Env{}, err
 	}

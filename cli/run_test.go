@@ -419,21 +419,19 @@ func TestRunInterruptedSearchKeepsExecutions(t *testing.T) {
 	}
 }
 
-// TestRunProgress: --progress always draws the phases on stderr, never
-// draws nothing, and a bad mode is an error.
+// TestRunProgress: --progress never draws nothing, always runs the same
+// (to a writer that is not a terminal it prints plain lines every few
+// seconds, TestLineProgress), and a bad mode is an error.
 func TestRunProgress(t *testing.T) {
 	eddFile := trainedEDD(t)
-	for _, c := range []struct {
-		mode string
-		want bool
-	}{{"always", true}, {"never", false}} {
+	for _, mode := range []string{"always", "never"} {
 		dir := t.TempDir()
-		_, errs, st := runRT(t, context.Background(), "profile", "--variant", "fixed", "--edd", eddFile, "--out", dir, "--progress", c.mode)
+		_, errs, st := runRT(t, context.Background(), "profile", "--variant", "fixed", "--edd", eddFile, "--out", dir, "--progress", mode)
 		if st != 0 {
 			t.Fatalf("status %d: %s", st, errs)
 		}
-		if got := strings.Contains(errs, "profile"); got != c.want {
-			t.Errorf("--progress %s: stderr %q", c.mode, errs)
+		if mode == "never" && strings.Contains(errs, "progress") {
+			t.Errorf("--progress never: stderr %q", errs)
 		}
 	}
 	_, errs, st := runRT(t, context.Background(), "profile", "--out", t.TempDir(), "--progress", "sometimes")
@@ -488,44 +486,54 @@ func TestPhaseFailuresKeepTheDirectoryConsistent(t *testing.T) {
 	}
 }
 
-// A profile that already holds executions above its threshold says so: a
-// warning in profile.json (and so in the summary and the report) and on
-// stderr. RandTree buggy with the committed durations: about 2% of the
-// executions wait for the 10 s recovery.
+// A profile that already holds executions above its threshold says so on
+// stdout; it warns (in profile.json, so in the summary and the report, and
+// on stderr) only when they are not rare: RandTree buggy with the
+// committed durations sends about 2% of its executions to the 10 s
+// recovery, as rare as an anomaly (issue 18: the warning fired at 1 of
+// 50), while a threshold at Q3 leaves a quarter above it.
 func TestProfileWarnsOfSlowExecutions(t *testing.T) {
-	dir := t.TempDir()
-	out, errs, st := runRT(t, context.Background(), "profile", "--edd", "../systems/randtree/testdata/edd.json", "--profile-runs", "200", "--seed", "1", "--out", dir, "--progress", "never")
-	if st != 0 {
-		t.Fatalf("profile: status %d\n%s%s", st, out, errs)
-	}
-	var pf struct {
-		Threshold  int64    `json:"threshold_ns"`
-		Warnings   []string `json:"warnings"`
-		Executions []struct {
-			ExecTimeNS int64 `json:"exec_time_ns"`
-		} `json:"executions"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "profile.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &pf); err != nil {
-		t.Fatal(err)
-	}
-	above := 0
-	for _, e := range pf.Executions {
-		if e.ExecTimeNS > pf.Threshold {
-			above++
+	profile := func(dir string, args ...string) (above int, warnings []string, out, errs string) {
+		t.Helper()
+		out, errs, st := runRT(t, context.Background(), append([]string{"profile", "--edd", "../systems/randtree/testdata/edd.json", "--profile-runs", "200", "--seed", "1", "--out", dir, "--progress", "never"}, args...)...)
+		if st != 0 {
+			t.Fatalf("profile: status %d\n%s%s", st, out, errs)
 		}
+		var pf struct {
+			Threshold  int64    `json:"threshold_ns"`
+			Warnings   []string `json:"warnings"`
+			Executions []struct {
+				ExecTimeNS int64 `json:"exec_time_ns"`
+			} `json:"executions"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "profile.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &pf); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range pf.Executions {
+			if e.ExecTimeNS > pf.Threshold {
+				above++
+			}
+		}
+		return above, pf.Warnings, out, errs
 	}
-	if above == 0 {
-		t.Fatal("no profile execution above the threshold: the test needs some (change the seed)")
+	above, warnings, out, errs := profile(t.TempDir())
+	if above == 0 || above > 10 {
+		t.Fatalf("%d of 200 profile executions above the threshold: the test needs a few (change the seed)", above)
 	}
-	want := fmt.Sprintf("%d of 200 profile executions are already above the threshold", above)
-	if !strings.Contains(strings.Join(pf.Warnings, "\n"), want) {
-		t.Errorf("profile.json's warnings %q lack %q", pf.Warnings, want)
+	if want := fmt.Sprintf("  %d of 200 profile executions already above the threshold (the slowest ", above); !strings.Contains(out, want) || !strings.Contains(out, "too few to say that more than 5% of executions are this slow") {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
 	}
-	if !strings.Contains(errs, "macepc: warning: "+want) {
-		t.Errorf("stderr lacks the warning:\n%s", errs)
+	if s := strings.Join(warnings, "\n") + errs; strings.Contains(s, "above the threshold") {
+		t.Errorf("a warning for %d of 200: %s", above, s)
+	}
+
+	above, warnings, out, errs = profile(t.TempDir(), "--iqr-factor", "0.001", "--min-slowdown", "0", "--min-excess", "0")
+	want := fmt.Sprintf("%d of 200 profile executions (%.0f%%) are already above the threshold", above, 100*float64(above)/200)
+	if above < 30 || !strings.Contains(strings.Join(warnings, "\n"), want) || !strings.Contains(errs, "macepc: warning: "+want) || !strings.Contains(out, "not rare: see the warning") {
+		t.Errorf("threshold at Q3: %d above; warnings %q, stderr %q, want %q", above, warnings, errs, want)
 	}
 }

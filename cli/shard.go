@@ -93,6 +93,7 @@ func (a *app) merge(args []string) (int, error) {
 	fs := a.flags("merge")
 	out := fs.String("out", "macepc-out", "results directory: the unsharded command's files are written here (search shards: the directory of their profile.json)")
 	phase := fs.String("phase", "", "merge only this phase's shards (simulate, profile or search) when the directories hold several")
+	progress := fs.String("progress", "auto", progressUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -108,6 +109,10 @@ func (a *app) merge(args []string) (int, error) {
 		}
 		dirs = []string{*out}
 	}
+	prog, err := a.progress(*progress, 0)
+	if err != nil {
+		return ExitError, err
+	}
 	set, err := pipeline.ReadShards(*phase, dirs)
 	if err != nil {
 		return ExitError, err
@@ -122,7 +127,7 @@ func (a *app) merge(args []string) (int, error) {
 	if err := a.lockDir(d); err != nil {
 		return ExitError, err
 	}
-	res, err := pipeline.Merge(pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg}, Set: set})
+	res, err := pipeline.Merge(pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg, Progress: prog}, Set: set})
 	if res != nil { // what was written, even before an error
 		switch {
 		case res.Simulate != nil:

@@ -3,12 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
-	"github.com/macepc/macepc/timedsim"
 )
 
 func (a *app) simulate(args []string) (int, error) {
@@ -18,6 +17,7 @@ func (a *app) simulate(args []string) (int, error) {
 	runs := fs.Int("runs", 100, "number of executions")
 	out := fs.String("out", "macepc-out", "results directory")
 	shardFlag := fs.String("shard", "", shardUsage)
+	progress := fs.String("progress", "auto", progressUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -35,6 +35,10 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	prog, err := a.progress(*progress, sf.jobs)
+	if err != nil {
+		return ExitError, err
+	}
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
@@ -42,7 +46,7 @@ func (a *app) simulate(args []string) (int, error) {
 	if err := a.lockDir(d); err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, CheckDeterminism: sf.checkDet}, Target: t, Seed: sf.seed, Runs: *runs}
+	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, Progress: prog, CheckDeterminism: sf.checkDet}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
 		return a.shardDone(pipeline.SimulateShard(a.ctx, cfg, sh))
@@ -67,11 +71,15 @@ func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
 		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
 	}
 	if sum := res.File.Summary; sum != nil {
-		fmt.Fprintf(a.stdout, "execution time (s): count=%d finished=%d min=%.6f q1=%.6f median=%.6f q3=%.6f max=%.6f\n",
-			sum.Count, sum.Finished, sum.MinS, sum.Q1S, sum.MedianS, sum.Q3S, sum.MaxS)
+		outcomes := make([]string, len(res.Lines))
+		for i, l := range res.Lines {
+			outcomes[i] = l.Outcome
+		}
+		fmt.Fprintf(a.stdout, "execution time: count=%d finished=%d min=%s q1=%s median=%s q3=%s max=%s%s\n",
+			sum.Count, sum.Finished, fmtS(sum.MinS), fmtS(sum.Q1S), fmtS(sum.MedianS), fmtS(sum.Q3S), fmtS(sum.MaxS), unfinishedNote(outcomes))
 		writeHistogram(a.stdout, res.Lines)
 		slow := res.Lines[res.Slowest]
-		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", res.Slowest, timedsim.FormatTime(time.Duration(slow.ExecTimeNS)), slow.Steps, d.File(pipeline.FileSlowest))
+		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", res.Slowest, fmtNS(slow.ExecTimeNS), slow.Steps, d.File(pipeline.FileSlowest))
 	}
 	status := ExitOK
 	for _, l := range res.Findings {
@@ -103,8 +111,7 @@ func writeHistogram(w io.Writer, lines []pipeline.SimLine) {
 	fmt.Fprintln(w, "execution time histogram:")
 	for k := lo; k <= hi; k++ {
 		bar := (counts[k]*40 + most - 1) / most
-		sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 4, 64) + "s" }
-		line := fmt.Sprintf("  [%7s, %7s) %5d %s", sec(unit<<k), sec(unit<<(k+1)), counts[k], strings.Repeat("#", bar))
+		line := fmt.Sprintf("  [%8s, %8s) %5d %s", units.Duration(unit<<k), units.Duration(unit<<(k+1)), counts[k], strings.Repeat("#", bar))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }

@@ -240,7 +240,7 @@ func TestMinExcessOneNode(t *testing.T) {
 	dir := t.TempDir()
 	const eddFile = "../systems/randtree/testdata/edd.json"
 	out, errs, st := runRT(t, context.Background(), "run", "--nodes", "1", "--seed", "1", "--edd", eddFile, "--out", dir, "--progress", "never")
-	if st != cli.ExitOK || !strings.Contains(errs, "less than one link latency (1ms)") || !strings.Contains(out, "median + 1ms (auto: one link latency (1ms))") {
+	if st != cli.ExitOK || !strings.Contains(errs, "less than one link latency (1 ms)") || !strings.Contains(out, "median + 1 ms (auto: one link latency (1 ms))") {
 		t.Errorf("--nodes 1: status %d\n%s%s", st, out, errs)
 	}
 	if _, errs, st := runRT(t, context.Background(), "profile", "--nodes", "1", "--min-excess", "0", "--edd", eddFile, "--out", dir, "--progress", "never", "--profile-runs", "50"); st == cli.ExitError {

@@ -78,6 +78,11 @@ type Config struct {
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
+	// Progress, if not nil, sees the search's statistics so far now and
+	// then (every 256 DFS paths and after each batch of random walks),
+	// from the search's goroutine; it must return quickly. It does not
+	// change the search.
+	Progress func(Stats)
 
 	// visit, a test hook, sees every DFS choice sequence (relative to the
 	// prefix) with how it ended.

@@ -169,6 +169,7 @@ func (s *searcher) search(ctx context.Context) (*foundViolation, string, error) 
 				if err := ctx.Err(); err != nil {
 					return nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err)
 				}
+				s.progress()
 			}
 			w.start(base)
 			for w.step < B {
@@ -296,6 +297,13 @@ func endOf(v *foundViolation, err error) string {
 }
 
 // total is the statistics so far.
+// progress reports the statistics so far to Config.Progress.
+func (s *searcher) progress() {
+	if s.r.Progress != nil {
+		s.r.Progress(s.total())
+	}
+}
+
 func (s *searcher) total() Stats {
 	st := s.stats
 	st.Walks = s.walks
@@ -330,6 +338,7 @@ func (s *searcher) flush(ctx context.Context) (*foundViolation, error) {
 		s.walks++
 		s.walkSteps += int64(res[i].steps)
 	}
+	s.progress()
 	last := res[cut-1]
 	if last.err != nil {
 		return nil, last.err

@@ -16,6 +16,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -65,8 +66,11 @@ type Config struct {
 	Jobs int
 	// Out is the results directory (profile.json, regress.json, the plot,
 	// summary.json and the path file of the first anomalous execution;
-	// `macepc report DIR` renders its HTML report); "" is a temporary
-	// directory that Profile removes after the test.
+	// `macepc report --out DIR` renders its HTML report); "" is a
+	// temporary directory that Profile removes after a passing test and
+	// keeps after a failing one (under the -artifacts output directory
+	// with `go test -artifacts`, else a new directory of os.TempDir whose
+	// path the failure names).
 	Out string
 	// Update rewrites Baseline from this run instead of comparing, as the
 	// -macepctest.update flag does.
@@ -112,13 +116,28 @@ func (r *Result) Failed() bool { return r.Regression || len(r.Anomalies) > 0 }
 // rewrites the baseline and fails only on an anomaly.
 func Profile(t testing.TB, cfg Config) *Result {
 	t.Helper()
-	if cfg.Out == "" {
+	temp := cfg.Out == ""
+	if temp {
 		cfg.Out = t.TempDir()
 	}
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("%v", err)
 		return nil
+	}
+	if temp && r.Failed() {
+		// The temporary directory goes with the test: keep what explains
+		// the failure where it stays.
+		kept, err := keepResults(t, cfg.Out)
+		if err != nil {
+			t.Logf("macepctest: the results of the failed run could not be kept: %v", err)
+			kept = ""
+		}
+		r.Dir = kept
+	}
+	where := "set Config.Out to keep the results"
+	if r.Dir != "" {
+		where = "results in " + r.Dir + " ('macepc report --out " + r.Dir + "' renders them)"
 	}
 	if r.Updated {
 		t.Logf("macepctest: wrote the baseline %s", cfg.Baseline)
@@ -127,15 +146,38 @@ func Profile(t testing.TB, cfg Config) *Result {
 		t.Logf("%s", r.Report)
 	}
 	if r.Regression {
-		t.Errorf("macepctest: performance regression of %s against %s:\n  %s", describe(cfg), cfg.Baseline, strings.Join(r.Reasons, "\n  "))
+		t.Errorf("macepctest: performance regression of %s against %s (%s):\n  %s", describe(cfg), cfg.Baseline, where, strings.Join(r.Reasons, "\n  "))
 	}
 	if n := len(r.Anomalies); n > 0 {
 		a := r.Anomalies[0]
+		path := "not kept (" + where + ")"
+		if r.Dir != "" {
+			path = filepath.Join(r.Dir, outlierPath) + " (replay with macepc replay --path FILE)"
+		}
 		t.Errorf("macepctest: %d of %d executions of %s are anomalous (above %s); the first is execution %d (seed %d), %s: its path file is %s",
-			n, runs(cfg), describe(cfg), timedsim.FormatTime(ns(r.ThresholdNS)), a.Index, a.Seed, timedsim.FormatTime(ns(a.ExecTimeNS)),
-			filepath.Join(r.Dir, outlierPath)+" (set Config.Out to keep it; replay with macepc replay --path FILE)")
+			n, runs(cfg), describe(cfg), units.Duration(ns(r.ThresholdNS)), a.Index, a.Seed, units.Duration(ns(a.ExecTimeNS)), path)
 	}
 	return r
+}
+
+// keepResults copies the results directory dir where it outlives the test:
+// t's artifact directory with `go test -artifacts`, else a new directory
+// in os.TempDir.
+func keepResults(t testing.TB, dir string) (string, error) {
+	var kept string
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		kept = filepath.Join(t.ArtifactDir(), "macepctest")
+	} else {
+		d, err := os.MkdirTemp("", "macepctest-")
+		if err != nil {
+			return "", err
+		}
+		kept = d
+	}
+	if err := os.CopyFS(kept, os.DirFS(dir)); err != nil {
+		return "", err
+	}
+	return kept, nil
 }
 
 // Run profiles cfg's scenario and compares it with cfg.Baseline (or
@@ -290,7 +332,7 @@ func profileReport(pf *pipeline.ProfileFile) string {
 		}
 	}
 	return fmt.Sprintf("profile of %s %s: %d executions (seed %d): median %s, Q3 %s\n  anomaly threshold %s: %d above it",
-		pf.System, pf.Variant, pf.Runs, pf.Seed, timedsim.FormatTime(ns(pf.MedianNS)), timedsim.FormatTime(ns(pf.Q3NS)), timedsim.FormatTime(ns(pf.Threshold)), above)
+		pf.System, pf.Variant, pf.Runs, pf.Seed, units.Duration(ns(pf.MedianNS)), units.Duration(ns(pf.Q3NS)), units.Duration(ns(pf.Threshold)), above)
 }
 
 // regressReport is the regression test's verdict with its reasons and
@@ -298,9 +340,9 @@ func profileReport(pf *pipeline.ProfileFile) string {
 func regressReport(cfg Config, rf *pipeline.RegressFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "regression test against %s: median %s -> %s (%+.1f%%), Q3 %s -> %s (%+.1f%%); %d of %d executions above the baseline's threshold %s (baseline %d of %d): ",
-		cfg.Baseline, timedsim.FormatTime(ns(rf.BaseMedianNS)), timedsim.FormatTime(ns(rf.CurMedianNS)), 100*(rf.MedianRatio.Estimate-1),
-		timedsim.FormatTime(ns(rf.BaseQ3NS)), timedsim.FormatTime(ns(rf.CurQ3NS)), 100*(rf.Q3Ratio.Estimate-1),
-		rf.Outliers.Current, rf.Current.Runs, timedsim.FormatTime(ns(rf.Outliers.ThresholdNS)), rf.Outliers.Base, rf.Baseline.Runs)
+		cfg.Baseline, units.Duration(ns(rf.BaseMedianNS)), units.Duration(ns(rf.CurMedianNS)), 100*(rf.MedianRatio.Estimate-1),
+		units.Duration(ns(rf.BaseQ3NS)), units.Duration(ns(rf.CurQ3NS)), 100*(rf.Q3Ratio.Estimate-1),
+		rf.Outliers.Current, rf.Current.Runs, units.Duration(ns(rf.Outliers.ThresholdNS)), rf.Outliers.Base, rf.Baseline.Runs)
 	if rf.Regression {
 		b.WriteString("REGRESSION")
 	} else {

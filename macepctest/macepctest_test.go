@@ -80,6 +80,17 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "performance regression of randtree fixed") || !strings.Contains(msg, "exceed the tolerated +5.0%") {
 		t.Errorf("message: %s", msg)
 	}
+	// Without Config.Out the results went to the test's temporary
+	// directory; a failure keeps them where they outlive the test, and
+	// names that place (issue 18: it named a directory it then deleted).
+	kept := r.Dir
+	t.Cleanup(func() { os.RemoveAll(kept) })
+	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "results in "+r.Dir+" ") {
+		t.Errorf("the message does not name the kept results %s: %s", r.Dir, msg)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "regress.json")); err != nil || strings.HasPrefix(r.Dir, filepath.Dir(t.TempDir())) {
+		t.Errorf("results not kept out of the test's temporary directories: %s: %v", r.Dir, err)
+	}
 	cfg.MaxSlowdown = 0.2
 	if rec, _ := profile(t, cfg); rec.failed {
 		t.Errorf("20%% tolerated: %q", rec.msgs)

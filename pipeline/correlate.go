@@ -29,6 +29,28 @@ type CorrelationFile struct {
 
 const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
 
+// minCorrelate is the fewest executions phase 3b correlates.
+const minCorrelate = 3
+
+// tooFewToCorrelate says why phase 3b has fewer than minCorrelate
+// executions and what gives it more: the search ran (its file is there),
+// but stopped early, and the divergence walks may be missing.
+func tooFewToCorrelate(d *Dir, sf *SearchFile, search, walks int) error {
+	why := fmt.Sprintf("the search explored %d execution%s", search, plural(search, "", "s"))
+	if sf != nil && sf.FirstIndex >= 0 && sf.TriageRuns == 0 && search == sf.FirstIndex+1 {
+		why = fmt.Sprintf("the search stopped at execution %d, its first anomalous one (--triage-runs 0)", sf.FirstIndex)
+	}
+	added := "the divergence phase has not run"
+	if walks > 0 {
+		added = fmt.Sprintf("the divergence phase added %d walk%s", walks, plural(walks, "", "s"))
+	}
+	more := fmt.Sprintf("search again with more executions ('macepc search --triage-runs 200 --out %s')", d.path)
+	if walks == 0 {
+		more = fmt.Sprintf("run the divergence phase, whose walks are correlated too ('macepc diverge --out %s'), or %s", d.path, more)
+	}
+	return fmt.Errorf("only %d execution%s to correlate, at least %d needed: %s and %s; %s", search+walks, plural(search+walks, "", "s"), minCorrelate, why, added, more)
+}
+
 // CorrelateConfig configures phase 3b.
 type CorrelateConfig struct {
 	// Env.Dir holds the executions to correlate; the phase runs none.
@@ -90,8 +112,8 @@ func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*Co
 	for _, l := range append(append([]CountsLine(nil), search...), walks...) {
 		samples = append(samples, anomaly.Sample{ExecTime: time.Duration(l.ExecTimeNS), Counts: l.Counts, Window: l.Window})
 	}
-	if len(samples) < 3 {
-		return nil, fmt.Errorf("only %d executions to correlate: run the search (and divergence) phases first", len(samples))
+	if len(samples) < minCorrelate {
+		return nil, tooFewToCorrelate(d, sf, len(search), len(walks))
 	}
 	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,

@@ -57,6 +57,13 @@ const (
 	PhaseRegress   Phase = "regress"
 )
 
+// The other commands' long runs, as Progress names them: the explorer's
+// plain run (Simulate) and the liveness search (Liveness).
+const (
+	PhaseSimulate Phase = "simulate"
+	PhaseLiveness Phase = "liveness"
+)
+
 // phaseFiles lists the pipeline's phases in order with the files each writes.
 func phaseFiles() []struct {
 	phase Phase
@@ -144,7 +151,7 @@ func (d *Dir) ClearAfter(phase Phase) (err error) {
 
 func (d *Dir) clearAfter(phase Phase) error {
 	after := phase == ""
-	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier} // regress writes these last
+	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier, FileRegressSlowest} // regress writes these last
 	for _, p := range phaseFiles() {
 		if after {
 			files = append(files, p.files...)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -343,17 +344,17 @@ func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 			after = &df.Probes[i]
 		}
 	}
-	limit := timedsim.FormatTime(time.Duration(df.LimitNS))
+	limit := units.Duration(time.Duration(df.LimitNS))
 	var b strings.Builder
 	fmt.Fprintf(&b, "step %d decides the outcome:", df.Step)
 	if before != nil && before.Recovered {
 		t := before.ExecTimesNS[len(before.ExecTimesNS)-1]
-		fmt.Fprintf(&b, " replaying the %d steps before it, walk %d finished in %s (within %s);", df.Step, before.RecoveredWalk, timedsim.FormatTime(time.Duration(t)), limit)
+		fmt.Fprintf(&b, " replaying the %d steps before it, walk %d finished in %s (within %s);", df.Step, before.RecoveredWalk, units.Duration(time.Duration(t)), limit)
 	}
 	if after != nil && !after.Recovered {
 		fmt.Fprintf(&b, " replaying it too, none of %d walks did", after.Walks)
 		if len(after.ExecTimesNS) > 0 {
-			fmt.Fprintf(&b, " (fastest %s)", timedsim.FormatTime(time.Duration(slices.Min(after.ExecTimesNS))))
+			fmt.Fprintf(&b, " (fastest %s)", units.Duration(time.Duration(slices.Min(after.ExecTimesNS))))
 		}
 		b.WriteString(";")
 	} else if df.Step == df.TotalSteps {
@@ -375,12 +376,14 @@ func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 func drawsDiffer(a, s *timedsim.TimedEvent) string {
 	var out []string
 	if a.Duration != s.Duration {
-		out = append(out, fmt.Sprintf("it takes %s in the anomaly and %s in the similar fast execution", timedsim.FormatTime(a.Duration), timedsim.FormatTime(s.Duration)))
+		da, ds := twoTimes(a.Duration, s.Duration)
+		out = append(out, fmt.Sprintf("it takes %s in the anomaly and %s in the similar fast execution", da, ds))
 	}
 	for _, m := range a.Sends {
 		for _, n := range s.Sends {
 			if m.To == n.To && m.Type == n.Type && m.Transport == n.Transport && (m.Arrive != n.Arrive || m.Status != n.Status) {
-				out = append(out, fmt.Sprintf("its %s to %v arrives at %s in the anomaly and at %s in the similar one", m.Type, m.To, arrival(m), arrival(n)))
+				am, an := arrival(m, n.Arrive), arrival(n, m.Arrive)
+				out = append(out, fmt.Sprintf("its %s to %v arrives at %s in the anomaly and at %s in the similar one", m.Type, m.To, am, an))
 				break
 			}
 		}
@@ -397,11 +400,24 @@ func drawsDiffer(a, s *timedsim.TimedEvent) string {
 	return strings.Join(out, "; ")
 }
 
-func arrival(m timedsim.SentMessage) string {
+// arrival is when m arrives, told apart from other, the arrival it is
+// compared with.
+func arrival(m timedsim.SentMessage, other time.Duration) string {
 	if m.Status != "sent" {
 		return "never (" + m.Status + ")"
 	}
-	return timedsim.FormatTime(m.Arrive)
+	t, _ := twoTimes(m.Arrive, other)
+	return t
+}
+
+// twoTimes are a and b in the unit that fits them, or to the nanosecond
+// when four significant digits would print two different times alike.
+func twoTimes(a, b time.Duration) (string, string) {
+	sa, sb := units.Duration(a), units.Duration(b)
+	if sa == sb && a != b {
+		return timedsim.FormatTime(a), timedsim.FormatTime(b)
+	}
+	return sa, sb
 }
 
 // eventWhat is "label [on node] [from node]" (a driver's partition is

@@ -61,6 +61,9 @@ type LivenessConfig struct {
 	Variant string
 	// Search configures the search itself (package liveness).
 	Search liveness.Config
+	// Progress, if not nil, follows the search (PhaseLiveness, of unknown
+	// total): its DFS paths and random walks count as executions.
+	Progress Progress
 }
 
 // LivenessResult is what Liveness wrote.
@@ -91,7 +94,22 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 		return nil, err
 	}
 	sys, variant, seed := cfg.System, cfg.Variant, cfg.Search.Seed
-	rep, runErr := liveness.Run(ctx, cfg.Search)
+	search := cfg.Search
+	task := start(cfg.Progress, PhaseLiveness, 0)
+	if cfg.Progress != nil {
+		var done int64
+		own := cfg.Search.Progress
+		search.Progress = func(st liveness.Stats) {
+			if own != nil {
+				own(st)
+			}
+			n := st.Paths + st.Walks
+			task.Add(int(n-done), fmt.Sprintf("depth %d, %d states, %d walks", st.Depth, st.States, st.Walks))
+			done = n
+		}
+	}
+	rep, runErr := liveness.Run(ctx, search)
+	task.Done()
 	if rep == nil {
 		return nil, runErr
 	}

@@ -7,8 +7,11 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -95,7 +98,7 @@ func DefaultThresholds() Thresholds {
 func (th Thresholds) resolve(t *Target) Thresholds {
 	if th.MinExcessNS == AutoMinExcess {
 		lat := t.Scenario.Network.WithDefaults().Latency
-		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+lat.String()+")"
+		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+units.Duration(lat)+")"
 	}
 	return th
 }
@@ -230,12 +233,11 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		}
 	}
 	if lat := t.Scenario.Network.WithDefaults().Latency; prof.Median < lat {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the median execution takes %v, less than one link latency (%v): these executions exchange (almost) no messages and differ only in handler durations; an anomaly must be at least %v slower than the median (--min-excess)",
-			prof.Median, lat, prof.MinExcess))
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the median execution takes %s, less than one link latency (%s): these executions exchange (almost) no messages and differ only in handler durations; an anomaly must be at least %s slower than the median (--min-excess)",
+			units.Duration(prof.Median), units.Duration(lat), units.Duration(prof.MinExcess)))
 	}
-	if above := prof.Above(times); above > 0 {
-		prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions are already above the threshold %v (the slowest %v): slow executions are not rare in this scenario",
-			above, runs, prof.Threshold, prof.Max))
+	if w := slowWarning(prof.Above(times), len(times), prof.Threshold, prof.Max); w != "" {
+		prof.Warnings = append(prof.Warnings, w)
 	}
 	prof.Warnings = append(prof.Warnings, unscaledWarning(t.Options.EDD, seen, "the profile's executions")...)
 	tmpl, err := t.pathFile(timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
@@ -253,6 +255,37 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
 		Coverage: t.Options.EDD.Coverage(labels), Executions: lines, Template: tmpl}
 	return pf, nil
+}
+
+// A profile's executions above its own threshold are "not rare" when a
+// one-sided binomial test rejects, at level RareLevel, that at most
+// RareRate of the scenario's executions are that slow. One slow execution
+// in 50 is what a rare anomaly looks like, and no reason to warn.
+const (
+	RareRate  = 0.05
+	RareLevel = 0.05
+)
+
+// SlowNotRare is the p-value of k of n executions above the threshold
+// when at most RareRate of them are (P(X >= k), X binomial(n, RareRate)),
+// and whether it is below RareLevel.
+func SlowNotRare(k, n int) (p float64, notRare bool) {
+	if k <= 0 || n <= 0 {
+		return 1, false
+	}
+	p = distuv.Binomial{N: float64(n), P: RareRate}.Survival(float64(k - 1))
+	return p, p < RareLevel
+}
+
+// slowWarning is the profile's warning about its own executions above its
+// threshold, or "" when they are as rare as anomalies should be.
+func slowWarning(above, runs int, threshold, slowest time.Duration) string {
+	p, notRare := SlowNotRare(above, runs)
+	if !notRare {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d profile executions (%.0f%%) are already above the threshold %s (the slowest %s): more than %.0f%% of this scenario's executions are this slow (one-sided binomial test, p = %.2g < %g), so they are part of its normal behaviour, and the search will report them as anomalies; profile more executions, or raise the threshold (--iqr-factor, --min-slowdown, --min-excess)",
+		above, runs, 100*float64(above)/float64(runs), units.Duration(threshold), units.Duration(slowest), 100*RareRate, p, RareLevel)
 }
 
 // CountWindow is phase 3b's count window for this profile

@@ -30,6 +30,7 @@ const (
 	FileRegressSVG     = "regress.svg"
 	FileRegressPNG     = "regress.png"
 	FileRegressOutlier = "regress-outlier.path.json" // the first current execution above the baseline's threshold
+	FileRegressSlowest = "regress-slowest.path.json" // the slowest current execution
 )
 
 // RegressFile is DIR/regress.json: the comparison of the current code's
@@ -59,6 +60,10 @@ type RegressFile struct {
 	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
 	BootstrapP   float64                   `json:"bootstrap_p"`
 	Outliers     RegressOutliers           `json:"outliers"`
+	// Slowest is the slowest current execution (the first of equals),
+	// whose path file is regress-slowest.path.json: what to replay when
+	// the current code is slower but no execution crossed the threshold.
+	Slowest *RegressSlowest `json:"slowest,omitempty"`
 	// Tests are the shift and tail tests with Holm's decision.
 	Tests      []anomaly.Test `json:"tests"`
 	Regression bool           `json:"regression"`
@@ -92,6 +97,12 @@ type RegressOutliers struct {
 	Path       string     `json:"path,omitempty"`
 }
 
+// RegressSlowest is regress.json's slowest current execution.
+type RegressSlowest struct {
+	ExecLine
+	Path string `json:"path"`
+}
+
 // regressMethod says how regress.json was computed.
 func regressMethod() []string {
 	return []string{
@@ -109,8 +120,8 @@ func regressMethod() []string {
 // execution-time distributions.
 type RegressConfig struct {
 	// Env.Dir receives the current profile.json, regress.json, the plot
-	// and the path file of the first execution above the baseline's
-	// threshold. Env.Systems must hold the baseline's system.
+	// and the path files of the first execution above the baseline's
+	// threshold and of the slowest execution. Env.Systems must hold the baseline's system.
 	Env
 	// Baseline is a results directory or its profile.json.
 	Baseline string
@@ -275,6 +286,19 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 			return res, err
 		}
 		rf.Outliers.Path = FileRegressOutlier
+	}
+	if len(cur.Executions) > 0 {
+		e := cur.Executions[0]
+		for _, x := range cur.Executions[1:] {
+			if x.ExecTimeNS > e.ExecTimeNS {
+				e = x
+			}
+		}
+		note := fmt.Sprintf("regress: current profile seed=%d execution %d, the slowest, %s", seed, e.Index, timedsim.FormatTime(time.Duration(e.ExecTimeNS)))
+		if err := writePath(d.File(FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+			return res, err
+		}
+		rf.Slowest = &RegressSlowest{ExecLine: e, Path: FileRegressSlowest}
 	}
 	secsOf := func(ds []time.Duration) []float64 {
 		out := make([]float64, len(ds))

@@ -21,7 +21,7 @@ type ReplayResult struct {
 // Replay re-runs the execution of path file pf with the event log on,
 // resolving its system from systems and refusing a stale file. With
 // branchAt >= 0 it replays the first branchAt steps and continues with
-// branchSeed.
+// branchSeed; a branchAt at or past the path's last step is an error.
 func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFile, branchAt int, branchSeed uint64) (r *ReplayResult, err error) {
 	defer wrapErr(&err)
 	return replay(ctx, systems, pf, branchAt, branchSeed, false)
@@ -55,6 +55,12 @@ func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 	res := sim.RunContext(ctx, p)
 	if res.Outcome == timedsim.Interrupted {
 		return nil, fmt.Errorf("replay interrupted at step %d; nothing written", res.Steps)
+	}
+	if branchAt >= 0 && res.Steps <= branchAt {
+		// The steps before branchAt are the path's own, so the path itself
+		// ends there: a branch past its end would silently be a plain
+		// replay.
+		return nil, fmt.Errorf("--branch-at %d is past the end of the path, which has %d steps: branch at a step from 0 to %d", branchAt, res.Steps, res.Steps-1)
 	}
 	return &ReplayResult{Target: &Target{System: sys, Variant: pf.Variant, Scenario: sc, Options: opts, Hash: pf.ConfigHash}, Path: p, Result: res,
 		Header: timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: p}}, nil

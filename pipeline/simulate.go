@@ -178,6 +178,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 	n := sp.Len(runs)
 	lines := make([]SimLine, 0, initialCap(n))
 	path := timedsim.Seeded(seed)
+	prog := start(env.Progress, PhaseSimulate, n)
 	_, _, err := ex.Run(ctx, timedsim.Work{
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
@@ -188,9 +189,11 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 					seen[l] = true
 				}
 			}
+			prog.Add(1, "")
 			return true
 		},
 	})
+	prog.Done()
 	return lines, err
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/macepc/macepc/timedsim"
+	"github.com/macepc/macepc/internal/units"
 )
 
 // SummaryFile is DIR/summary.json: the run at a glance, for CI and the
@@ -218,7 +218,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 
 // Describe is "step S: label [on node] [from node] at time".
 func (e *Event) Describe() string {
-	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), timedsim.FormatTime(time.Duration(e.StartNS)))
+	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), units.Duration(time.Duration(e.StartNS)))
 }
 
 // Describe says what a class of anomalies is, in one line: its executions,
@@ -240,14 +240,9 @@ func (c *Class) Describe() string {
 	return fmt.Sprintf("%s of %s (%.1fx the median), %s", n, span, c.Slowdown, sig)
 }
 
-// ShortTime is d with 4 significant digits ("10.01s", "747.8ms", "1.8µs").
-func ShortTime(d time.Duration) string {
-	unit := time.Duration(1)
-	for v := d; v >= 10000; v /= 10 {
-		unit *= 10
-	}
-	return d.Round(unit).String()
-}
+// ShortTime is d with 4 significant digits in the unit that fits it
+// ("10.01 s", "747.8 ms", "1.8 µs"; package internal/units).
+func ShortTime(d time.Duration) string { return units.Duration(d) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -193,20 +194,46 @@ func correlationPlot(d *CorrelationData) func(draw.Canvas) {
 	return tiled(grid, vg.Points(16), vg.Points(12))
 }
 
-// intTicks labels an axis of counts with whole numbers.
+// intTicks labels an axis of counts or indices with whole numbers only:
+// at most maxIntLabels labels, a step of 1, 2 or 5 times a power of ten
+// (never below 1), with unlabelled whole-number ticks between them.
 type intTicks struct{}
 
+// maxIntLabels bounds intTicks' labels: enough to read a bar's height.
+const maxIntLabels = 6
+
 func (intTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	out := ts[:0]
-	for _, t := range ts {
-		if t.Value != math.Trunc(t.Value) {
-			continue
-		}
-		if t.Label != "" {
-			t.Label = fmt.Sprint(int64(t.Value))
-		}
-		out = append(out, t)
+	first, last := math.Ceil(lo), math.Floor(hi)
+	if !(first <= last) || math.IsInf(last-first, 0) {
+		return nil
 	}
-	return out
+	step := 1.0
+	for k := 0; ; k++ {
+		if math.Floor(last/step)-math.Ceil(first/step)+1 <= maxIntLabels {
+			break
+		}
+		step = []float64{2, 5, 10}[k%3] * math.Pow(10, float64(k/3))
+	}
+	minor := 0.0
+	switch {
+	case step >= 5 && math.Mod(step, 5) == 0:
+		minor = step / 5
+	case step >= 2:
+		minor = step / 2
+	}
+	var ts []plot.Tick
+	for v := math.Ceil(first/step) * step; v <= last; v += step {
+		if v == 0 {
+			v = 0 // not -0
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	if minor > 0 {
+		for v := math.Ceil(first/minor) * minor; v <= last; v += minor {
+			if math.Mod(v, step) != 0 {
+				ts = append(ts, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ts
 }

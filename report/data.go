@@ -392,13 +392,29 @@ type Regress struct {
 		BaseExcessNS    int64   `json:"base_excess_ns"`
 		CurrentExcessNS int64   `json:"current_excess_ns"`
 		ExcessP         float64 `json:"excess_p"`
-		Path            string  `json:"path"`
+		// Executions are the current executions above the threshold,
+		// the first replayed by Path.
+		Executions []RegressExec `json:"executions"`
+		Path       string        `json:"path"`
 	} `json:"outliers"`
+	// Slowest is the slowest current execution and its path file (nil
+	// in a directory written before it).
+	Slowest *struct {
+		RegressExec
+		Path string `json:"path"`
+	} `json:"slowest"`
 	// Tests are the shift and tail tests with Holm's decision.
 	Tests      []RegressTest `json:"tests"`
 	Regression bool          `json:"regression"`
 	Reasons    []string      `json:"reasons"`
 	Warnings   []string      `json:"warnings"`
+}
+
+// RegressExec is one current execution of regress.json.
+type RegressExec struct {
+	Index      int   `json:"index"`
+	ExecTimeNS int64 `json:"exec_time_ns"`
+	Steps      int   `json:"steps"`
 }
 
 // RegressTest is one test of regress.json: its p-value, the smallest it

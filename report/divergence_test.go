@@ -24,6 +24,13 @@ func plotTexts(p *plot.Plot, w, h vg.Length) ([]drawnText, draw.Canvas) {
 	rec := &recorder.Canvas{}
 	c := draw.NewCanvas(rec, w, h)
 	p.Draw(c)
+	return recordedTexts(rec), p.DataCanvas(c)
+}
+
+// recordedTexts are the texts of a recorded drawing with their boxes:
+// from the baseline, the font's ascent up and its descent down, its width
+// across.
+func recordedTexts(rec *recorder.Canvas) []drawnText {
 	var out []drawnText
 	for _, a := range rec.Actions {
 		fs, ok := a.(*recorder.FillString)
@@ -34,7 +41,7 @@ func plotTexts(p *plot.Plot, w, h vg.Length) ([]drawnText, draw.Canvas) {
 		e := face.Extents()
 		out = append(out, drawnText{s: fs.String, min: vg.Point{X: fs.Point.X, Y: fs.Point.Y - e.Descent}, max: vg.Point{X: fs.Point.X + face.Width(fs.String), Y: fs.Point.Y + e.Ascent}})
 	}
-	return out, p.DataCanvas(c)
+	return out
 }
 
 // probes builds the probes of an exponential-then-binary search for the

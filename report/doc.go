@@ -22,7 +22,12 @@
 // says why, and so does a plot that fails (a bug): the rest of the report
 // is kept. A `macepc regress` directory's report leads with regress.json's
 // verdict and figures and shows regress.svg, which regress drew with
-// RegressPlot (the baseline's execution times are not in the directory).
+// RegressPlot (the baseline's execution times are not in the directory),
+// then the current profile: a regress run has no later phase, so the
+// report has no placeholder for them. The verdict is one line that names
+// the cause when the pipeline found one (the divergence event and the
+// top-ranked label); its banner is red for a finding, amber for a clean
+// verdict with warnings, green otherwise.
 // Render and RenderPlot draw as inline-ready SVG and PNG with the
 // package's fonts and colours, for other packages' plots too; the PNG
 // files under plots/ carry a line naming the run and the figure, since

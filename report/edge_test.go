@@ -193,7 +193,7 @@ func TestReportCommand(t *testing.T) {
 			t.Fatalf("the profile command did not write %s: %v", n, err)
 		}
 	}
-	st, out, e := run("report", dir)
+	st, out, e := run("report", "--out", dir)
 	if st != cli.ExitOK || !strings.Contains(out, report.FileHTML) {
 		t.Fatalf("report: exit %d: %s%s", st, out, e)
 	}
@@ -208,9 +208,8 @@ func TestReportCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report"}, "one results directory"},
-		{[]string{"report", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
-		{[]string{"report", writeFiles(t, map[string]string{report.FileSummary: "garbage"})}, "malformed"},
+		{[]string{"report", "--out", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
+		{[]string{"report", "--out", writeFiles(t, map[string]string{report.FileSummary: "garbage"})}, "malformed"},
 	} {
 		st, _, e := run(c.args...)
 		if st != cli.ExitError || !strings.Contains(e, c.want) {

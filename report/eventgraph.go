@@ -267,7 +267,9 @@ func eventKind(label string) (kind, short string) {
 	return "other", label
 }
 
-// trimSec prints seconds with 3 decimals ("10.000s").
+// trimSec prints a point in simulated time (a timer's) in seconds with
+// 3 decimals ("10.012s"): a time, not a duration, so that timers set in
+// one window compare at a glance.
 func trimSec(v float64) string { return fmt.Sprintf("%.3fs", v) }
 
 func eventGraphFigure(r *Results) Figure {
@@ -301,7 +303,7 @@ func eventGraphFigure(r *Results) Figure {
 // points.
 const (
 	egFont  = 6.5
-	egRowH  = 8.0
+	egRowH  = 8.5
 	egSpace = 3.0 // points between texts
 )
 
@@ -491,10 +493,11 @@ func (g *egPlotter) lateRows(c draw.Canvas, p *plot.Plot) int {
 // colMessage is the colour of the event graph's messages.
 var colMessage = color.RGBA{R: 0x34, G: 0x49, B: 0x5e, A: 0xff}
 
-// Plot draws the panel in four passes over the nodes' lifelines: the
-// messages, the late arrivals' labels, the stubs of messages sent before
-// the window, and on top the events with their labels (cut short before
-// the texts and dots to their right).
+// Plot draws the panel: the nodes' lifelines, the messages, the stubs of
+// messages sent before the window and the events' dots, then their texts
+// laid out by egLayout so that no two overlap: the late arrivals' labels
+// in their rows under the window, the events' labels, the senders' names
+// of the stubs, then the failed sends' texts.
 func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	yEnd := trY(g.end)
@@ -507,17 +510,39 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	if len(late) > 0 {
 		c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, c.Min.X, yEnd, c.Max.X, yEnd)
 	}
-	texts := g.drawMessages(&c, p)
-	g.drawLate(&c, p, late)
-	texts = append(texts, g.drawSentBefore(&c, p)...)
-	g.drawEvents(&c, p, texts)
+	evs := g.placeEvents(&c, p)
+	lay := &egLayout{area: vg.Rectangle{Min: c.Min, Max: c.Max}}
+	for _, pe := range evs {
+		lay.dots = append(lay.dots, pe.dot)
+	}
+	failed := g.drawMessages(&c, p)
+	stubs := g.drawSentBefore(&c, p)
+	g.drawEvents(&c, evs)
+	g.drawLate(&c, p, late, lay)
+	g.drawLabels(&c, p, evs, lay)
+	st := g.textStyle(p)
+	st.Color = colMessage
+	for _, t := range stubs {
+		lay.draw(&c, st, t.at, t.text, false)
+	}
+	st = g.textStyle(p)
+	st.Color = colAnomaly
+	for _, t := range failed {
+		lay.draw(&c, st, t.at, t.text, true)
+	}
+}
+
+// egText is a text to lay out: where it starts (left end, vertical
+// centre) if there is room.
+type egText struct {
+	at   vg.Point
+	text string
 }
 
 // drawMessages draws the messages: an arrow to the arrival, a dashed one
-// to the window's end, a dropped datagram's ✕ or a failed send's stub
-// with its text. It returns where the texts start (left end, vertical
-// centre).
-func (g *egPlotter) drawMessages(c *draw.Canvas, p *plot.Plot) (texts []vg.Point) {
+// to the window's end, a dropped datagram's ✕ or a failed send's stub.
+// It returns the failed sends' texts, to lay out.
+func (g *egPlotter) drawMessages(c *draw.Canvas, p *plot.Plot) (texts []egText) {
 	trX, trY := p.Transforms(c)
 	yEnd := trY(g.end)
 	for _, m := range g.pn.Messages {
@@ -540,38 +565,33 @@ func (g *egPlotter) drawMessages(c *draw.Canvas, p *plot.Plot) (texts []vg.Point
 			xe := x0 + dir*vg.Points(18)
 			c.StrokeLine2(draw.LineStyle{Color: colAnomaly, Width: vg.Points(1)}, x0, y0, xe, y0)
 			c.DrawGlyph(draw.GlyphStyle{Color: colAnomaly, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}, vg.Point{X: xe, Y: y0})
-			st := g.textStyle(p)
-			st.Color = colAnomaly
-			st.YAlign = draw.YTop
-			pt := vg.Point{X: xe + vg.Points(3), Y: y0 - vg.Points(2)}
-			c.FillText(st, pt, fmt.Sprintf("%s to n%d: %s", m.Type, m.To, m.Status))
-			texts = append(texts, vg.Point{X: pt.X, Y: pt.Y - vg.Points(egFont/2)})
+			texts = append(texts, egText{at: vg.Point{X: xe + vg.Points(3), Y: y0 - vg.Points(2+egFont/2)}, text: fmt.Sprintf("%s to n%d: %s", m.Type, m.To, m.Status)})
 		}
 	}
 	return texts
 }
 
 // drawLate writes the late arrivals' labels in their rows under the
-// window's end.
-func (g *egPlotter) drawLate(c *draw.Canvas, p *plot.Plot, late []lateLabel) {
+// window's end, and keeps the other texts off them.
+func (g *egPlotter) drawLate(c *draw.Canvas, p *plot.Plot, late []lateLabel, lay *egLayout) {
 	_, trY := p.Transforms(c)
 	yEnd := trY(g.end)
 	st := g.textStyle(p)
 	st.XAlign, st.YAlign = draw.XCenter, draw.YTop
 	st.Color = colMessage
 	for _, l := range late {
-		c.FillText(st, vg.Point{X: l.x, Y: yEnd - vg.Points(egSpace) - vg.Points(egRowH)*vg.Length(l.row)}, l.text)
+		pt := vg.Point{X: l.x, Y: yEnd - vg.Points(egSpace) - vg.Points(egRowH)*vg.Length(l.row)}
+		c.FillText(st, pt, l.text)
+		lay.boxes = append(lay.boxes, textBox(st, pt, l.text))
 	}
 }
 
 // drawSentBefore draws the deliveries of messages sent before the
-// window: a dotted stub from the sender's side, with its name. It
-// returns where the names start (left end, vertical centre).
-func (g *egPlotter) drawSentBefore(c *draw.Canvas, p *plot.Plot) (texts []vg.Point) {
+// window: a dotted stub from the sender's side. It returns the senders'
+// names, to lay out above the stubs' ends.
+func (g *egPlotter) drawSentBefore(c *draw.Canvas, p *plot.Plot) (texts []egText) {
 	trX, trY := p.Transforms(c)
 	st := g.textStyle(p)
-	st.Color = colMessage
-	st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
 	for _, e := range g.pn.Events {
 		if !e.SentBefore {
 			continue
@@ -584,41 +604,32 @@ func (g *egPlotter) drawSentBefore(c *draw.Canvas, p *plot.Plot) (texts []vg.Poi
 		sx, sy := x+dir*vg.Points(16), y+vg.Points(9)
 		arrow(c, draw.LineStyle{Color: colMessage, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(1.5)}}, sx, sy, x, y)
 		name := fmt.Sprintf("n%d", e.From)
-		c.FillText(st, vg.Point{X: sx, Y: sy + vg.Points(1)}, name)
-		texts = append(texts, vg.Point{X: sx - st.Width(name)/2, Y: sy + vg.Points(1+egFont/2)})
+		texts = append(texts, egText{at: vg.Point{X: sx - st.Width(name)/2, Y: sy + vg.Points(1+egFont/2)}, text: name})
 	}
 	return texts
 }
 
-// placedEvent is an event's dot and where its label starts (left end,
-// vertical centre).
+// placedEvent is an event's dot and where its label would start (left
+// end, vertical centre): right of the dot, clear of its rings.
 type placedEvent struct {
 	e     EGEvent
 	dot   vg.Point
 	label vg.Point
 }
 
-// placeEvents places the events' dots and labels: a label clear of its
-// dot's rings, pushed down when it would overlap the one above on its
-// node.
+// placeEvents places the events' dots and their labels' anchors.
 func (g *egPlotter) placeEvents(c *draw.Canvas, p *plot.Plot) []placedEvent {
 	trX, trY := p.Transforms(c)
 	var evs []placedEvent
-	lastY := map[int]vg.Length{}
 	for _, e := range g.pn.Events {
 		x, y := trX(float64(g.col[e.Node])), trY(e.Start)
-		ly := y
-		if prev, ok := lastY[e.Node]; ok && prev-ly < vg.Points(egRowH) {
-			ly = prev - vg.Points(egRowH)
-		}
-		lastY[e.Node] = ly
 		gap := 5.0 // clear of the dot, and of its rings
 		if e.Step == g.d.FirstDiff {
 			gap = ifs(e.Step == g.d.Step, 10.0, 8.0)
 		} else if e.Step == g.d.Step {
 			gap = 8
 		}
-		evs = append(evs, placedEvent{e: e, dot: vg.Point{X: x, Y: y}, label: vg.Point{X: x + vg.Points(gap), Y: ly}})
+		evs = append(evs, placedEvent{e: e, dot: vg.Point{X: x, Y: y}, label: vg.Point{X: x + vg.Points(gap), Y: y}})
 	}
 	return evs
 }
@@ -644,20 +655,9 @@ func eventGlyph(kind string) draw.GlyphStyle {
 	return gs
 }
 
-// drawEvents draws the events: their dots, the divergence step's and the
-// first difference's rings, and their labels, each cut short before the
-// next text (texts: those already drawn, left end and vertical centre)
-// or dot to its right.
-func (g *egPlotter) drawEvents(c *draw.Canvas, p *plot.Plot, texts []vg.Point) {
-	evs := g.placeEvents(c, p)
-	var dots []vg.Point
-	for _, pe := range evs {
-		dots = append(dots, pe.dot)
-	}
-	for _, pe := range evs {
-		texts = append(texts, pe.label)
-	}
-	small := g.textStyle(p)
+// drawEvents draws the events' dots and the divergence step's and the
+// first difference's rings.
+func (g *egPlotter) drawEvents(c *draw.Canvas, evs []placedEvent) {
 	for _, pe := range evs {
 		e := pe.e
 		c.DrawGlyph(eventGlyph(e.Kind), pe.dot)
@@ -667,26 +667,143 @@ func (g *egPlotter) drawEvents(c *draw.Canvas, p *plot.Plot, texts []vg.Point) {
 		if e.Step == g.d.FirstDiff {
 			c.DrawGlyph(draw.GlyphStyle{Color: colThreshold, Radius: vg.Points(ifs(e.Step == g.d.Step, 8.5, 6)), Shape: draw.RingGlyph{}}, pe.dot)
 		}
-		limit := c.Max.X - vg.Points(2)
-		for _, t := range texts {
-			if t.X > pe.label.X && vg.Length(math.Abs(float64(t.Y-pe.label.Y))) < vg.Points(egRowH-0.5) {
-				limit = min(limit, t.X-vg.Points(egSpace))
-			}
-		}
-		for _, d := range dots {
-			if d.X > pe.dot.X && vg.Length(math.Abs(float64(d.Y-pe.label.Y))) < vg.Points(egRowH-1) {
-				limit = min(limit, d.X-vg.Points(7))
-			}
-		}
-		st := small
-		switch e.Step {
+	}
+}
+
+// drawLabels lays out the events' labels from the top (the earliest)
+// down: each right of its dot, or a few rows below with a leader line to
+// its dot, cut short with "…" when it does not fit whole anywhere.
+func (g *egPlotter) drawLabels(c *draw.Canvas, p *plot.Plot, evs []placedEvent, lay *egLayout) {
+	order := slices.Clone(evs)
+	slices.SortStableFunc(order, func(a, b placedEvent) int { return cmp.Compare(b.dot.Y, a.dot.Y) })
+	for _, pe := range order {
+		st := g.textStyle(p)
+		switch pe.e.Step {
 		case g.d.Step:
 			st.Color = colAnomaly
 		case g.d.FirstDiff:
 			st.Color = colThreshold
 		}
-		c.FillText(st, pe.label, fitText(st, e.Text, limit-pe.label.X))
+		at := lay.draw(c, st, pe.label, pe.e.Text, true)
+		if dy := pe.label.Y - at.Y; dy < 0 || dy > vg.Points(1.5*egRowH) { // moved up, or down more than a row: a leader to its dot
+			c.StrokeLine2(draw.LineStyle{Color: colMuted, Width: vg.Points(0.4)}, pe.dot.X+vg.Points(2), pe.dot.Y-vg.Points(2), at.X-vg.Points(1), at.Y)
+		}
 	}
+}
+
+// The event graph's text layout: egWiden is the room left for a font
+// wider than the one measured (a browser without Liberation Sans), egClear
+// the vertical clearance between two texts (points), egMaxDrop the rows a
+// text moves down from where it belongs to find room before it tries
+// above.
+const (
+	egWiden   = 1.1
+	egClear   = 1.0
+	egMaxDrop = 4
+	// egMinRoom (points) is enough of a label, cut short, to keep it
+	// in its row rather than move it further.
+	egMinRoom = 45.0
+)
+
+// egLayout places texts one after the other so that none overlaps one
+// placed before or runs over a dot: each where it belongs if it fits
+// whole there, else as few rows below as it takes, else where the most
+// of it fits, cut short.
+type egLayout struct {
+	area  vg.Rectangle // the data area
+	boxes []vg.Rectangle
+	dots  []vg.Point
+}
+
+// textBox is the box a line of text covers drawn at pt in st, as
+// text.Plain draws it: from its baseline, the font's ascent up and its
+// descent down.
+func textBox(st text.Style, pt vg.Point, s string) vg.Rectangle {
+	e := st.FontExtents()
+	w := st.Width(s)
+	base := pt.Y + st.Height(s)*vg.Length(st.YAlign) - e.Ascent + st.Font.Size
+	x := pt.X + vg.Length(st.XAlign)*w
+	return vg.Rectangle{Min: vg.Point{X: x, Y: base - e.Descent}, Max: vg.Point{X: x + w, Y: base + e.Ascent}}
+}
+
+// room is how wide a text of style st (left end, vertical centre) may be
+// at at: up to the next text or dot to its right, or the area's edge;
+// false when a text placed before covers at, or the row is outside the
+// area.
+func (l *egLayout) room(st text.Style, at vg.Point, s string) (vg.Length, bool) {
+	b := textBox(st, at, s)
+	if b.Min.Y < l.area.Min.Y || b.Max.Y > l.area.Max.Y {
+		return 0, false
+	}
+	lo, hi := b.Min.Y-vg.Points(egClear), b.Max.Y+vg.Points(egClear)
+	limit := l.area.Max.X - vg.Points(2)
+	for _, o := range l.boxes {
+		if o.Max.Y <= lo || o.Min.Y >= hi {
+			continue
+		}
+		if o.Min.X <= at.X {
+			if o.Max.X > at.X-vg.Points(egSpace) {
+				return 0, false
+			}
+			continue
+		}
+		limit = min(limit, o.Min.X-vg.Points(egSpace))
+	}
+	for _, d := range l.dots {
+		if d.X > at.X-vg.Points(2) && d.Y > lo-vg.Points(3) && d.Y < hi+vg.Points(3) {
+			limit = min(limit, d.X-vg.Points(7))
+		}
+	}
+	return limit - at.X, true
+}
+
+// draw writes s in st (its XAlign and YAlign are set here) at at or in
+// a row near it: where it fits whole in its row or the one below; else
+// cut short with "…" (when cut allows) in the first of those where at
+// least egMinRoom of it fits; else where it fits whole further down (up
+// to egMaxDrop rows), then above, then anywhere in the area; else where
+// the most of it fits. It returns where the text went, and keeps the
+// others off it.
+func (l *egLayout) draw(c *draw.Canvas, st text.Style, at vg.Point, s string, cut bool) vg.Point {
+	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	need := st.Width(s) * egWiden
+	row := func(r int) vg.Point { return vg.Point{X: at.X, Y: at.Y - vg.Points(egRowH)*vg.Length(r)} }
+	var far []int
+	for r := 2; r <= egMaxDrop; r++ {
+		far = append(far, r)
+	}
+	far = append(far, -1, -2)
+	for r := egMaxDrop + 1; row(r).Y > l.area.Min.Y; r++ {
+		far = append(far, r)
+	}
+	for r := -3; row(r).Y < l.area.Max.Y; r-- {
+		far = append(far, r)
+	}
+	best, bestRoom := at, vg.Length(math.Inf(-1))
+	try := func(rows []int, enough vg.Length) bool {
+		for _, r := range rows {
+			pt := row(r)
+			room, ok := l.room(st, pt, s)
+			if ok && room > bestRoom {
+				best, bestRoom = pt, room
+			}
+			if ok && room >= enough {
+				best, bestRoom = pt, room
+				return true
+			}
+		}
+		return false
+	}
+	near := []int{0, 1}
+	_ = try(near, need) || cut && try(near, min(need, vg.Points(egMinRoom))) || try(far, need)
+	if bestRoom < need && cut {
+		s = fitText(st, s, bestRoom/egWiden)
+	}
+	c.FillText(st, best, s)
+	b := textBox(st, best, s)
+	b.Max.X = b.Min.X + (b.Max.X-b.Min.X)*egWiden
+	l.boxes = append(l.boxes, b)
+	return best
 }
 
 // fitText cuts s to width w with an ellipsis, keeping at least its first

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // diffLines is how many lines of divergence.diff the report shows.
@@ -19,7 +20,7 @@ func Sections(r *Results, figs []Rendered) []string {
 	for _, f := range figs {
 		ids = append(ids, f.ID)
 	}
-	if r.Summary != nil {
+	if r.Summary != nil && !regressOnly(r) {
 		ids = append(ids, "diff")
 	}
 	if r.Liveness != nil {
@@ -41,7 +42,10 @@ type htmlFig struct {
 type htmlData struct {
 	Title        string
 	Verdict      string
+	Cause        string
+	VerdictRest  string
 	Finding      bool
+	Caution      bool
 	Warnings     []string
 	HasTimed     bool
 	HasLiveness  bool
@@ -65,7 +69,10 @@ type htmlData struct {
 // CSS, no scripts, no external resources).
 func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 	h := newHeading(r)
-	d := htmlData{Title: h.title, Verdict: strings.Join(h.verdicts, " "), Finding: h.finding, HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
+	d := htmlData{Title: h.title, Verdict: strings.Join(h.verdicts, " "), Finding: h.finding, Caution: h.caution(), HasTimed: r.Summary != nil, HasLiveness: r.Liveness != nil}
+	if h.cause != "" { // after the timed pipeline's verdict, the first
+		d.Verdict, d.Cause, d.VerdictRest = h.verdicts[0], h.cause, strings.Join(h.verdicts[1:], " ")
+	}
 	for _, warn := range h.warnings {
 		d.Warnings = append(d.Warnings, "Warning: "+warn+".")
 	}
@@ -85,16 +92,17 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 				d.DiffMore = len(lines) - diffLines
 				lines = lines[:diffLines]
 			}
-			for _, l := range lines {
+			for _, l := range fitRules(lines) {
 				d.Diff = append(d.Diff, htmlDiffLine{Class: diffClass(l), Text: l})
 			}
 		}
 	}
 	if rg := r.Regress; rg != nil {
-		if r.Summary.Anomaly == nil { // the only replay is regress's
-			d.ReplayNote = "From the results directory, the command re-runs exactly the first execution of the current code above the baseline's threshold (add --log FILE for its event log)."
+		cmds, note := regressReplay(rg)
+		if regressOnly(r) { // the only replay is regress's, and no diff
+			d.HasTimed, d.ReplayNote = false, note
 		}
-		d.Replay = append(d.Replay, regressReplay(rg)...)
+		d.Replay = append(d.Replay, cmds...)
 	}
 	if lv := r.Liveness; lv != nil {
 		if r.Summary == nil {
@@ -152,6 +160,35 @@ func missingDiff(r *Results) string {
 	return "it was not written"
 }
 
+// fitRules shortens the rules of divergence.diff ("-----… divergence
+// point", drawn wider than the columns) to the width of its widest other
+// line, so that the report's box shows their text without scrolling; a
+// rule keeps at least minRuleDashes dashes.
+func fitRules(lines []string) []string {
+	width := 0
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "-----") && !strings.HasPrefix(l, "#") {
+			width = max(width, utf8.RuneCountInString(l))
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		if !strings.HasPrefix(l, "-----") {
+			continue
+		}
+		label := strings.TrimLeft(l, "-")
+		dashes := max(width-utf8.RuneCountInString(label), minRuleDashes)
+		if dashes < len(l)-len(label) {
+			out[i] = strings.Repeat("-", dashes) + label
+		}
+	}
+	return out
+}
+
+// minRuleDashes is the shortest rule fitRules leaves.
+const minRuleDashes = 5
+
 // diffClass classifies a line of divergence.diff for colouring.
 func diffClass(l string) string {
 	switch {
@@ -200,6 +237,7 @@ nav a{color:#2e6db4;text-decoration:none;margin-right:12px}
 .verdict{padding:10px 14px;border-radius:4px;font-weight:bold;margin:12px 0}
 .finding{background:#fbeaea;border-left:5px solid #c0392b;color:#8e2a20}
 .clean{background:#e9f5ee;border-left:5px solid #1e8449;color:#16613a}
+.caution{background:#fdf2e2;border-left:5px solid #d35400;color:#7a3b00}
 .warn{background:#fdf2e2;border-left:5px solid #d35400;color:#7a3b00;font-weight:normal}
 table{border-collapse:collapse;font-size:13.5px;margin:6px 0}
 th,td{text-align:left;padding:3px 12px 3px 0;vertical-align:top}
@@ -219,7 +257,7 @@ code{font-family:"Liberation Mono","Courier New",monospace;font-size:12.5px}
 <main>
 <h1>{{.Title}}</h1>
 <nav>{{range .Nav}}<a href="#{{.Key}}">{{.Value}}</a>{{end}}{{if .Explore}}<a href="{{.Explore}}" id="explore">Step through the executions ▸</a>{{end}}</nav>
-<section id="verdict"><div class="verdict {{if .Finding}}finding{{else}}clean{{end}}">{{.Verdict}}</div>{{range .Warnings}}
+<section id="verdict"><div class="verdict {{if .Finding}}finding{{else if .Caution}}caution{{else}}clean{{end}}">{{.Verdict}}{{if .Cause}} <span id="cause">{{.Cause}}</span>{{end}}{{if .VerdictRest}} {{.VerdictRest}}{{end}}</div>{{range .Warnings}}
 <div class="verdict warn">{{.}}</div>{{end}}</section>
 
 <section id="config">

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macepc/macepc/internal/units"
 )
 
 // A Figure is one plot of the report: the data it is fed (what the golden
@@ -40,8 +43,8 @@ type Figure struct {
 }
 
 // Figures builds the report's plots from a results directory, in report
-// order: the regression test of a `macepc regress` directory, the timed
-// pipeline's six, then the liveness run's critical transition if the
+// order: the regression test of a `macepc regress` directory and its
+// profile (a regress run has no other phase), the timed pipeline's six, then the liveness run's critical transition if the
 // directory holds one. A phase whose files are missing gives a
 // placeholder figure; so does a figure whose building panics (a bug),
 // saying so, and the other figures are kept.
@@ -50,7 +53,10 @@ func Figures(r *Results) []Figure {
 	if r.Regress != nil {
 		bs = append(bs, figureBuilder{"regress", regressFigure})
 	}
-	if r.Summary != nil {
+	switch {
+	case regressOnly(r): // a regress run has no later phases
+		bs = append(bs, figureBuilder{"profile", profileFigure})
+	case r.Summary != nil:
 		bs = append(bs, figureBuilder{"profile", profileFigure}, figureBuilder{"search", searchFigure}, figureBuilder{"divergence", divergenceFigure},
 			figureBuilder{"correlation", correlationFigure}, figureBuilder{"completion", completionFigure}, figureBuilder{"eventgraph", eventGraphFigure})
 	}
@@ -216,6 +222,9 @@ func profileFigure(r *Results) Figure {
 		if d.Above > 0 {
 			above = fmt.Sprintf(" %d of the %d executions are above the threshold already: slow executions are not rare in this scenario, and the threshold (set by the quartiles) separates the usual from the slow ones only as well as the quartiles do.", d.Above, len(d.Times))
 		}
+		if g, _, _ := profileGap(d); g != nil {
+			above += " The x axis is compressed (//) between the slowest execution under the threshold and the threshold, so that the executions use the width."
+		}
 		if d.Split > 0 {
 			above += fmt.Sprintf(" The slowest executions take more than %d× the median, so the x axis is broken at the threshold: the left panels show the times up to it, the narrow right ones the slower ones on their own scale.", splitFactor)
 		}
@@ -223,7 +232,7 @@ func profileFigure(r *Results) Figure {
 			"with Q1 = %s and Q3 = %s (grey, dashed), the median (grey) and the anomaly threshold %s (orange): "+
 			"an execution is anomalous above it. The red mark is the anomalous execution the search found%s. "+
 			"A tight distribution far below the threshold means the threshold flags only real outliers; a long right tail near it means the profile already saw slow executions.%s",
-			len(d.Times), fmtSec(d.Q1), fmtSec(d.Q3), fmtSec(d.Threshold), anomalyNote(d), above)
+			len(d.Times), fmtSecs(d.Q1, d.Q3)[0], fmtSecs(d.Q1, d.Q3)[1], fmtSec(d.Threshold), anomalyNote(d), above)
 	}
 	return finish(f, func() func(draw.Canvas) { return profilePlot(d) })
 }
@@ -325,7 +334,7 @@ func newProfilePanel(d *ProfileData, bins []Bin, lo, hi float64, xlabel string) 
 }
 
 func profilePlot(d *ProfileData) func(draw.Canvas) {
-	lo, hi := profileRange(d)
+	g, lo, hi := profileGap(d)
 	left := newProfilePanel(d, d.Bins, lo, hi, "execution time (s)")
 	panels := []profilePanel{left}
 	var tlo, thi float64
@@ -349,7 +358,13 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	for _, pn := range panels {
 		pn.top.Y.Min, pn.top.Y.Max = 0, float64(maxCount)*1.7
 	}
-	markQuartiles(left, d)
+	if g != nil {
+		for _, p := range []*plot.Plot{left.top, left.bot} {
+			p.X.Scale, p.X.Tick.Marker = g, gapTicks{g, d.Threshold}
+			p.Add(g)
+		}
+	}
+	markQuartiles(left, d, float64(maxCount)*1.35)
 	if a := d.Anomaly; a != nil {
 		if d.Split > 0 && *a > d.Split {
 			markAnomaly(panels[1], d.TailBins, *a, tlo, thi)
@@ -380,21 +395,110 @@ func profilePlot(d *ProfileData) func(draw.Canvas) {
 	}
 }
 
+// profileGap is the compressed stretch of the profile plot's (left) x
+// axis between the slowest execution up to the threshold and the
+// threshold, when the executions would otherwise fill less than half of
+// profileRange (the threshold, at 1.5× the median or more, lies far
+// right of a tight distribution); nil when they fill enough. The axis
+// then runs over [glo, ghi], the executions get gapBulk of the width, the
+// gap gapWidth, the threshold (and an anomaly drawn in the panel) the
+// rest.
+func profileGap(d *ProfileData) (g *gapScale, glo, ghi float64) {
+	lo, hi := profileRange(d)
+	head := d.Times
+	if d.Split > 0 {
+		head = upTo(head, d.Split)
+	}
+	bulkLo, bulkHi := head[0], head[len(head)-1]
+	right, rightMax := d.Threshold, d.Threshold
+	if a := d.Anomaly; a != nil && *a > bulkHi && *a <= hi {
+		right, rightMax = min(right, *a), max(rightMax, *a)
+	}
+	if bulkHi >= right || bulkHi-lo >= 0.5*(hi-lo) {
+		return nil, lo, hi
+	}
+	pad := 0.05 * max(bulkHi-bulkLo, 1e-3*bulkHi)
+	g = &gapScale{a: bulkHi + pad, b: right - pad, at: gapBulk, w: gapWidth}
+	if g.b <= g.a {
+		return nil, lo, hi
+	}
+	return g, bulkLo - pad, rightMax + pad
+}
+
+// The profile plot's compressed axis: the executions' share of the width
+// and the gap's.
+const (
+	gapBulk  = 0.8
+	gapWidth = 0.05
+)
+
+// gapScale is a linear axis with its stretch [a, b] compressed to the
+// fraction w of the width: [min, a] fills the fraction at, [b, max] the
+// rest (with a = b and w = 0, a knee: two linear scales). As a plotter
+// it marks the gap with two slashes on the x axis.
+type gapScale struct {
+	a, b, at, w float64
+}
+
+func (g *gapScale) Normalize(min, max, x float64) float64 {
+	switch {
+	case x <= g.a:
+		return g.at * (x - min) / (g.a - min)
+	case x <= g.b: // not with a == b: a knee, no gap
+		return g.at + g.w*(x-g.a)/(g.b-g.a)
+	}
+	return g.at + g.w + (1-g.at-g.w)*(x-g.b)/(max-g.b)
+}
+
+func (g *gapScale) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := (trX(g.a) + trX(g.b)) / 2
+	ls := draw.LineStyle{Color: colorBlack, Width: vg.Points(1)}
+	for _, dx := range []vg.Length{-2, 2} {
+		c.StrokeLine2(ls, x+dx-vg.Points(2.5), c.Min.Y-vg.Points(5), x+dx+vg.Points(2.5), c.Min.Y+vg.Points(5))
+	}
+}
+
+// gapTicks labels an axis with a gapScale: secTicks over the stretch up to
+// the gap, and past it the threshold's value alone (its legend names it).
+type gapTicks struct {
+	g   *gapScale
+	thr float64
+}
+
+func (t gapTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range (secTicks{}).Ticks(lo, t.g.a) {
+		if tk.Value <= t.g.a {
+			out = append(out, tk)
+		}
+	}
+	if t.thr >= t.g.b && t.thr <= hi {
+		p, ok := decimals([]float64{t.thr}, 0, logTickDecimals, 5e-4*math.Abs(t.thr))
+		if !ok {
+			p = -1
+		}
+		out = append(out, plot.Tick{Value: t.thr, Label: fmtTick(t.thr, p)})
+	}
+	return out
+}
+
 // markQuartiles draws Q1, Q3 (dashed), the median and the threshold
 // (orange) across the left panel's plots, with their legend in the top
-// one.
-func markQuartiles(left profilePanel, d *ProfileData) {
+// one, above the lines' top end there (top).
+func markQuartiles(left profilePanel, d *ProfileData, top float64) {
 	for _, pp := range []struct {
 		p  *plot.Plot
 		y1 float64
-	}{{left.top, left.top.Y.Max}, {left.bot, 1.05}} {
+	}{{left.top, top}, {left.bot, 1.05}} {
 		q1 := vline(d.Q1, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		q3 := vline(d.Q3, 0, pp.y1, colQuartile, 1, vg.Points(4), vg.Points(2))
 		med := vline(d.Median, 0, pp.y1, colQuartile, 0.75)
 		th := vline(d.Threshold, 0, pp.y1, colThreshold, 1.5)
 		pp.p.Add(q1, q3, med, th)
 		if pp.p == left.top {
-			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", fmtSec(d.Q1), fmtSec(d.Q3)), q1)
+			q := fmtSecs(d.Q1, d.Q3)
+			pp.p.Legend.Add(fmt.Sprintf("Q1 %s, Q3 %s", q[0], q[1]), q1)
 			pp.p.Legend.Add("median "+fmtSec(d.Median), med)
 			pp.p.Legend.Add("threshold "+fmtSec(d.Threshold), th)
 		}
@@ -576,7 +680,11 @@ func searchFigure(r *Results) Figure {
 	return finish(f, func() func(draw.Canvas) { return searchPlot(d) })
 }
 
-func searchPlot(d *SearchData) func(draw.Canvas) {
+func searchPlot(d *SearchData) func(draw.Canvas) { return newSearchPlot(d).Draw }
+
+// newSearchPlot is the search's progress: the explored executions' times
+// by index (whole numbers on the x axis, however few executions).
+func newSearchPlot(d *SearchData) *plot.Plot {
 	p := newPlot("", "execution index", "execution time (s)")
 	p.Add(plotter.NewGrid())
 	var norm, anom, chosen plotter.XYs
@@ -596,6 +704,7 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	}
 	xmax := float64(max(d.Points[len(d.Points)-1].Index, 1))
 	p.X.Min, p.X.Max = -0.5, xmax+0.5
+	p.X.Tick.Marker = intTicks{}
 	if lo > 0 && hi/lo > 5 {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logSecTicks{}
@@ -638,7 +747,7 @@ func searchPlot(d *SearchData) func(draw.Canvas) {
 	}
 	p.Legend.Left = true
 	p.Legend.XOffs = vg.Points(4)
-	return p.Draw
+	return p
 }
 
 // ---- divergence search (phase 3a, paper 004 Figure 3) ----
@@ -999,7 +1108,24 @@ func divergenceProbes(p *plot.Plot, d *DivergenceData, y func(DivProbe) float64)
 
 // ---- small helpers ----
 
-func fmtSec(v float64) string { return fmt.Sprintf("%.3f s", v) }
+// fmtSec prints seconds in the unit that fits them, as stdout and
+// summary.md do ("747.3 ms", "10 s").
+func fmtSec(v float64) string { return units.Seconds(v) }
+
+// fmtSecs prints seconds printed together in one unit, the one that fits
+// the largest ("Q1 2.4 ms, Q3 3.3 ms").
+func fmtSecs(vs ...float64) []string {
+	ds := make([]time.Duration, len(vs))
+	for i, v := range vs {
+		ds[i] = units.FromSeconds(v)
+	}
+	u := units.For(ds...)
+	out := make([]string, len(vs))
+	for i, d := range ds {
+		out[i] = u.Format(d)
+	}
+	return out
+}
 
 // ifs is a if c holds, else b.
 func ifs[T any](c bool, a, b T) T {

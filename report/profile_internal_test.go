@@ -3,6 +3,7 @@ package report
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/plot/font"
@@ -54,7 +55,7 @@ func TestProfileAnomalyLabelReadable(t *testing.T) {
 				box = pathBounds(act.Path)
 			}
 		case *recorder.FillString:
-			if act.String != "anomaly 20.002 s" {
+			if act.String != "anomaly 20 s" {
 				continue
 			}
 			found = true
@@ -106,5 +107,65 @@ func TestHistogramEdgesUnfused(t *testing.T) {
 				t.Fatalf("bin %d of %v starts at %v, want %v (lo + the rounded product)", i, xs[:2], b.Min, want)
 			}
 		}
+	}
+}
+
+// profileDataOf is the profile plot's data of execution times (seconds)
+// with the given quartiles and threshold.
+func profileDataOf(times []float64, q1, med, q3, thr float64) *ProfileData {
+	r := &Results{Profile: &Profile{Q1NS: int64(q1 * 1e9), MedianNS: int64(med * 1e9), Q3NS: int64(q3 * 1e9), ThresholdNS: int64(thr * 1e9)}}
+	for i, v := range times {
+		r.Profile.Executions = append(r.Profile.Executions, struct {
+			Index      int   `json:"index"`
+			ExecTimeNS int64 `json:"exec_time_ns"`
+			Finished   bool  `json:"finished"`
+		}{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
+	}
+	d, _ := NewProfileData(r)
+	return d
+}
+
+// The histogram uses the plot's width when the threshold (1.5× the
+// median) lies far right of a tight distribution: its bars span most of
+// the data area instead of its left fifth, and its count axis has at
+// least three whole-number labels.
+func TestProfileHistogramUsesWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var times []float64
+	for range 50 {
+		times = append(times, 0.49+0.02*rng.Float64())
+	}
+	slices.Sort(times)
+	d := profileDataOf(times, 0.495, 0.5, 0.505, 0.75)
+	w, h := vg.Points(640), vg.Points(400)
+	rec := &recorder.Canvas{}
+	profilePlot(d)(draw.NewCanvas(rec, w, h))
+	bars := vg.Rectangle{Min: vg.Point{X: 1e9}, Max: vg.Point{X: -1e9}}
+	var ints []string
+	bar, thr := false, false
+	for _, act := range rec.Actions {
+		switch act := act.(type) {
+		case *recorder.SetColor:
+			bar = act.Color == colNormal
+		case *recorder.Fill:
+			if bar {
+				b := pathBounds(act.Path)
+				bars.Min.X, bars.Max.X = min(bars.Min.X, b.Min.X), max(bars.Max.X, b.Max.X)
+			}
+		case *recorder.FillString:
+			thr = thr || act.String == "0.75"
+			if _, err := strconv.Atoi(act.String); err == nil {
+				ints = append(ints, act.String)
+			}
+		}
+	}
+	if frac := float64((bars.Max.X - bars.Min.X) / w); frac < 0.6 {
+		t.Errorf("the histogram's bars span %.0f%% of the %v-wide figure, want 60%% or more", 100*frac, w)
+	}
+	if len(ints) < 3 {
+		t.Errorf("count axis labels %q, want at least three", ints)
+	}
+	if !thr {
+		t.Error("the threshold 0.75 is not labelled on the compressed axis")
 	}
 }

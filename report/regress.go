@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -26,6 +27,9 @@ type RegressData struct {
 
 // RegressPlot overlays the empirical CDFs of both samples as step lines,
 // with their medians (thin) and the baseline's anomaly threshold (orange).
+// When slow executions lie far out, the x axis is broken (//) past both
+// distributions' bodies and the slow tail drawn on its own scale right
+// of the break.
 // A curve to the right of the other is slower; the horizontal distance at
 // 0.5 is the median's change. It panics on an empty sample (a caller bug).
 func RegressPlot(d RegressData) *plot.Plot {
@@ -41,12 +45,21 @@ func RegressPlot(d RegressData) *plot.Plot {
 	if span <= 0 {
 		span = max(hi*0.02, 1e-9)
 	}
-	lo, hi = lo-0.05*span, hi+0.08*span
+	g := regressKnee(base, cur, d.Threshold)
+	if g != nil { // each side padded on its own scale
+		lo, hi = lo-0.05*(g.a-lo), hi+0.08*(hi-g.a)
+	} else {
+		lo, hi = lo-0.05*span, hi+0.08*span
+	}
 	p := newPlot(d.Title, "execution time (s)", "fraction ≤ x")
 	// Headroom above 1 for the legend: the curves reach 1 anywhere.
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.3
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}})
 	p.X.Tick.Marker = secTicks{}
+	if g != nil {
+		p.X.Scale, p.X.Tick.Marker = g, kneeTicks{g}
+		p.Add(g)
+	}
 	p.Add(gridBelow{max: 1.05})
 	for _, s := range []struct {
 		xs    []float64
@@ -82,6 +95,46 @@ func RegressPlot(d RegressData) *plot.Plot {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(4)
 	return p
+}
+
+// regressKneeAt is the share of the regression plot's width left of its
+// knee.
+const regressKneeAt = 0.72
+
+// regressKnee breaks the regression plot's x axis (of sorted samples)
+// at a knee past the threshold and 1.2× the larger Q3, so that both
+// distributions' bodies lie left of it, when they would fill less than
+// half of a linear axis (slow executions far out): the stretch up to the
+// knee then gets regressKneeAt of the width, the slow tail the rest, each
+// linear. Nil when the bodies fill enough.
+func regressKnee(base, cur []float64, threshold float64) *gapScale {
+	fastest, slowest := min(base[0], cur[0]), max(base[len(base)-1], cur[len(cur)-1])
+	k := max(threshold, 1.2*max(stat.Quantile(0.75, stat.LinInterp, base, nil), stat.Quantile(0.75, stat.LinInterp, cur, nil)))
+	k += 0.05 * (k - fastest)
+	if k-fastest >= 0.5*(slowest-fastest) {
+		return nil
+	}
+	return &gapScale{a: k, b: k, at: regressKneeAt}
+}
+
+// kneeTicks labels an axis broken by a gapScale: secTicks on each side
+// of the break, each side's own (the labels next to the break on its
+// right are left out, so that they do not touch those on its left).
+type kneeTicks struct{ g *gapScale }
+
+func (t kneeTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range (secTicks{}).Ticks(lo, t.g.a) {
+		if tk.Value <= t.g.a {
+			out = append(out, tk)
+		}
+	}
+	for _, tk := range (secTicks{}).Ticks(t.g.b, hi) {
+		if tk.Value >= t.g.b+0.1*(hi-t.g.b) {
+			out = append(out, tk)
+		}
+	}
+	return out
 }
 
 // median4 is the median of sorted xs by type 4, as package anomaly's
@@ -153,7 +206,8 @@ func regressRows(rg *Regress) []row {
 		return v + " (configuration hash " + s.ConfigHash + ")"
 	}
 	ratio := func(base, cur int64, r Ratio) string {
-		return fmt.Sprintf("%s → %s: %s", fmtSec(secsNS(base)), fmtSec(secsNS(cur)), changeText(r, rg.Alpha))
+		q := fmtSecs(secsNS(base), secsNS(cur))
+		return fmt.Sprintf("%s → %s: %s", q[0], q[1], changeText(r, rg.Alpha))
 	}
 	how := "normal approximation"
 	if rg.MannWhitney.Exact {
@@ -200,13 +254,33 @@ func regressRows(rg *Regress) []row {
 	return rows
 }
 
-// regressReplay replays the first current execution above the
-// baseline's threshold.
-func regressReplay(rg *Regress) []string {
-	if rg.Outliers.Path == "" {
-		return nil
+// regressOnly says that a directory is a `macepc regress` run's: a
+// profile and the comparison, no search, divergence or correlation.
+func regressOnly(r *Results) bool {
+	return r.Regress != nil && (r.Summary == nil || r.Summary.Anomaly == nil)
+}
+
+// regressReplay replays the slowest current execution, then the first
+// one above the baseline's threshold; note says which is which.
+func regressReplay(rg *Regress) (cmds []string, note string) {
+	var what []string
+	if s := rg.Slowest; s != nil && s.Path != "" {
+		cmds = append(cmds, "macepc replay --path "+s.Path)
+		what = append(what, fmt.Sprintf("the slowest current execution, execution %d (%s, %d steps)", s.Index, fmtSec(secsNS(s.ExecTimeNS)), s.Steps))
 	}
-	return []string{"macepc replay --path " + rg.Outliers.Path}
+	if o := rg.Outliers; o.Path != "" {
+		cmds = append(cmds, "macepc replay --path "+o.Path)
+		first := "the first current execution above the baseline's threshold"
+		if len(o.Executions) > 0 {
+			first += fmt.Sprintf(", execution %d (%s)", o.Executions[0].Index, fmtSec(secsNS(o.Executions[0].ExecTimeNS)))
+		}
+		what = append(what, first)
+	}
+	if len(cmds) == 0 {
+		return nil, ""
+	}
+	return cmds, fmt.Sprintf("From the results directory, %s exactly (add --log FILE for its event log): %s.",
+		ifs(len(cmds) == 1, "the command re-runs one execution", "each command re-runs one execution"), strings.Join(what, ", then "))
 }
 
 func regressFigure(r *Results) Figure {
@@ -225,7 +299,7 @@ func regressFigure(r *Results) Figure {
 	default:
 		f.preSVG, f.prePNG = svg, r.RegressPNG
 		f.Guide = fmt.Sprintf("Drawn by macepc regress: the empirical CDFs of the baseline's execution times (blue) and the current code's (red, dashed), with their medians (thin lines) and the baseline's anomaly threshold %s (orange). "+
-			"A curve to the right of the other is slower; the horizontal distance between them at 0.5 is the median's change. %s",
+			"A curve to the right of the other is slower; the horizontal distance between them at 0.5 is the median's change; an x axis broken by // draws the slow tail right of the break on its own scale. %s",
 			fmtSec(secsNS(rg.Outliers.ThresholdNS)), upper(ifs(rg.Regression, "the current code is slower beyond the tolerance: see the reasons above.", "the two distributions agree within the tolerance.")))
 	}
 	f = finish(f, func() func(draw.Canvas) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,51 @@ func TestRegressReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "regress-summary.md", md)
+	// A regress run has a profile and the comparison, nothing else: no
+	// placeholder of the phases it never runs, no diff section.
+	if len(figs) != 2 || figs[1].ID != "profile" || figs[1].Missing != "" {
+		t.Errorf("%d figures, want the regression plot and the profile", len(figs))
+	}
+	for _, id := range []string{"search", "divergence", "correlation", "completion", "eventgraph", "diff"} {
+		if strings.Contains(h, `<section id="`+id+`">`) {
+			t.Errorf("report.html has a %s section in a regress directory", id)
+		}
+	}
+	if strings.Contains(h, "did not run") {
+		t.Error("report.html says a phase did not run")
+	}
+	// The replay names the slowest current execution.
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := r.Profile.Executions[0]
+	for _, e := range r.Profile.Executions {
+		if e.ExecTimeNS > slow.ExecTimeNS {
+			slow = e
+		}
+	}
+	want := fmt.Sprintf("the slowest current execution, execution %d (", slow.Index)
+	if !strings.Contains(h, want) || !strings.Contains(h, "macepc replay --path regress-slowest.path.json") {
+		t.Errorf("report.html's replay does not name %q and its path file", want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "regress-slowest.path.json")); err != nil {
+		t.Error(err)
+	}
+	// A regression without any execution above the threshold (a shift of
+	// the whole distribution) still has the slowest execution to replay.
+	editRegress(t, dir, func(rj map[string]any) {
+		o := rj["outliers"].(map[string]any)
+		o["executions"], o["path"] = []any{}, ""
+	})
+	renderAll(t, dir)
+	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := string(html); strings.Contains(h, "Nothing to replay") || !strings.Contains(h, want) || strings.Contains(h, "regress-outlier.path.json") {
+		t.Errorf("a regression without outliers: the replay section does not name the slowest execution:\n%s", h[strings.Index(h, `<section id="replay">`):])
+	}
 
 	// No regression: a clean verdict that still gives the figures.
 	dir, st = regressDir(t, "deliver Join=3")
@@ -92,12 +138,42 @@ func TestRegressReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(html, []byte(`<div class="verdict clean">No regression against the baseline`)) || !bytes.Contains(html, []byte("Mann-Whitney p = ")) {
+	if !bytes.Contains(html, []byte(`<div class="verdict clean">No regression against the baseline`)) && !bytes.Contains(html, []byte(`<div class="verdict caution">No regression against the baseline`)) || !bytes.Contains(html, []byte("Mann-Whitney p = ")) {
 		t.Error("report.html of a regress directory without a regression does not say so with its figures")
 	}
 
+	// Without warnings the banner is green.
+	editRegress(t, dir, func(rj map[string]any) { rj["warnings"] = []string{} })
+	renderAll(t, dir)
+	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte(`<div class="verdict clean">No regression against the baseline`)) {
+		t.Error("report.html of a regress directory without a regression or warnings does not show a green verdict")
+	}
+
 	// regress's warnings (slow executions not yet significant) show under
-	// the verdict and in the regression table.
+	// the verdict and in the regression table, and turn the banner amber.
+	editRegress(t, dir, func(rj map[string]any) {
+		rj["warnings"] = []string{"2 of 20 executions above the baseline's threshold, not significant"}
+	})
+	renderAll(t, dir)
+	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), "2 of 20 executions above the baseline&#39;s threshold, not significant"); n != 2 {
+		t.Errorf("regress's warning appears %d times in report.html, want 2 (under the verdict and in the table)", n)
+	}
+	if !bytes.Contains(html, []byte(`<div class="verdict caution">No regression against the baseline`)) || bytes.Contains(html, []byte(`verdict clean`)) {
+		t.Error("a warning that slow executions appeared sits under a green banner, not an amber one")
+	}
+}
+
+// editRegress rewrites dir's regress.json with edit.
+func editRegress(t *testing.T, dir string, edit func(map[string]any)) {
+	t.Helper()
 	path := filepath.Join(dir, "regress.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -107,20 +183,12 @@ func TestRegressReport(t *testing.T) {
 	if err := json.Unmarshal(b, &rj); err != nil {
 		t.Fatal(err)
 	}
-	rj["warnings"] = []string{"2 of 20 executions above the baseline's threshold, not significant"}
+	edit(rj)
 	if b, err = json.Marshal(rj); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
-	}
-	renderAll(t, dir)
-	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(html), "2 of 20 executions above the baseline&#39;s threshold, not significant"); n != 2 {
-		t.Errorf("regress's warning appears %d times in report.html, want 2 (under the verdict and in the table)", n)
 	}
 }
 

@@ -16,10 +16,21 @@ type heading struct {
 	// order; finding says whether any of them is a finding.
 	verdicts []string
 	finding  bool
+	// cause names what the timed pipeline found behind the anomaly: the
+	// divergence event and the top-ranked label ("" when neither phase
+	// ran); it ends the verdicts' line.
+	cause string
 	// warnings (the profile's) stand under the verdicts in both files,
 	// regressWarnings in report.html only: summary.md gives them in its
 	// regression table.
 	warnings, regressWarnings []string
+}
+
+// caution says that the verdict is not a finding but comes with
+// warnings (slow executions that did not make a finding): its banner is
+// amber, not green.
+func (h heading) caution() bool {
+	return !h.finding && len(h.warnings)+len(h.regressWarnings) > 0
 }
 
 // newHeading is the heading of a results directory: the timed
@@ -34,12 +45,13 @@ func newHeading(r *Results) heading {
 	if s := r.Summary; s != nil {
 		h.title = fmt.Sprintf("macepc report: %s/%s, seed %d", s.System, s.Variant, s.Seed)
 		add(verdict(r))
+		h.cause = causeText(r)
 		h.warnings = profileWarnings(r)
 	}
 	if rg := r.Regress; rg != nil { // Load reads regress.json only with summary.json
 		if r.Summary.Anomaly == nil {
 			h.title = fmt.Sprintf("macepc regression report: %s/%s, seed %d", rg.System, rg.Variant, rg.Seed)
-			h.verdicts, h.finding = nil, false
+			h.verdicts, h.finding, h.cause = nil, false, ""
 		}
 		add(regressVerdict(rg))
 		h.regressWarnings = rg.Warnings
@@ -65,14 +77,60 @@ func verdict(r *Results) (string, bool) {
 	case !a.Found:
 		return fmt.Sprintf("No anomaly in %d executions: every execution finished within the threshold %s.", a.Explored, fmtSec(s.Profile.Threshold)), false
 	}
+	// Kept short, so that the cause follows on the same line: the
+	// summary counts the anomalies and lists the classes.
 	classes := ""
-	if n := len(a.Classes); n > 0 {
-		classes = fmt.Sprintf(" (%d anomalous executions in %d class%s; this is class %d's)", a.Anomalies, n, ifs(n == 1, "", "es"), a.Class)
+	if n := len(a.Classes); n > 1 {
+		classes = fmt.Sprintf(" (class %d of %d)", a.Class, n)
 	}
 	if a.Finding != "" {
-		return fmt.Sprintf("Finding: execution %d of the search%s: %s.", a.Index, classes, a.Finding), true
+		return fmt.Sprintf("Finding: execution %d%s: %s.", a.Index, classes, a.Finding), true
 	}
-	return fmt.Sprintf("Anomaly: execution %d of the search%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+	return fmt.Sprintf("Anomaly: execution %d%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
+}
+
+// causeText names the cause of the analysed anomaly in one sentence: the
+// divergence event (the step after which no walk recovers) and the label
+// ranked first by its correlation with execution time; "" when neither
+// phase ran.
+func causeText(r *Results) string {
+	s := r.Summary
+	if s == nil || s.Anomaly == nil || !s.Anomaly.Found {
+		return ""
+	}
+	var parts []string
+	if d := s.Divergence; d != nil {
+		if d.Step < 0 {
+			parts = append(parts, "no divergence point (no walk recovers even from the start)")
+		} else {
+			parts = append(parts, "divergence at "+divEventText(r))
+		}
+	}
+	if len(s.Correlations) > 0 {
+		c := s.Correlations[0]
+		parts = append(parts, fmt.Sprintf("top-ranked label %s (r = %s)", c.Label, fmtRp(c.R)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Cause: " + strings.Join(parts, "; ") + "."
+}
+
+// divEventText is the divergence event: "step 66, timer start on n7",
+// from divergence.json, else summary.json's text without its time.
+func divEventText(r *Results) string {
+	if df := r.Divergence; df != nil && df.Event != nil {
+		t := fmt.Sprintf("step %d, %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)
+		if df.Event.From != "" {
+			t += " from " + df.Event.From
+		}
+		return t
+	}
+	ev := r.Summary.Divergence.Event
+	if i := strings.LastIndex(ev, " at "); i > 0 {
+		ev = ev[:i]
+	}
+	return strings.Replace(ev, ": ", ", ", 1)
 }
 
 // configRows is the run's configuration and seeds.
@@ -113,8 +171,9 @@ func configRows(r *Results) []row {
 func summaryRows(r *Results) []row {
 	s := r.Summary
 	p := s.Profile
+	q := fmtSecs(p.Median, p.Q1, p.Q3)
 	rows := []row{
-		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", fmtSec(p.Median), fmtSec(p.Q1), fmtSec(p.Q3), p.Runs)},
+		{"normal execution time", fmt.Sprintf("median %s (Q1 %s, Q3 %s) over %d executions", q[0], q[1], q[2], p.Runs)},
 		{"anomaly threshold", fmtSec(p.Threshold)},
 	}
 	if pf := r.Profile; pf != nil {
@@ -208,7 +267,10 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	if h.title != "" {
 		fmt.Fprintf(w, "# %s\n\n", h.title)
 	}
-	for _, v := range h.verdicts {
+	for i, v := range h.verdicts {
+		if i == 0 && h.cause != "" {
+			v += " " + h.cause
+		}
 		fmt.Fprintf(w, "**%s**\n\n", v)
 	}
 	for _, warn := range h.warnings {
@@ -220,7 +282,8 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
 	}
 	if rg := r.Regress; rg != nil {
-		replay = append(replay, regressReplay(rg)...)
+		cmds, _ := regressReplay(rg)
+		replay = append(replay, cmds...)
 	}
 	if lv := r.Liveness; lv != nil {
 		if r.Summary == nil {
@@ -269,7 +332,14 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		}
 		fmt.Fprintf(w, "- %s: `%s/%s.png`%s\n", f.Title, DirPlots, f.ID, note)
 	}
-	fmt.Fprintf(w, "\nThe full report with the plots and the event-log diff: `%s`.\n", FileHTML)
+	diffs := ""
+	switch {
+	case r.Summary != nil && !regressOnly(r):
+		diffs = " and the event-log diff"
+	case r.Liveness != nil:
+		diffs = " and the state diff"
+	}
+	fmt.Fprintf(w, "\nThe full report with the plots%s: `%s`.\n", diffs, FileHTML)
 }
 
 func mdCell(s string) string {

@@ -8,9 +8,10 @@ import (
 	"github.com/macepc/macepc/systems/chord"
 	"github.com/macepc/macepc/systems/etcdraft"
 	"github.com/macepc/macepc/systems/pastry"
+	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System(), bamboo.System(), chord.System(), etcdraft.System()))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System(), bamboo.System(), chord.System(), etcdraft.System(), pingpong.System()))
 }

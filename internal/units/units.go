@@ -123,3 +123,15 @@ func number(v float64) string {
 	}
 	return s
 }
+
+// Bytes is n bytes in the binary unit that fits it, with Digits
+// significant digits: "512 B", "1.5 KiB", "3.2 GiB".
+func Bytes(n uint64) string {
+	const k = 1024
+	syms := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, i := float64(n), 0
+	for ; i < len(syms)-1 && round(v) >= k; i++ {
+		v /= k
+	}
+	return number(v) + " " + syms[i]
+}

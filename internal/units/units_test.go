@@ -101,3 +101,16 @@ func ExampleFor() {
 	// Output:
 	// median 3.1 ms (Q1 2.4 ms, Q3 3.3 ms)
 }
+
+func TestBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		want string
+	}{
+		{0, "0 B"}, {512, "512 B"}, {1023, "1023 B"}, {1536, "1.5 KiB"}, {3 << 30, "3 GiB"}, {1<<20 - 1, "1 MiB"},
+	} {
+		if got := units.Bytes(c.n); got != c.want {
+			t.Errorf("Bytes(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// help is what a command's --help says besides its flags.
+type help struct {
+	usage   string // the synopsis after "macepc "
+	does    string // what the command does, a paragraph
+	exit1   string // what exit status 1 means ("" : the command never exits 1)
+	example string // one or more command lines
+}
+
+// commandHelp is the help of a command (name as passed to app.flags).
+func commandHelp(name string) help {
+	const anomaly = "an anomaly was found (or a panic in the protocol's code, or a violated safety property), each with a path file to replay it"
+	switch name {
+	case "systems":
+		return help{"systems", "Lists the systems this binary knows, with their variants, default variant and node count, and parameters (--param name=value).", "",
+			"macepc systems"}
+	case "version":
+		return help{"version", "Prints the version.", "", "macepc version"}
+	case "run":
+		return help{"run [flags]", "Runs the whole MacePC pipeline into --out DIR: phase 1a trains event durations from real handler times, 1b profiles the normal execution time and sets the anomaly threshold, 2 searches for anomalous executions and classes them, 3a finds the divergence point of the worst class, 3b correlates event frequencies with execution time. Ends with a summary, DIR/summary.json and DIR/report.html. With --liveness, runs MaceMC's liveness search instead ('macepc run --liveness --help').",
+			anomaly, "macepc run --system randtree --variant buggy --seed 1 --out macepc-out\nmacepc run --system randtree --edd macepc-out/edd.json --out macepc-out   # repeat a run exactly"}
+	case "run --liveness":
+		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
+			"a safety or liveness property is violated (or the protocol's code panicked), with a path file to replay it", "macepc run --liveness --system randtree --variant liveness-bug --seed 1 --out lv"}
+	case "train":
+		return help{"train [flags]", "Phase 1a: runs --train-runs executions with the seed durations (uniform 1-10 ms), measures each handler's real time, and writes DIR/edd.json and DIR/train.json. Later phases in DIR use it.", "",
+			"macepc train --system randtree --variant buggy --out macepc-out"}
+	case "profile":
+		return help{"profile [flags]", "Phase 1b: runs --profile-runs executions and writes DIR/profile.json: the quartiles of the execution time and the anomaly threshold. After 'macepc train --out DIR' it takes training's system, variant, nodes, seed and options, and its edd.json.",
+			"", "macepc profile --system randtree --variant fixed --edd macepctest/testdata/edd.json --out baseline"}
+	case "search":
+		return help{"search [flags]", "Phase 2: explores new executions until one is slower than the threshold of DIR/profile.json, then --triage-runs more to find the others, and classes the anomalies by execution time and by the events that set them apart. Writes DIR/search.json and the path files of each class.",
+			anomaly, "macepc search --out macepc-out --max-runs 2000"}
+	case "diverge":
+		return help{"diverge [flags]", "Phase 3a: finds the divergence point of a class's representative anomaly (the step after which no random continuation is fast again) and a similar fast execution; writes DIR/divergence.json, both event logs and DIR/divergence.diff.",
+			anomaly, "macepc diverge --out macepc-out --class 2"}
+	case "correlate":
+		return help{"correlate [flags]", "Phase 3b: correlates every event label's count with the execution time over the executions of phases 2 and 3a, and marks the labels that only scale with an execution's length; writes DIR/correlation.json.",
+			anomaly, "macepc correlate --out macepc-out"}
+	case "regress":
+		return help{"regress --baseline DIR|profile.json [flags]", "The CI gate: profiles the current code with the baseline's system, nodes, options, EDD, variant, seed and runs, and compares both execution-time distributions with a shift test and a tail test combined by Holm's procedure at --alpha. Writes the current profile.json, regress.json and the ECDF plot into --out DIR (not the baseline's directory).",
+			"a regression: a test rejected the current code", "macepc regress --baseline baseline --out macepc-out\nmacepc regress --baseline baseline --scale 'deliver Join=2' --out macepc-out   # what-if"}
+	case "simulate":
+		return help{"simulate [flags]", "Runs the explorer alone: --runs executions, their execution-time distribution and histogram, and the slowest one's path file. Writes DIR/executions.jsonl and DIR/simulate.json.",
+			"an execution panicked or violated a safety property (FINDING), with its path file", "macepc simulate --system randtree --variant buggy --runs 200 --out macepc-out"}
+	case "merge":
+		return help{"merge [--out DIR] [SHARD-DIR...]", "Merges the shards of a simulate, profile or search run with --shard i/n into the files the unsharded command writes, with the same output and exit status.",
+			"as the unsharded command", "macepc merge --out macepc-out shard-0 shard-1 shard-2"}
+	case "replay":
+		return help{"replay --path FILE | --run DIR --index I [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness.",
+			"the replayed execution panicked or violated a property", "macepc replay --path macepc-out/anomaly.path.json --log slow.log\nmacepc replay --run macepc-out --index 17"}
+	case "explore":
+		return help{"explore DIR | explore --path A.path.json [--path B.path.json] [--out FILE]", "Writes DIR/explore.html, the execution debugger: every step of the results directory's executions (the anomalous and the similar fast one, or the dead and the live path), with every node's state, to step through in a browser; with --path, of one or two path files.", "",
+			"macepc explore macepc-out\nmacepc explore --path macepc-out/anomaly.path.json --path macepc-out/similar.path.json --out both.html"}
+	case "report":
+		return help{"report [--out DIR]", "Re-renders DIR/report.html, DIR/summary.md and DIR/plots/*.png from the JSON files of a results directory alone (run and the phase commands write them at the end).", "",
+			"macepc report --out macepc-out"}
+	}
+	return help{usage: name + " [flags]"}
+}
+
+// flagGroup is the heading a flag of command cmd is listed under.
+func flagGroup(cmd, flag string) string {
+	if cmd == "regress" {
+		switch flag {
+		case "baseline", "system", "nodes", "edd":
+			return "Baseline"
+		case "variant", "seed", "profile-runs", "scale":
+			return "Current run (default: the baseline's)"
+		case "max-slowdown", "alpha", "resamples":
+			return "Comparison"
+		}
+	}
+	switch flag {
+	case "liveness":
+		return "Mode"
+	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "runs":
+		return "What to run"
+	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "confirm-walks", "class":
+		return "Phases"
+	case "walks":
+		if cmd == "run --liveness" {
+			return "Liveness search"
+		}
+		return "Phases"
+	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "prefix", "safety", "property":
+		return "Liveness search"
+	case "path", "run", "index", "branch-at", "branch-seed":
+		if cmd == "explore" {
+			return "What to explore"
+		}
+		return "What to replay"
+	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
+		return "Output and resources"
+	}
+	return "Other options"
+}
+
+// printHelp is a command's --help on w: the synopsis, what the command
+// does, its flags by group, its exit statuses and an example.
+func printHelp(w io.Writer, fs *pflag.FlagSet, name string) {
+	h := commandHelp(name)
+	fmt.Fprintf(w, "Usage: macepc %s\n\n%s\n", h.usage, wrap(h.does, 78))
+	var order []string
+	groups := map[string]*pflag.FlagSet{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Deprecated != "" {
+			return
+		}
+		g := flagGroup(name, f.Name)
+		if groups[g] == nil {
+			groups[g] = pflag.NewFlagSet(g, pflag.ContinueOnError)
+			groups[g].SortFlags = false
+			order = append(order, g)
+		}
+		groups[g].AddFlag(f)
+	})
+	// The groups in a fixed order, then any other.
+	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "Comparison", "Output and resources", "Other options"}
+	slices.SortStableFunc(order, func(a, b string) int {
+		ia, ib := slices.Index(rank, a), slices.Index(rank, b)
+		if ia < 0 {
+			ia = len(rank)
+		}
+		if ib < 0 {
+			ib = len(rank)
+		}
+		return ia - ib
+	})
+	for _, g := range order {
+		fmt.Fprintf(w, "\n%s:\n%s", g, groups[g].FlagUsagesWrapped(100))
+	}
+	if h.exit1 != "" {
+		fmt.Fprintf(w, "\nExit status:\n  0  ran and found nothing\n  1  %s\n", h.exit1)
+	} else {
+		fmt.Fprintf(w, "\nExit status:\n  0  success\n")
+	}
+	fmt.Fprintf(w, "  2  usage or runtime error, with a one-line message on standard error\n")
+	if h.example != "" {
+		fmt.Fprintf(w, "\nExample:\n  %s\n", strings.ReplaceAll(h.example, "\n", "\n  "))
+	}
+}
+
+// wrap breaks s into lines of at most width characters at spaces.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(s) {
+		if i > 0 && n+1+len(word) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}

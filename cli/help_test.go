@@ -1,0 +1,35 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every command's --help says what it does, lists its flags by group,
+// its exit statuses and an example, on stdout with exit 0 (issue 18:
+// 'systems --help' printed an empty usage, 'run --liveness --help' showed
+// '--liveness (default true)').
+func TestHelpGolden(t *testing.T) {
+	cmds := [][]string{{"run", "--liveness"}}
+	for _, c := range []string{"systems", "run", "train", "profile", "search", "diverge", "correlate", "regress", "simulate", "merge", "replay", "report", "explore", "version"} {
+		cmds = append(cmds, []string{c})
+	}
+	for _, c := range cmds {
+		name := "help-" + strings.Join(c, "")
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, st := run(t, "", append(c, "--help")...)
+			if st != 0 || stderr != "" {
+				t.Fatalf("status %d, stderr %q", st, stderr)
+			}
+			for _, want := range []string{"Usage: macepc " + c[0], "Exit status:", "  2  usage or runtime error", "Example:\n  macepc " + c[0]} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("no %q in\n%s", want, stdout)
+				}
+			}
+			if len(c) > 1 && strings.Contains(stdout, "  --liveness ") {
+				t.Errorf("run --liveness --help lists --liveness:\n%s", stdout)
+			}
+			golden(t, name+".stdout", stdout)
+		})
+	}
+}

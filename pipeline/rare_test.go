@@ -1,0 +1,44 @@
+package pipeline_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/macepc/macepc/pipeline"
+)
+
+// The warning "slow executions are not rare" fired at 1 of 50 (issue 18).
+// It now needs a one-sided binomial test to reject that at most 5% of the
+// executions are that slow: 6 of 50, 4 of 20, 9 of 100.
+func TestSlowNotRareNeedsEvidence(t *testing.T) {
+	for _, c := range []struct {
+		k, n    int
+		notRare bool
+	}{
+		{0, 50, false}, {1, 50, false}, {5, 50, false}, {6, 50, true}, {50, 50, true},
+		{3, 20, false}, {4, 20, true},
+		{8, 100, false}, {10, 100, true},
+	} {
+		p, notRare := pipeline.SlowNotRare(c.k, c.n)
+		if notRare != c.notRare || p < 0 || p > 1 || math.IsNaN(p) {
+			t.Errorf("%d of %d: p = %v, not rare %v; want %v", c.k, c.n, p, notRare, c.notRare)
+		}
+	}
+	// P(X >= 6) for X ~ binomial(50, 0.05), computed by hand: 1 - sum of
+	// C(50,i) 0.05^i 0.95^(50-i) for i < 6.
+	var below float64
+	for i := 0; i < 6; i++ {
+		below += binom(50, i) * math.Pow(0.05, float64(i)) * math.Pow(0.95, float64(50-i))
+	}
+	if p, _ := pipeline.SlowNotRare(6, 50); math.Abs(p-(1-below)) > 1e-9 {
+		t.Errorf("P(X >= 6) = %v, want %v", p, 1-below)
+	}
+}
+
+func binom(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// randomEventGraph is an event graph of two panels of n events on nodes
+// nodes, crowded in time (clusters of near-simultaneous events on
+// neighbouring nodes, long labels, messages, late arrivals, deliveries
+// sent before the window, failed sends), drawn from rng.
+func randomEventGraph(rng *rand.Rand, nodes, n int) *EventGraphData {
+	texts := []string{"Join", "Join +join@5.004s", "Join −join", "JoinReply −join", "timer start +recovery@10.004s +join@5.004s", "Remove", "Probe", "ProbeReply +probe@0.512s −join [dropped: not joined]"}
+	d := &EventGraphData{Step: 66, FromStep: 62, ToStep: 62 + n, FirstDiff: 68, TimeMin: 0, TimeMax: 0}
+	for i := range nodes {
+		d.Nodes = append(d.Nodes, i*3)
+	}
+	for _, name := range []string{"anomalous", "similar"} {
+		pn := EGPanel{Name: name, ExecTime: 10}
+		t := 0.001
+		for s := 62; s < 62+n; s++ {
+			if rng.IntN(3) > 0 { // a cluster: the next event almost at once
+				t += 1e-6 * rng.Float64()
+			} else {
+				t += 0.004 * rng.Float64()
+			}
+			node := d.Nodes[rng.IntN(nodes)]
+			e := EGEvent{Step: s, Node: node, Kind: "deliver", Text: fmt.Sprintf("%d %s", s, texts[rng.IntN(len(texts))]), Start: t, End: t + 1e-7, From: d.Nodes[rng.IntN(nodes)]}
+			switch rng.IntN(5) {
+			case 0:
+				e.Kind, e.From = "timer", -1
+			case 1:
+				e.SentBefore = true
+			}
+			pn.Events = append(pn.Events, e)
+			if rng.IntN(3) == 0 {
+				m := EGMessage{Step: s, From: node, To: d.Nodes[rng.IntN(nodes)], Type: "JoinReply", Status: "sent", Depart: e.End}
+				switch rng.IntN(4) {
+				case 0:
+					m.Status = "queue-full"
+				default:
+					a := t + 0.02*rng.Float64()
+					m.Arrive = &a
+				}
+				pn.Messages = append(pn.Messages, m)
+			}
+			d.TimeMax = max(d.TimeMax, e.End)
+		}
+		d.Panels = append(d.Panels, pn)
+	}
+	return d
+}
+
+// textsClash lists the pairs of texts that overlap or come closer than
+// the clearance: gap points apart vertically, and horizontally once their
+// widths grow by widen (a browser's fallback font, wider than the one
+// measured).
+func textsClash(texts []drawnText, skip map[string]bool, gap vg.Length, widen float64) []string {
+	var out []string
+	grow := func(t drawnText) drawnText {
+		t.max.X = t.min.X + vg.Length(widen)*(t.max.X-t.min.X)
+		return t
+	}
+	for i, a := range texts {
+		for _, b := range texts[i+1:] {
+			if skip[a.s] || skip[b.s] {
+				continue
+			}
+			a, b := grow(a), grow(b)
+			if a.min.X < b.max.X && b.min.X < a.max.X && a.min.Y < b.max.Y+gap && b.min.Y < a.max.Y+gap {
+				out = append(out, fmt.Sprintf("%q (x %.1f–%.1f, y %.1f–%.1f) and %q (x %.1f–%.1f, y %.1f–%.1f)",
+					a.s, a.min.X, a.max.X, a.min.Y, a.max.Y, b.s, b.min.X, b.max.X, b.min.Y, b.max.Y))
+			}
+		}
+	}
+	return out
+}
+
+// eventGraphTexts draws d as the report does and returns its texts.
+func eventGraphTexts(d *EventGraphData) []drawnText {
+	rec := &recorder.Canvas{}
+	eventGraphPlot(d)(draw.NewCanvas(rec, vg.Points(680), vg.Points(float64(40+400*len(d.Panels)))))
+	return recordedTexts(rec)
+}
+
+// The event graph's labels never overlap, measured as drawn: on crowded
+// random graphs (a fixed seed), every two texts are at least egClear (1
+// point) apart vertically or side by side with room for an egWiden (10%)
+// wider font. (400 graphs passed; 60 keep the test fast.)
+func TestEventGraphLabelsDoNotOverlap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 4))
+	bad := 0
+	for i := range 60 {
+		d := randomEventGraph(rng, 3+rng.IntN(5), 10+rng.IntN(14))
+		clashes := EventGraphClashes(d)
+		if len(clashes) > 0 {
+			bad++
+			if bad <= 3 {
+				t.Errorf("graph %d: %d clashes, e.g. %s", i, len(clashes), clashes[0])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of 60 graphs have overlapping texts", bad)
+	}
+}
