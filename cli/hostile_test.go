@@ -215,7 +215,7 @@ func hostileCases() []hostileCase {
 func errorLines(stderr string) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {
-		if l != "" && !strings.HasPrefix(l, "macepc: warning:") {
+		if l != "" && !strings.HasPrefix(l, "macepc: warning:") && !strings.HasPrefix(l, "macepc: note:") {
 			out = append(out, l)
 		}
 	}

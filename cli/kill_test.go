@@ -59,9 +59,10 @@ func temporaries(t *testing.T, dir string) []string {
 	return out
 }
 
-// kill -9 at random moments of `macepc run`, one to three times in a row
-// into one directory; a run into it again, plain or with --resume, writes
-// exactly the files of an uninterrupted run and leaves no temporary file.
+// kill -9 at random moments of `macepc run`, once or twice in a row into
+// one directory; a run into it again (resuming by default, with --resume,
+// or afresh with --resume=false) writes exactly the files of an
+// uninterrupted run and leaves no temporary file.
 func TestKilledRunsRerunToTheSameFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs macepc in subprocesses")
@@ -96,9 +97,12 @@ func TestKilledRunsRerunToTheSameFiles(t *testing.T) {
 			incomplete++
 		}
 		t.Logf("trial %d: killed after %s: %d files (%d temporary), the run writes %d", trial, fmtDurations(kills), len(before), len(tmp), len(want))
-		rerun := append(args, "--out", dir)
-		if trial%2 == 1 {
+		rerun := append(args, "--out", dir) // resumes by default what a kill left
+		switch trial % 3 {
+		case 1:
 			rerun = append(rerun, "--resume")
+		case 2:
+			rerun = append(rerun, "--resume=false")
 		}
 		if out, errs, st := runRT(t, context.Background(), rerun...); st != cli.ExitFinding {
 			t.Fatalf("trial %d (killed at %v): rerun status %d\n%s%s", trial, kills, st, out, errs)

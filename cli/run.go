@@ -34,6 +34,7 @@ type pipelineFlags struct {
 	progress    string
 	shard       string // --shard i/n (shard.go)
 	resume      bool
+	resumeSet   bool // --resume was given (true or false)
 }
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
@@ -77,7 +78,7 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
 	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first anomaly, to find the others and class them (0: stop at the first)")
-	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run)")
+	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run); the default when --out holds an interrupted run, --resume=false starts afresh")
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
@@ -144,6 +145,7 @@ func (a *app) parsePipeline(name string, args []string, groups ...func(*pipeline
 	if fs.NArg() > 0 {
 		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
 	}
+	f.resumeSet = fs.Changed("resume")
 	return f, fs, f.check(fs)
 }
 
@@ -183,6 +185,10 @@ func (a *app) runAll(args []string) (int, error) {
 	}
 	cfg := pipeline.Config{Env: env, Target: t, Seed: seed, TrainRuns: f.trainRuns, Scale: f.sim.scale, ProfileRuns: f.profileRuns, Thresholds: th,
 		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
+	if !f.resumeSet && env.Dir.Interrupted() {
+		cfg.Resume = true
+		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
+	}
 	if fs.Changed("edd") { // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
@@ -382,6 +388,10 @@ func (a *app) searchCmd(args []string) (int, error) {
 		return ExitError, err
 	} else if ok {
 		return a.searchShard(cfg, sh)
+	}
+	if !f.resumeSet && env.Dir.Interrupted() {
+		cfg.Resume = true
+		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming its search where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
 	}
 	sf, err := pipeline.Search(a.ctx, cfg)
 	if err != nil {

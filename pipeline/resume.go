@@ -5,7 +5,40 @@ package pipeline
 // again. A run is deterministic given its EDD, so the files a resumed run
 // writes are those of an uninterrupted one.
 
-import "github.com/macepc/macepc/edd"
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/macepc/macepc/edd"
+)
+
+// Interrupted reports whether the directory holds a run that did not
+// end: a profile.json without the summary.json that every command writes
+// last (a killed run), or a search that is incomplete (interrupted), or
+// that found an anomaly whose divergence or correlation is missing. The
+// command line resumes such a run unless told not to; a directory that
+// only looks so is harmless, since Resume keeps only what this run would
+// compute again.
+func (d *Dir) Interrupted() bool {
+	switch {
+	case !d.exists(FileProfile):
+		return false
+	case !d.exists(FileSummary):
+		return true
+	case !d.exists(FileSearch):
+		return false
+	}
+	var sf struct {
+		Complete bool            `json:"complete"`
+		Anomaly  json.RawMessage `json:"anomaly"`
+	}
+	b, err := os.ReadFile(d.File(FileSearch))
+	if err != nil || json.Unmarshal(b, &sf) != nil {
+		return false // a damaged search.json: the phases refuse it
+	}
+	found := len(sf.Anomaly) > 0 && string(sf.Anomaly) != "null"
+	return !sf.Complete || found && !(d.exists(FileDivergence) && d.exists(FileCorrelation))
+}
 
 // keptTraining is the directory's training if it is the one cfg would
 // train: the same system, variant, nodes, seed, runs and simulator

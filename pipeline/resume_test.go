@@ -189,3 +189,37 @@ func (p *phases) Start(ph pipeline.Phase, total int) pipeline.Task {
 	p.seen[ph] = true
 	return p.next.Start(ph, total)
 }
+
+// Interrupted tells a directory whose run did not end from one whose run
+// did, or that only holds a profile.
+func TestInterrupted(t *testing.T) {
+	d := openDir(t)
+	if d.Interrupted() {
+		t.Error("an empty directory is interrupted")
+	}
+	cfg := pipeline.DefaultConfig(d, randtreeTarget(t, "buggy"))
+	cfg.TrainRuns, cfg.ProfileRuns, cfg.MaxRuns, cfg.TriageRuns, cfg.Walks, cfg.Confirm = 0, 20, 300, 15, 4, 4
+	if _, err := pipeline.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if d.Interrupted() {
+		t.Error("a complete run is interrupted")
+	}
+	for _, f := range []string{pipeline.FileCorrelation, pipeline.FileSummary} {
+		b, err := os.ReadFile(d.File(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(d.File(f)) // as a kill before the file was written
+		if !d.Interrupted() {
+			t.Errorf("without %s: not interrupted", f)
+		}
+		os.WriteFile(d.File(f), b, 0o644)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg.Progress = &cancelAt{phase: pipeline.PhaseSearch, n: 3, cancel: cancel}
+	pipeline.Run(ctx, cfg) // Ctrl-C: the search is kept incomplete and summary.json salvaged
+	if sf, err := d.LoadSearch(mustProfile(t, d)); err == nil && !sf.Complete && !d.Interrupted() {
+		t.Error("an interrupted search is not interrupted")
+	}
+}
