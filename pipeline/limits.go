@@ -1,9 +1,6 @@
 package pipeline
 
-import (
-	"fmt"
-	"syscall"
-)
+import "fmt"
 
 // Bytes a phase keeps in memory per execution until it writes its files
 // (measured upper bounds of the in-memory line and its JSON): a count
@@ -14,15 +11,6 @@ const (
 	bytesPerCountsLine = 4096 // search and divergence walks: CountsLine with its label counts and its JSON
 	bytesPerTrainRun   = 4096 // training: the real handler times of one execution (a few hundred events)
 )
-
-// totalMemory is the machine's physical memory in bytes (0: unknown).
-func totalMemory() uint64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil {
-		return 0
-	}
-	return uint64(si.Totalram) * uint64(si.Unit)
-}
 
 // checkMemory refuses a count (the flag's value) whose executions would
 // need more memory than the machine has, at perItem bytes each.

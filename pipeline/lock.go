@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/report"
@@ -31,9 +29,9 @@ func (d *Dir) Lock() (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if busy, err := flock(f); err != nil || busy {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if busy {
 			return nil, fmt.Errorf("--out %s is in use: another macepc process is writing into it (wait for it to end, or choose another --out)", d.path)
 		}
 		return nil, fmt.Errorf("--out %s: lock: %w", d.path, err)
