@@ -217,6 +217,9 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if cfg.Runs != 0 {
 		r.Runs = cfg.Runs
 	}
+	if err := checkMemory("--runs", r.Runs, bytesPerExecLine); err != nil {
+		return nil, err
+	}
 	if SameFile(cfg.Dir.File(FileProfile), basePath) {
 		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
 	}
