@@ -158,7 +158,7 @@ func hostileCases() []hostileCase {
 		{"train-edd", nil, []string{"train", "--out", "DIR", "--edd", fixedEDD}, "--edd"},
 		{"systems-bogus-flag", nil, []string{"systems", "--bogus"}, "unknown flag"},
 		{"version-bogus-flag", nil, []string{"version", "--bogus"}, "unknown flag"},
-		{"regress-runs-1e9", nil, []string{"regress", "--out", "DIR/regress", "--baseline", "DIR", "--runs", "1000000000"}, "beyond this machine's memory"},
+		{"regress-runs-1e9", nil, []string{"regress", "--out", "DIR/regress", "--baseline", "DIR", "--profile-runs", "1000000000"}, "beyond this machine's memory"},
 		{"regress-alpha-2", nil, []string{"regress", "--out", "DIR/regress", "--baseline", "DIR", "--alpha", "2"}, "--alpha"},
 		{"replay-no-path", nil, []string{"replay"}, "--path"},
 		{"simulate-shard-bogus", nil, []string{"simulate", "--out", "DIR/sim", "--shard", "3/2"}, "--shard"},

@@ -217,7 +217,7 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if cfg.Runs != 0 {
 		r.Runs = cfg.Runs
 	}
-	if err := checkMemory("--runs", r.Runs, bytesPerExecLine); err != nil {
+	if err := checkMemory("--profile-runs", r.Runs, bytesPerExecLine); err != nil {
 		return nil, err
 	}
 	if SameFile(cfg.Dir.File(FileProfile), basePath) {
