@@ -19,13 +19,12 @@ type Explorer struct {
 	// Jobs is the number of workers; 0 means GOMAXPROCS.
 	Jobs int
 	// CheckDeterminism runs every execution a second time, on a new
-	// simulator (the first ran the worker's earlier executions before it),
-	// and makes Run fail with
-	// ErrNondeterministic on any difference in the results (madsim's
-	// check): a protocol with hidden state shared between executions or
-	// nodes, map iteration order or the wall clock shows there. The
-	// measured real times of training and hung handlers are wall-clock
-	// by nature and not compared.
+	// simulator (the first ran the worker's earlier executions before
+	// it), and makes Run fail with ErrNondeterministic on any difference
+	// in the results (madsim's check): a protocol with hidden state shared
+	// between executions or nodes, map iteration order or the wall clock
+	// shows there. The measured real times of training and hung handlers
+	// are wall-clock by nature and not compared.
 	CheckDeterminism bool
 }
 
