@@ -279,6 +279,12 @@ func TestSecondWriterIsRefused(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a refused writer wrote %d files", len(ents))
 	}
+	// Shards write their own files into a shared directory at once: they
+	// take no lock.
+	var o, e bytes.Buffer
+	if st := runRandTree(context.Background(), []string{"simulate", "--out", dir, "--runs", "4", "--shard", "1/2"}, &o, &e); st != cli.ExitOK {
+		t.Errorf("a shard into a locked directory: status %d\n%s", st, e.String())
+	}
 }
 
 func runRandTree(ctx context.Context, args []string, stdout, stderr *bytes.Buffer) int {

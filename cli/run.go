@@ -123,8 +123,14 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 	if err != nil {
 		return pipeline.Env{}, err
 	}
-	if err := a.lockDir(d); err != nil {
+	// Shards write their own files into a shared directory, at once: only
+	// an unsharded phase takes the directory's lock.
+	if _, sharded, err := a.shardOf(f.shard); err != nil {
 		return pipeline.Env{}, err
+	} else if !sharded {
+		if err := a.lockDir(d); err != nil {
+			return pipeline.Env{}, err
+		}
 	}
 	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog, CheckDeterminism: f.sim.checkDet}, nil
 }

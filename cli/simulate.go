@@ -43,8 +43,10 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	if err := a.lockDir(d); err != nil {
-		return ExitError, err
+	if !sharded { // shards write their own files into a shared directory, at once
+		if err := a.lockDir(d); err != nil {
+			return ExitError, err
+		}
 	}
 	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, Progress: prog, CheckDeterminism: sf.checkDet}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"slices"
+
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -34,8 +36,8 @@ type eventsExec struct {
 	Steps      int    `json:"steps"`
 	Outcome    string `json:"outcome"`
 	// NodeLastNS is, per node, the end time (start + duration) of its last
-	// executed event in the whole execution; -1 for a node that executed
-	// none. NodeEvents counts each node's events.
+	// executed event in the whole execution, or of its first event noted
+	// timedsim.NoteDone if it has one; -1 for a node that executed none. NodeEvents counts each node's events.
 	NodeLastNS []int64      `json:"node_last_ns"`
 	NodeEvents []int        `json:"node_events"`
 	Events     []eventsItem `json:"events"`
@@ -79,11 +81,15 @@ func newEventsFile(configHash string, nodes, step int, anomalous, similar *timed
 		for i := range ex.NodeLastNS {
 			ex.NodeLastNS[i] = -1
 		}
+		done := map[int]int64{}
 		for i := range r.Events {
 			e := &r.Events[i]
 			if n := int(e.Node); n >= 0 && n < nodes {
 				ex.NodeLastNS[n] = max(ex.NodeLastNS[n], int64(e.Start+e.Duration))
 				ex.NodeEvents[n]++
+				if _, ok := done[n]; !ok && slices.Contains(e.Notes, timedsim.NoteDone) {
+					done[n] = int64(e.Start + e.Duration)
+				}
 			}
 			if e.Step < ef.FromStep || e.Step >= ef.ToStep {
 				continue
@@ -104,6 +110,9 @@ func newEventsFile(configHash string, nodes, step int, anomalous, similar *timed
 				it.Timers = append(it.Timers, et)
 			}
 			ex.Events = append(ex.Events, it)
+		}
+		for n, t := range done {
+			ex.NodeLastNS[n] = t
 		}
 		ef.Executions = append(ef.Executions, ex)
 	}

@@ -14,7 +14,10 @@ import (
 // time is the end (start + duration) of the last event it executed before
 // the execution stopped: when it last did anything. It needs no knowledge
 // of the protocol, and for a join protocol such as RandTree it is when the
-// node last acted to join or to repair the tree.
+// node last acted to join or to repair the tree. A protocol whose nodes go
+// on working after their part is done (a Bullet′ receiver serves blocks
+// after it has the file) notes timedsim.NoteDone on the event that
+// completes a node's part, and that event's end is the completion time.
 type CompletionData struct {
 	Anomalous *float64         `json:"anomalous"` // execution times, s
 	Similar   *float64         `json:"similar"`

@@ -17,6 +17,13 @@ type Describer interface {
 	Describe() string
 }
 
+// NoteDone is the note with which a handler says that its node has
+// accomplished its part of the task, such as a receiver that got the whole
+// file while it goes on serving others: the per-node completion plot then
+// shows the end of the first event so noted instead of the node's last
+// event.
+const NoteDone = "done: task complete"
+
 // CompositeArrow separates an event label from the message type its
 // handler sent in a composite label.
 const CompositeArrow = " → "

@@ -27,6 +27,17 @@
 // for the pipeline library (package pipeline) and the command line on top
 // of it (package cli).
 //
+// # Layers and send queues
+//
+// Services stack on one node as Mace stacks them (Bullet′ over RanSub):
+// NewStack composes layers, listed bottom up, into one Service that routes
+// each message to the layer that owns it, each timer to the layer whose
+// namespace prefixes it ("timer ransub.epoch"), and lets a lower layer
+// call the one above through Stack.Context. A handler asks how full a
+// reliable connection's bounded send queue is with SendQueue, or whether
+// one more message fits with Fits, to defer a send instead of having it
+// fail with ErrQueueFull.
+//
 // # Parameters
 //
 // A system may declare parameters (System.Params): scenarios and protocol

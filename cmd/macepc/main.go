@@ -5,6 +5,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/systems/bamboo"
+	"github.com/macepc/macepc/systems/bullet"
 	"github.com/macepc/macepc/systems/chord"
 	"github.com/macepc/macepc/systems/etcdraft"
 	"github.com/macepc/macepc/systems/pastry"
@@ -13,5 +14,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System(), bamboo.System(), chord.System(), etcdraft.System(), pingpong.System()))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, randtree.System(), pastry.System(), bamboo.System(), chord.System(), etcdraft.System(), pingpong.System(), bullet.System()))
 }
