@@ -100,7 +100,7 @@ func flagGroup(cmd, flag string) string {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "save-path", "jobs", "shard", "phase":
+	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
 		return "Output and resources"
 	}
 	return "Other options"

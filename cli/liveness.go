@@ -151,6 +151,11 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if !sharded { // shards write their own files into a shared directory, at once
+		if err := a.lockDir(d); err != nil {
+			return ExitError, err
+		}
+	}
 	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog}
 	if sharded {
 		fmt.Fprintf(a.stdout, "macepc run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",

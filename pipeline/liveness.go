@@ -101,9 +101,6 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.create(); err != nil {
 		return nil, err
 	}
-	if err := d.remove(livenessFiles()...); err != nil {
-		return nil, err
-	}
 	search := cfg.Search
 	task := start(cfg.Progress, PhaseLiveness, 0)
 	if cfg.Progress != nil {
@@ -124,6 +121,11 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	task.Done()
 	if rep == nil {
 		return nil, runErr
+	}
+	// The earlier search's files go once this one has a report, not
+	// before: a refused search changes no file.
+	if err := d.remove(livenessFiles()...); err != nil {
+		return nil, err
 	}
 	lf, err := writeLiveness(d, cfg.System.Name, cfg.Variant, cfg.Search, rep)
 	if err != nil {

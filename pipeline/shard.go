@@ -322,7 +322,7 @@ func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res
 	if err != nil {
 		return nil, err
 	}
-	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs)
+	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs, nil)
 	if err != nil || len(lines) < sp.Len(cfg.Runs) {
 		return nil, fmt.Errorf("interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
 	}
