@@ -10,7 +10,8 @@ import (
 // SplitGap is how far above the depth bound the automatic prefix
 // division is: the split depth is the bound minus SplitGap (at least 1).
 // The division, a DFS to the split depth with one visited set, is
-// sequential; below it the prefix tasks run in parallel, each with its own
+// sequential (Config.LevelDivision makes it a parallel level-by-level
+// search instead, level.go); below it the prefix tasks run in parallel, each with its own
 // visited set, so they re-explore the states that several of them reach.
 // At 0 the division is the whole sequential DFS (MaceMC's, with one visited
 // set) and the tasks are its sequences, whose replays and random walks run

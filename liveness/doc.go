@@ -164,6 +164,30 @@
 // Collision is TLC's estimate of the probability that some visited set
 // (the division's and each task's) took a new state for a visited one.
 //
+// With Config.LevelDivision the division itself runs on all the workers:
+// a level-synchronous search with one shared, pruning visited set (a
+// concurrent fpSet, 64 stripes of xxhash fingerprints). At each level the
+// workers take the frontier's entries one at a time and compute their
+// successors (re-executing each from the initial state), each recording
+// its state's fingerprint with its key — level, frontier index, choice —
+// the set keeping the smallest. After the level the successors are taken
+// in DFS order: one whose state was reached at a lower level, or at this
+// level by a smaller key, is cut as a duplicate; every other is a new
+// state, explored once, from its first sequence in DFS order at its lowest
+// level. The terminal sequences (leaves at the split depth, quiescent
+// ones, duplicates) sorted in DFS order make the tasks as above, each new
+// state (and its expansion's steps) counted with the first terminal
+// through it. A safety violation or panic at a level stops the descent of
+// every sequence after it in DFS order; the tasks end at the smallest such
+// sequence. The tree searched is thus a function of the configuration
+// alone, not of the workers or shards, but it is not the sequential DFS's:
+// that one can reach a state first deep in an early branch and again,
+// shallower, in a later one, exploring it twice, while here every state
+// within the bound is explored once (States = Distinct for one iteration),
+// so there are fewer paths and walks, and a walk only from the states
+// whose lowest level is the bound. Walks are seeded as at the bound above,
+// by the leaf's number. Without state hashing LevelDivision is ignored.
+//
 // RunShard runs the tasks whose global index (over all iterations) is
 // ≡ i (mod n), paper 002's division of the search by prefix across
 // machines; MergeShards folds the shards' results exactly as Run folds its
