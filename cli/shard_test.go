@@ -460,3 +460,32 @@ func TestShardedLivenessMergesToTheUnshardedReport(t *testing.T) {
 		t.Fatalf("a shard of another seed: status %d\n%s%s", st, o, e)
 	}
 }
+
+// The level division sharded and merged gives the unsharded level
+// division's report, and a level-division shard is refused among the
+// sequential division's (its settings differ).
+func TestShardedLevelDivision(t *testing.T) {
+	args := []string{"run", "--liveness", "--variant", "liveness-bug", "--level-division"}
+	want := t.TempDir()
+	if o, e, st := runEnv(t, nil, append(args, "--out", want)...); st != cli.ExitFinding {
+		t.Fatalf("unsharded: status %d\n%s%s", st, o, e)
+	}
+	root := t.TempDir()
+	dirs := shardDirs(root, 3)
+	runShards(t, 0, 3, func(i int) string { return dirs[i] }, args...)
+	mergeDirs(t, cli.ExitFinding, filepath.Join(root, "merged"), dirs...)
+	got, w := livenessReport(t, filepath.Join(root, "merged")), livenessReport(t, want)
+	if !reflect.DeepEqual(got, w) {
+		t.Fatalf("merged report\n%v\nunsharded\n%v", got, w)
+	}
+	if st, _ := w["settings"].(map[string]any); st["level_division"] != true {
+		t.Fatalf("settings %v: want level_division", st)
+	}
+	seq := filepath.Join(root, "seq")
+	runShards(t, 0, 3, func(i int) string { return seq }, args[:len(args)-1]...)
+	other := filepath.Join(seq, "liveness.shard-1-of-3.jsonl")
+	o, e, st := runEnv(t, nil, "merge", "--out", filepath.Join(root, "mixed"), filepath.Join(dirs[0], "liveness.shard-0-of-3.jsonl"), other, filepath.Join(dirs[2], "liveness.shard-2-of-3.jsonl"))
+	if st != cli.ExitError || !strings.Contains(e, other+" belongs to another configuration") {
+		t.Fatalf("a sequential-division shard: status %d\n%s%s", st, o, e)
+	}
+}
