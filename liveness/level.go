@@ -1,6 +1,7 @@
 package liveness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -41,14 +42,50 @@ type lvExpand struct {
 }
 
 // lvTerm is a terminal sequence of the level division: a leaf (at the
-// split depth or quiescent), a duplicate or the violating sequence.
+// split depth or quiescent), a duplicate or the violating sequence. Its
+// sequence is base followed by last (if last >= 0): a duplicate shares its
+// parent's sequence rather than copy it, the most of the terminals.
 type lvTerm struct {
-	seq       []int
+	base      []int
+	last      int
 	end       pathEnd
 	violating bool
 	states    int64
 	steps     int64
 	fps       []uint64
+}
+
+// seq is t's sequence.
+func (t *lvTerm) seq() []int {
+	if t.last < 0 {
+		return t.base
+	}
+	return append(slices.Clip(t.base), t.last)
+}
+
+// cmpSeq compares sequences a·al and b·bl (al, bl < 0: none) in DFS order
+// (lexicographic, a prefix first).
+func cmpSeq(a []int, al int, b []int, bl int) int {
+	na, nb := len(a), len(b)
+	if al >= 0 {
+		na++
+	}
+	if bl >= 0 {
+		nb++
+	}
+	for i := range min(na, nb) {
+		x, y := al, bl
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return cmp.Compare(na, nb)
 }
 
 // replaySeq runs the base and then seq on w.
@@ -150,29 +187,28 @@ func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error)
 			lookups += r.lookups
 			e.steps = r.steps
 			if r.quiescent {
-				terms = append(terms, &lvTerm{seq: e.seq, end: endQuiescent})
+				terms = append(terms, &lvTerm{base: e.seq, last: -1, end: endQuiescent})
 				continue
 			}
 			for _, ch := range r.children {
-				seq := append(slices.Clip(e.seq), ch.choice)
 				switch {
 				case ch.violating:
-					viol = seq
-					terms = append(terms, &lvTerm{seq: seq, violating: true})
+					viol = append(slices.Clip(e.seq), ch.choice)
+					terms = append(terms, &lvTerm{base: viol, last: -1, violating: true})
 					break merge // every later successor comes after it in DFS order
 				case set.get(ch.fp) == ch.key:
 					fresh++
 					st.States++
-					n := &lvNode{seq: seq, fp: ch.fp}
+					n := &lvNode{seq: append(slices.Clip(e.seq), ch.choice), fp: ch.fp}
 					nodes = append(nodes, n)
 					if l+1 == sd {
-						terms = append(terms, &lvTerm{seq: seq, end: endDepth})
+						terms = append(terms, &lvTerm{base: n.seq, last: -1, end: endDepth})
 					} else {
 						next = append(next, n)
 					}
 				default:
 					st.Duplicates++
-					terms = append(terms, &lvTerm{seq: seq, end: endDuplicate})
+					terms = append(terms, &lvTerm{base: e.seq, last: ch.choice, end: endDuplicate})
 				}
 			}
 		}
@@ -189,13 +225,14 @@ func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error)
 // up to the smallest violating sequence viol (if any), with each node's
 // state and steps attributed to its first terminal.
 func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyLive bool, collision float64, sd int) ([]*task, error) {
-	slices.SortFunc(terms, func(a, b *lvTerm) int { return slices.Compare(a.seq, b.seq) })
+	slices.SortFunc(terms, func(a, b *lvTerm) int { return cmpSeq(a.base, a.last, b.base, b.last) })
+	at := func(t *lvTerm, v []int) int { return cmpSeq(t.base, t.last, v, -1) }
 	if viol != nil {
-		i, _ := slices.BinarySearchFunc(terms, viol, func(t *lvTerm, v []int) int { return slices.Compare(t.seq, v) })
+		i, _ := slices.BinarySearchFunc(terms, viol, at)
 		terms = terms[:i+1]
 	}
 	for _, n := range nodes {
-		i, _ := slices.BinarySearchFunc(terms, n.seq, func(t *lvTerm, v []int) int { return slices.Compare(t.seq, v) })
+		i, _ := slices.BinarySearchFunc(terms, n.seq, at)
 		if i == len(terms) {
 			continue // after the violation
 		}
@@ -210,7 +247,7 @@ func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyL
 	deadSet := false
 	for _, t := range terms {
 		if t.violating || t.end != endDuplicate {
-			tasks = append(tasks, &task{prefix: t.seq, dfs: true, states: t.states, steps: t.steps, end: t.end, fps: t.fps, violating: t.violating})
+			tasks = append(tasks, &task{prefix: t.seq(), dfs: true, states: t.states, steps: t.steps, end: t.end, fps: t.fps, violating: t.violating})
 			continue
 		}
 		if len(tasks) == 0 {
@@ -220,14 +257,15 @@ func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyL
 		c.st.add(Stats{Paths: 1, Duplicates: 1, States: t.states, Steps: t.steps})
 		c.fps = append(c.fps, t.fps...)
 		if s.r.visit != nil {
-			c.visits = append(c.visits, seqVisit{t.seq, endDuplicate})
+			c.visits = append(c.visits, seqVisit{t.seq(), endDuplicate})
 		}
 		if !anyLive && !deadSet {
 			// The first duplicate as a dead path: the iteration's
 			// violation if no sequence reaches the bound.
 			w := s.dfs
-			s.replaySeq(w, t.seq)
-			c.deadEnd, deadSet = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(t.seq), sd), true
+			seq := t.seq()
+			s.replaySeq(w, seq)
+			c.deadEnd, deadSet = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(seq), sd), true
 		}
 	}
 	if len(tasks) == 0 {
