@@ -123,8 +123,8 @@ func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *ato
 		if c/n>>w.clockReads != 0 {
 			continue // answers to comparisons this choice did not make
 		}
-		if c >= 1<<24 || ei >= 1<<32 {
-			out.err = fmt.Errorf("liveness: level division: %d choices or %d frontier entries is beyond its keys", c, ei)
+		if c >= 1<<24 || ei >= 1<<32 || l+1 >= 1<<8 {
+			out.err = fmt.Errorf("liveness: level division: choice %d, frontier entry %d or level %d is beyond its keys", c, ei, l+1)
 			return out
 		}
 		ch := lvChild{choice: c}
