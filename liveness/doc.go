@@ -186,7 +186,11 @@
 // within the bound is explored once (States = Distinct for one iteration),
 // so there are fewer paths and walks, and a walk only from the states
 // whose lowest level is the bound. Walks are seeded as at the bound above,
-// by the leaf's number. Without state hashing LevelDivision is ignored.
+// by the leaf's number. The levels up to a bound are the same for every
+// deeper bound, so each iteration goes on from the last one's levels and
+// set (Steps counts the steps it executed; the other statistics are those
+// of a division started afresh, TestLevelDivisionGoesOn). Without state
+// hashing LevelDivision is ignored.
 //
 // RunShard runs the tasks whose global index (over all iterations) is
 // ≡ i (mod n), paper 002's division of the search by prefix across

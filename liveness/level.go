@@ -154,27 +154,50 @@ type lvNode struct {
 	steps int64
 }
 
-// enumerateLevels is the level division at split depth sd: tasks as
-// enumerate's (in DFS order, the duplicates with the task before them),
-// from the level-synchronous search.
-func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error) {
-	set := newFPSet()
-	var anyLive atomic.Bool
+// lvState is a searcher's level division so far: the levels up to level
+// are the same for every bound at or beyond it, so the next iteration
+// goes on from them rather than starting again.
+type lvState struct {
+	set             *fpSet
+	anyLive         atomic.Bool
+	lookups, fresh  int64
+	collision       float64 // the estimate reported so far
+	terms           []*lvTerm
+	nodes, frontier []*lvNode // frontier: the nodes of level level
+	level           int
+	viol            []int // the smallest violating sequence so far
+	st              Stats
+}
+
+// newLevels starts a level division at the initial state.
+func (s *searcher) newLevels() *lvState {
+	lv := &lvState{set: newFPSet(), lookups: 1, fresh: 1}
 	w := s.dfs
 	s.replaySeq(w, nil)
-	set.add(w.hash(), 0)
-	anyLive.Store(w.live())
-	lookups, fresh := int64(1), int64(1)
-	var terms []*lvTerm
-	nodes := []*lvNode{{seq: []int{}, root: true}}
-	frontier := nodes
-	var viol []int // the smallest violating sequence so far
-	var st Stats
-	for l := 0; l < sd && len(frontier) > 0; l++ {
+	lv.set.add(w.hash(), 0)
+	lv.anyLive.Store(w.live())
+	lv.nodes = []*lvNode{{seq: []int{}, root: true}}
+	lv.frontier = lv.nodes
+	return lv
+}
+
+// enumerateLevels is the level division at split depth sd: tasks as
+// enumerate's (in DFS order, the duplicates with the task before them),
+// from the level-synchronous search, going on from the searcher's earlier
+// levels. Steps counts the steps it executed for this division only.
+func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error) {
+	lv := s.lv
+	if lv == nil || lv.viol != nil || lv.level > sd {
+		lv = s.newLevels()
+		s.lv = lv
+	}
+	for ; lv.level < sd && len(lv.frontier) > 0; lv.level++ {
+		l, frontier := lv.level, lv.frontier
 		res, _, err := parallel(ctx, s.workers, len(frontier), func(w *world, i int) lvExpand {
-			return s.expand(w, frontier[i].seq, i, l, set, &anyLive)
+			return s.expand(w, frontier[i].seq, i, l, lv.set, &lv.anyLive)
 		}, func(lvExpand) bool { return false })
 		if err != nil {
+			s.lv = nil // a level half merged: start again
 			return nil, err
 		}
 		var next []*lvNode
@@ -182,49 +205,66 @@ func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error)
 		for ei, e := range frontier {
 			r := res[ei]
 			if r.err != nil {
+				s.lv = nil
 				return nil, r.err
 			}
-			lookups += r.lookups
+			lv.lookups += r.lookups
 			e.steps = r.steps
 			if r.quiescent {
-				terms = append(terms, &lvTerm{base: e.seq, last: -1, end: endQuiescent})
+				lv.terms = append(lv.terms, &lvTerm{base: e.seq, last: -1, end: endQuiescent})
 				continue
 			}
 			for _, ch := range r.children {
 				switch {
 				case ch.violating:
-					viol = append(slices.Clip(e.seq), ch.choice)
-					terms = append(terms, &lvTerm{base: viol, last: -1, violating: true})
+					lv.viol = append(slices.Clip(e.seq), ch.choice)
+					lv.terms = append(lv.terms, &lvTerm{base: lv.viol, last: -1, violating: true})
 					break merge // every later successor comes after it in DFS order
-				case set.get(ch.fp) == ch.key:
-					fresh++
-					st.States++
+				case lv.set.get(ch.fp) == ch.key:
+					lv.fresh++
+					lv.st.States++
 					n := &lvNode{seq: append(slices.Clip(e.seq), ch.choice), fp: ch.fp}
-					nodes = append(nodes, n)
-					if l+1 == sd {
-						terms = append(terms, &lvTerm{base: n.seq, last: -1, end: endDepth})
-					} else {
-						next = append(next, n)
-					}
+					lv.nodes = append(lv.nodes, n)
+					next = append(next, n)
 				default:
-					st.Duplicates++
-					terms = append(terms, &lvTerm{base: e.seq, last: ch.choice, end: endDuplicate})
+					lv.st.Duplicates++
+					lv.terms = append(lv.terms, &lvTerm{base: e.seq, last: ch.choice, end: endDuplicate})
 				}
 			}
 		}
-		frontier = next
-		st.Paths = int64(len(terms))
+		lv.frontier = next
+		lv.st.Paths = int64(len(lv.terms))
 		if s.tick != nil {
-			s.tick(st)
+			s.tick(lv.st)
 		}
 	}
-	return s.levelTasks(terms, nodes, viol, anyLive.Load(), tlcCollision(fresh, lookups), sd)
+	if len(lv.frontier) == 0 {
+		lv.level = max(lv.level, sd)
+	}
+	// The leaves: the frontier at the split depth.
+	terms := slices.Clip(lv.terms)
+	if lv.level == sd {
+		for _, n := range lv.frontier {
+			terms = append(terms, &lvTerm{base: n.seq, last: -1, end: endDepth})
+		}
+	}
+	c := tlcCollision(lv.fresh, lv.lookups)
+	tasks, err := s.levelTasks(terms, lv.nodes, lv.viol, lv.anyLive.Load(), c-lv.collision, sd)
+	lv.collision = c
+	for _, n := range lv.nodes {
+		n.steps = 0 // executed once, counted once
+	}
+	return tasks, err
 }
 
 // levelTasks turns the level division's terminals into tasks in DFS order,
 // up to the smallest violating sequence viol (if any), with each node's
 // state and steps attributed to its first terminal.
 func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyLive bool, collision float64, sd int) ([]*task, error) {
+	terms = slices.Clone(terms) // sorted here, kept in level order by the caller
+	for _, t := range terms {
+		t.states, t.steps, t.fps = 0, 0, nil // of an earlier bound's division
+	}
 	slices.SortFunc(terms, func(a, b *lvTerm) int { return cmpSeq(a.base, a.last, b.base, b.last) })
 	at := func(t *lvTerm, v []int) int { return cmpSeq(t.base, t.last, v, -1) }
 	if viol != nil {

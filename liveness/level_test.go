@@ -86,3 +86,44 @@ func TestLevelDivisionRandTree(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelDivisionGoesOn: a level division that goes on from the levels
+// of earlier bounds (2, then 3, then 6) gives the tasks of one started at
+// bound 6, but for the steps, which count only what it executed.
+func TestLevelDivisionGoesOn(t *testing.T) {
+	cfg := randtreeConfig(t, randtree.VariantFixed, 1)
+	cfg.LevelDivision = true
+	divide := func(depths ...int) []*task {
+		_, s, v, err := start(cfg)
+		if err != nil || v != nil {
+			t.Fatal(err, v)
+		}
+		var tasks []*task
+		leaves := 0
+		for _, d := range depths {
+			if tasks, _, err = s.divide(context.Background(), d, &leaves); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tasks
+	}
+	fresh, goneOn := divide(6), divide(2, 3, 6)
+	if len(fresh) < 8 || len(fresh) != len(goneOn) {
+		t.Fatalf("%d tasks started at 6, %d gone on", len(fresh), len(goneOn))
+	}
+	var steps [2]int64
+	for i := range fresh {
+		a, b := *fresh[i], *goneOn[i]
+		steps[0] += a.steps + a.cuts.st.Steps
+		steps[1] += b.steps + b.cuts.st.Steps
+		a.steps, b.steps, a.cuts.st.Steps, b.cuts.st.Steps = 0, 0, 0, 0
+		a.cuts.collision, b.cuts.collision = 0, 0
+		a.seed, b.seed = 0, 0 // numbered on from the earlier iterations' leaves
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("task %d: started at 6 %+v, gone on %+v", i, a, b)
+		}
+	}
+	if steps[1] >= steps[0] {
+		t.Errorf("steps %d gone on, %d started at 6: want fewer", steps[1], steps[0])
+	}
+}

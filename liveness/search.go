@@ -13,6 +13,8 @@ type searcher struct {
 	base    Path // the replayed prefix, every choice explicit; Steps is its length
 	dfs     *world
 	workers []*world
+	// lv is the level division so far (Config.LevelDivision).
+	lv *lvState
 	// tick, if set, sees the division's statistics every 256 sequences.
 	tick func(Stats)
 }
