@@ -86,7 +86,7 @@ type Network struct {
 	shape float64 // Pareto α
 	nodes []nodeState
 	links map[uint64]linkParam // directed overrides; read-only after New
-	index flowIndex // (transport, src, dst) → flow
+	index flowIndex            // (transport, src, dst) → flow
 	flows []flow
 	last  SendDetail
 }
