@@ -45,6 +45,13 @@ type SearchConfig struct {
 	// is most frequent, not the worst one; Triage classifies what this
 	// budget finds.
 	Triage int
+	// Start resumes an interrupted search: executions 0..Start-1 were
+	// explored by it, and the first anomalous one among them was
+	// FirstBefore (-1: none; read only when Start > 0). The search explores from Start on and stops
+	// where the uninterrupted search would have; the result counts the
+	// executions before Start as explored, but holds only the anomalies
+	// from Start on (Found and Index include the earlier one).
+	Start, FirstBefore int
 }
 
 // Search explores executions 0..cfg.MaxRuns-1 of ex, execution i following
@@ -76,11 +83,25 @@ func Search(ctx context.Context, ex *timedsim.Explorer, paths func(i int) timeds
 	if cfg.Triage < 0 {
 		return res, fmt.Errorf("anomaly: triage budget %d is negative", cfg.Triage)
 	}
+	if cfg.Start < 0 || cfg.Start > cfg.MaxRuns || cfg.Start > 0 && cfg.FirstBefore >= cfg.Start {
+		return res, fmt.Errorf("anomaly: cannot resume at %d of %d with the first anomaly at %d", cfg.Start, cfg.MaxRuns, cfg.FirstBefore)
+	}
 	last := cfg.MaxRuns - 1 // the last index to explore
+	if f := cfg.FirstBefore; cfg.Start > 0 && f >= 0 {
+		res.Found, res.Index = true, f
+		if f <= last-cfg.Triage {
+			last = f + cfg.Triage
+		}
+	}
+	if cfg.Start > last { // the interrupted search had explored everything
+		res.Explored = cfg.Start
+		return res, nil
+	}
 	_, done, err := ex.Run(ctx, timedsim.Work{
-		N:    cfg.MaxRuns,
-		Path: paths,
-		Each: func(i int, r *timedsim.Result) bool {
+		N:    last + 1 - cfg.Start,
+		Path: func(j int) timedsim.Path { return paths(cfg.Start + j) },
+		Each: func(j int, r *timedsim.Result) bool {
+			i := cfg.Start + j
 			if each != nil {
 				each(i, r)
 			}
@@ -96,6 +117,6 @@ func Search(ctx context.Context, ex *timedsim.Explorer, paths func(i int) timeds
 			return i < last
 		},
 	})
-	res.Explored = done
+	res.Explored = cfg.Start + done
 	return res, err
 }

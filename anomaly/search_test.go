@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,35 @@ func TestSearchErrors(t *testing.T) {
 		}
 	}()
 	Search(context.Background(), ex, timedsim.Seeded(1), SearchConfig{MaxRuns: 10}, nil, nil)
+}
+
+// TestSearchResume: a search resumed at any point of an interrupted one,
+// with the first anomaly seen before it, explores the rest exactly as the
+// uninterrupted search did.
+func TestSearchResume(t *testing.T) {
+	ex := &timedsim.Explorer{Scenario: randtreeScenario(t, randtree.VariantBuggy), Jobs: 2}
+	slow := func(r *timedsim.Result) bool { return r.ExecTime > 5*time.Second }
+	cfg := SearchConfig{MaxRuns: 300, Triage: 15}
+	var times []time.Duration
+	full, err := Search(context.Background(), ex, timedsim.Seeded(3), cfg, slow, func(i int, r *timedsim.Result) { times = append(times, r.ExecTime) })
+	if err != nil || !full.Found {
+		t.Fatalf("%+v %v: the test needs an anomaly", full, err)
+	}
+	for _, start := range []int{1, full.Index, full.Index + 1, full.Explored - 1, full.Explored} {
+		c := cfg
+		c.Start, c.FirstBefore = start, -1
+		if full.Index < start {
+			c.FirstBefore = full.Index
+		}
+		var rest []time.Duration
+		got, err := Search(context.Background(), ex, timedsim.Seeded(3), c, slow, func(i int, r *timedsim.Result) {
+			if i != start+len(rest) {
+				t.Fatalf("start %d: execution %d out of order", start, i)
+			}
+			rest = append(rest, r.ExecTime)
+		})
+		if err != nil || got.Explored != full.Explored || got.Index != full.Index || !slices.Equal(rest, times[start:]) {
+			t.Errorf("start %d: %+v %v (%d executions), want explored %d first %d", start, got, err, len(rest), full.Explored, full.Index)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -55,6 +56,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, systems .
 func RunEnv(ctx context.Context, getenv func(string) string, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems), getenv: getenv}
 	status, err := a.run(args)
+	for _, unlock := range a.unlocks {
+		unlock()
+	}
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
@@ -70,6 +74,19 @@ type app struct {
 	stdout, stderr io.Writer
 	reg            timedsim.Registry
 	getenv         func(string) string // the environment (RunEnv)
+	unlocks        []func()            // the results directories' locks (lockDir), released at the end
+}
+
+// lockDir takes the lock of the results directory d (creating it), which
+// the command writes into, until the command ends; another process
+// writing into it is refused (pipeline.Dir.Lock).
+func (a *app) lockDir(d *pipeline.Dir) error {
+	unlock, err := d.Lock()
+	if err != nil {
+		return err
+	}
+	a.unlocks = append(a.unlocks, unlock)
+	return nil
 }
 
 type command struct {

@@ -24,7 +24,10 @@ type simFlags struct {
 	execTime        string
 	maxSteps        int
 	checkSafety     bool
+	checkDet        bool // --check-determinism
 }
+
+const checkDetDoc = "self-check: run every execution twice, on a fresh simulator, and fail (exit 2) on any difference"
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.system, "system", "randtree", "system to simulate (see 'macepc systems')")
@@ -39,6 +42,7 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.execTime, "exec-time", "stop-time", "execution time: stop-time (when the stopping condition first holds) or avg-clock (the paper's average node clock)")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "end each execution after this many events (0: no limit; for systems that never stop)")
 	fs.BoolVar(&f.checkSafety, "check-safety", false, "check the system's safety properties after every event; a violation is a finding")
+	fs.BoolVar(&f.checkDet, "check-determinism", false, checkDetDoc)
 }
 
 // resolve is the configuration the flags name.

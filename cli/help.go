@@ -30,7 +30,7 @@ func commandHelp(name string) help {
 		return help{"run [flags]", "Runs the whole MacePC pipeline into --out DIR: phase 1a trains event durations from real handler times, 1b profiles the normal execution time and sets the anomaly threshold, 2 searches for anomalous executions and classes them, 3a finds the divergence point of the worst class, 3b correlates event frequencies with execution time. Ends with a summary, DIR/summary.json and DIR/report.html. With --liveness, runs MaceMC's liveness search instead ('macepc run --liveness --help').",
 			anomaly, "macepc run --system randtree --variant buggy --seed 1 --out macepc-out\nmacepc run --system randtree --edd macepc-out/edd.json --out macepc-out   # repeat a run exactly"}
 	case "run --liveness":
-		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
+		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. The DFS is divided into prefix tasks that --jobs workers search (and --shard i/n machines, for 'macepc merge'); the result does not depend on either. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
 			"a safety or liveness property is violated (or the protocol's code panicked), with a path file to replay it", "macepc run --liveness --system randtree --variant liveness-bug --seed 1 --out lv"}
 	case "train":
 		return help{"train [flags]", "Phase 1a: runs --train-runs executions with the seed durations (uniform 1-10 ms), measures each handler's real time, and writes DIR/edd.json and DIR/train.json. Later phases in DIR use it.", "",
@@ -54,7 +54,7 @@ func commandHelp(name string) help {
 		return help{"simulate [flags]", "Runs the explorer alone: --runs executions, their execution-time distribution and histogram, and the slowest one's path file. Writes DIR/executions.jsonl and DIR/simulate.json.",
 			"an execution panicked or violated a safety property (FINDING), with its path file", "macepc simulate --system randtree --variant buggy --runs 200 --out macepc-out"}
 	case "merge":
-		return help{"merge [--out DIR] [SHARD-DIR...]", "Merges the shards of a simulate, profile or search run with --shard i/n into the files the unsharded command writes, with the same output and exit status.",
+		return help{"merge [--out DIR] [SHARD-DIR...]", "Merges the shards of a simulate, profile, search or run --liveness run with --shard i/n into the files the unsharded command writes, with the same output and exit status.",
 			"as the unsharded command", "macepc merge --out macepc-out shard-0 shard-1 shard-2"}
 	case "replay":
 		return help{"replay --path FILE | --run DIR --index I [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness.",
@@ -100,7 +100,7 @@ func flagGroup(cmd, flag string) string {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "save-path", "jobs", "shard", "phase":
+	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
 		return "Output and resources"
 	}
 	return "Other options"

@@ -58,7 +58,12 @@ func (a *app) runLiveness(args []string) (int, error) {
 	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; defaults app 40, message 8, timer 1)")
 	unbiased := flags.Bool("unbiased", false, "choose uniformly among enabled events after the DFS prefix")
 	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution")
-	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json): bugs of steady state")
+	breaks := flags.Int("breaks", 0, "connection breaks (a pair of nodes' reliable connections, messages in flight lost) the scheduler may choose per execution")
+	drops := flags.Int("drops", 0, "datagram losses the scheduler may choose per execution")
+	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the depth bound, the sequential DFS with its walks in parallel; lower: the levels below it in parallel too, each prefix with its own visited set); results depend on it, not on --jobs or --shard")
+	shardFlag := flags.String("shard", "", "run shard i of n (from 0): the DFS's prefix tasks with index i mod n, into DIR/liveness.shard-i-of-n.jsonl for 'macepc merge'; default: from JOB_COMPLETION_INDEX+MACEPC_SHARD_COUNT or SLURM_ARRAY_TASK_*; off: ignore the environment")
+	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json or prefix.path.json): bugs of steady state")
+	livePrefix := flags.Int("live-prefix", 0, "start from the first live state of a random walk of at most this many steps (written to DIR/prefix.path.json): a correct system's steady state")
 	safety := flags.StringArray("safety", nil, "safety property to check (repeatable; default: the system's required ones; names an optional one to switch it on)")
 	props := flags.StringArray("property", nil, "liveness property to check (repeatable; default: all of the system's)")
 	if err := flags.Parse(args); err != nil {
@@ -90,7 +95,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split, LivePrefix: *livePrefix}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -107,6 +112,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 			return ExitError, fmt.Errorf("--property: %w", err)
 		}
 	}
+	if *prefix != "" && *livePrefix > 0 {
+		return ExitError, fmt.Errorf("--prefix and --live-prefix both give the search's prefix: pass one")
+	}
 	if *prefix != "" {
 		pf, err := pipeline.ReadLivenessPath(*prefix)
 		if err != nil {
@@ -122,13 +130,17 @@ func (a *app) runLiveness(args []string) (int, error) {
 		for _, c := range []struct {
 			flag string
 			same bool
-		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}} {
+		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}, {"breaks", cfg.Breaks == pf.Breaks}, {"drops", cfg.Drops == pf.Drops}} {
 			if flags.Changed(c.flag) && !c.same {
 				return ExitError, fmt.Errorf("--%s differs from the settings of --prefix %s, whose path only means the same under them", c.flag, *prefix)
 			}
 		}
-		cfg.Weights, cfg.Unbiased, cfg.Faults = pf.Weights, pf.Unbiased, pf.Faults
+		cfg.Weights, cfg.Unbiased, cfg.Faults, cfg.Breaks, cfg.Drops = pf.Weights, pf.Unbiased, pf.Faults, pf.Breaks, pf.Drops
 		cfg.Prefix = &pf.Path
+	}
+	sh, sharded, err := a.shardOf(*shardFlag)
+	if err != nil {
+		return ExitError, err
 	}
 	prog, err := a.progress(*progress, sf.jobs)
 	if err != nil {
@@ -138,9 +150,20 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if !sharded { // shards write their own files into a shared directory, at once
+		if err := a.lockDir(d); err != nil {
+			return ExitError, err
+		}
+	}
+	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog}
+	if sharded {
+		fmt.Fprintf(a.stdout, "macepc run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",
+			sh.Spec, sh.Source, sh.Spec.Index, sh.Spec.Count, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax)
+		return a.shardDone(pipeline.LivenessShard(a.ctx, lc, sh))
+	}
 	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
 		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
-	res, err := pipeline.Liveness(a.ctx, pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog})
+	res, err := pipeline.Liveness(a.ctx, lc)
 	if res == nil {
 		return ExitError, err
 	}
@@ -176,8 +199,17 @@ func parseWeights(specs []string) (map[string]int, error) {
 
 func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	s := rep.Stats
+	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
+		fmt.Fprintf(w, "search prefix: a random walk to a live state, %d steps -> %s\n", st.Prefix.Steps, filepath.Join(dir, pipeline.FilePrefix))
+	}
 	fmt.Fprintf(w, "search: depth %d, %d paths, %d states, %d duplicates pruned, %d random walks, %d steps; ended: %s\n",
 		s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps, rep.End)
+	distinct := "not known (merged shards)"
+	if s.Distinct > 0 {
+		distinct = fmt.Sprint(s.Distinct)
+	}
+	fmt.Fprintf(w, "  depth %d searched to its end; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
+		s.DepthDone, s.Prefixes, s.Split, distinct, s.Collision)
 	v := rep.Violation
 	if v == nil {
 		fmt.Fprintf(w, "no violation\n")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/systems/randtree"
 )
 
 type livenessOut struct {
@@ -159,4 +160,45 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The fault model's and the prefix's flags (issue 17 item 6): --breaks
+// and --drops are recorded in the report's settings; --live-prefix
+// starts from a live steady state, written to prefix.path.json, which
+// --prefix takes back for the same search; both at once are refused.
+func TestRunLivenessFaultsAndLivePrefix(t *testing.T) {
+	dir := t.TempDir()
+	run := func(want int, args ...string) string {
+		t.Helper()
+		var o, e strings.Builder
+		if st := cli.Run(context.Background(), append([]string{"run", "--liveness", "--variant", "fixed", "--depth", "3", "--max-depth", "3"}, args...), &o, &e, randtree.System()); st != want {
+			t.Fatalf("%v: status %d, want %d\n%s%s", args, st, want, o.String(), e.String())
+		}
+		return o.String() + e.String()
+	}
+	run(cli.ExitOK, "--breaks", "2", "--drops", "1", "--out", filepath.Join(dir, "b"))
+	b, err := os.ReadFile(filepath.Join(dir, "b", "liveness.json"))
+	if err != nil || !strings.Contains(string(b), `"breaks": 2`) || !strings.Contains(string(b), `"drops": 1`) {
+		t.Fatalf("settings without the faults: %v\n%s", err, b)
+	}
+	out := run(cli.ExitOK, "--live-prefix", "300", "--out", filepath.Join(dir, "p"))
+	prefix := filepath.Join(dir, "p", "prefix.path.json")
+	if !strings.Contains(out, "search prefix: a random walk to a live state") || !strings.Contains(out, prefix) {
+		t.Fatalf("no search prefix:\n%s", out)
+	}
+	again := run(cli.ExitOK, "--prefix", prefix, "--out", filepath.Join(dir, "q"))
+	search := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "search: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if search(out) == "" || search(out) != search(again) {
+		t.Fatalf("from prefix.path.json: %q, want %q", search(again), search(out))
+	}
+	if msg := run(cli.ExitError, "--prefix", prefix, "--live-prefix", "5", "--out", filepath.Join(dir, "r")); !strings.Contains(msg, "--prefix and --live-prefix") {
+		t.Fatalf("both prefixes: %s", msg)
+	}
 }

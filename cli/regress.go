@@ -95,6 +95,9 @@ func (a *app) regress(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
+	if err := a.lockDir(env.Dir); err != nil { // checked first: a refused regress creates no directory
+		return ExitError, err
+	}
 	base, t := r.Baseline, r.Target
 	fmt.Fprintf(a.stdout, "macepc regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", r.BaselinePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
 	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d%s (bootstrap seed %d)\n", t.Variant, r.Seed, r.Runs, pipeline.ScaleNote(r.Scale()), r.BootstrapSeed)

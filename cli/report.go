@@ -29,6 +29,16 @@ func (a *app) reportCmd(args []string) (int, error) {
 		dir = fs.Arg(0)
 		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use 'macepc report --out %s', as every other command\n", dir)
 	}
+	if _, err := pipeline.ExistingDir(dir); err != nil {
+		return ExitError, err
+	}
+	d := pipeline.NewDir(dir)
+	if err := a.lockDir(d); err != nil {
+		return ExitError, err
+	}
+	if err := d.Check(a.reg); err != nil { // the report renders what it reads without checking it
+		return ExitError, err
+	}
 	if err := report.Write(dir); err != nil {
 		return ExitError, err
 	}

@@ -33,6 +33,8 @@ type pipelineFlags struct {
 	minExcess   string
 	progress    string
 	shard       string // --shard i/n (shard.go)
+	resume      bool
+	resumeSet   bool // --resume was given (true or false)
 }
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
@@ -42,6 +44,7 @@ func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
 
 func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
 	fs.IntVar(&f.sim.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
+	fs.BoolVar(&f.sim.checkDet, "check-determinism", false, checkDetDoc)
 }
 
 func (f *pipelineFlags) registerTrain(fs *pflag.FlagSet) {
@@ -75,6 +78,7 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
 	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first anomaly, to find the others and class them (0: stop at the first)")
+	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run); the default when --out holds an interrupted run, --resume=false starts afresh")
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
@@ -119,7 +123,16 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 	if err != nil {
 		return pipeline.Env{}, err
 	}
-	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog}, nil
+	// Shards write their own files into a shared directory, at once: only
+	// an unsharded phase takes the directory's lock.
+	if _, sharded, err := a.shardOf(f.shard); err != nil {
+		return pipeline.Env{}, err
+	} else if !sharded {
+		if err := a.lockDir(d); err != nil {
+			return pipeline.Env{}, err
+		}
+	}
+	return pipeline.Env{Dir: d, Systems: a.reg, Jobs: f.sim.jobs, Progress: prog, CheckDeterminism: f.sim.checkDet}, nil
 }
 
 // parsePipeline registers the given flag groups, parses and checks.
@@ -138,6 +151,7 @@ func (a *app) parsePipeline(name string, args []string, groups ...func(*pipeline
 	if fs.NArg() > 0 {
 		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
 	}
+	f.resumeSet = fs.Changed("resume")
 	return f, fs, f.check(fs)
 }
 
@@ -176,7 +190,11 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := pipeline.Config{Env: env, Target: t, Seed: seed, TrainRuns: f.trainRuns, Scale: f.sim.scale, ProfileRuns: f.profileRuns, Thresholds: th,
-		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm}
+		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
+	if !f.resumeSet && env.Dir.Interrupted() {
+		cfg.Resume = true
+		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
+	}
 	if fs.Changed("edd") { // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
@@ -294,9 +312,6 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if sharded {
 		return a.profileShard(f, env, t, sh, eddSource)
 	}
-	if err := env.Dir.ClearAfter(pipeline.PhaseProfile); err != nil {
-		return ExitError, err
-	}
 	th, err := f.thresholds()
 	if err != nil {
 		return ExitError, err
@@ -374,11 +389,15 @@ func (a *app) searchCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns}
+	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Resume: f.resume}
 	if sh, ok, err := a.shardOf(f.shard); err != nil {
 		return ExitError, err
 	} else if ok {
 		return a.searchShard(cfg, sh)
+	}
+	if !f.resumeSet && env.Dir.Interrupted() {
+		cfg.Resume = true
+		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming its search where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
 	}
 	sf, err := pipeline.Search(a.ctx, cfg)
 	if err != nil {

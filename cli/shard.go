@@ -42,7 +42,11 @@ func (a *app) shardOf(flag string) (pipeline.ShardConfig, bool, error) {
 // printShardWritten says that a shard file is written and what comes next.
 func (a *app) printShardWritten(r *pipeline.ShardResult) {
 	f := r.File
-	what := fmt.Sprintf("%d of %d executions", len(f.Records), f.Header.Runs)
+	unit := "executions"
+	if f.Header.Phase == pipeline.PhaseLivenessShard {
+		unit = "prefix tasks"
+	}
+	what := fmt.Sprintf("%d of %d %s", len(f.Records), f.Header.Runs, unit)
 	if f.Footer.Stop != "" {
 		what += fmt.Sprintf(", stopped at execution %d (%s)", f.Records[len(f.Records)-1].Index, f.Footer.Stop)
 	}
@@ -92,15 +96,15 @@ func (a *app) searchShard(cfg pipeline.SearchConfig, sh pipeline.ShardConfig) (i
 func (a *app) merge(args []string) (int, error) {
 	fs := a.flags("merge")
 	out := fs.String("out", "macepc-out", "results directory: the unsharded command's files are written here (search shards: the directory of their profile.json)")
-	phase := fs.String("phase", "", "merge only this phase's shards (simulate, profile or search) when the directories hold several")
+	phase := fs.String("phase", "", "merge only this phase's shards (simulate, profile, search or liveness) when the directories hold several")
 	progress := fs.String("progress", "auto", progressUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
 	switch *phase {
-	case "", "simulate", "profile", "search":
+	case "", "simulate", "profile", "search", pipeline.PhaseLivenessShard:
 	default:
-		return ExitError, fmt.Errorf("--phase must be simulate, profile or search, got %q", *phase)
+		return ExitError, fmt.Errorf("--phase must be simulate, profile, search or liveness, got %q", *phase)
 	}
 	dirs := fs.Args()
 	if len(dirs) == 0 {
@@ -118,15 +122,33 @@ func (a *app) merge(args []string) (int, error) {
 		return ExitError, err
 	}
 	h := set.Header()
-	fmt.Fprintf(a.stdout, "macepc merge: %d %s shards of %d executions (system=%s variant=%s nodes=%d seed=%d config=%s) -> %s\n",
-		h.Shards, h.Phase, h.Runs, h.System, h.Variant, h.Nodes, h.Seed, h.ConfigHash, *out)
+	unit := "executions"
+	if h.Phase == pipeline.PhaseLivenessShard {
+		unit = "prefix tasks"
+	}
+	fmt.Fprintf(a.stdout, "macepc merge: %d %s shards of %d %s (system=%s variant=%s nodes=%d seed=%d config=%s) -> %s\n",
+		h.Shards, h.Phase, h.Runs, unit, h.System, h.Variant, h.Nodes, h.Seed, h.ConfigHash, *out)
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err
 	}
-	res, err := pipeline.Merge(pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg, Progress: prog}, Set: set})
+	if err := a.lockDir(d); err != nil {
+		return ExitError, err
+	}
+	res, err := pipeline.MergeContext(a.ctx, pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg, Progress: prog}, Set: set})
 	if res != nil { // what was written, even before an error
 		switch {
+		case res.Liveness != nil:
+			rep := res.Liveness.Report()
+			printLiveness(a.stdout, *out, rep)
+			a.writeReport(*out)
+			switch {
+			case err != nil:
+				return ExitError, err
+			case rep.Violation != nil:
+				return ExitFinding, nil
+			}
+			return ExitOK, nil
 		case res.Simulate != nil:
 			return a.printSimulate(d, res.Simulate), err
 		case h.Phase == "profile" && res.Profile != nil:

@@ -3,9 +3,11 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -406,5 +408,55 @@ func TestShardInterruptedAndOff(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "executions.jsonl")); err != nil {
 		t.Fatal("--shard off did not run the unsharded simulate")
+	}
+}
+
+// livenessReport is liveness.json's report without its distinct-state
+// count, which only an unsharded search knows.
+func livenessReport(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	var f struct {
+		Report map[string]any `json:"report"`
+	}
+	if err := json.Unmarshal(files(t, dir, "liveness.json")["liveness.json"], &f); err != nil {
+		t.Fatal(err)
+	}
+	delete(f.Report["stats"].(map[string]any), "distinct")
+	return f.Report
+}
+
+// The liveness search sharded (issue 20; paper 002's division by prefix)
+// with each engine, merged: RandTree's RT3 with the unsharded violation,
+// critical transition and summed statistics, and the same path files,
+// logs and state diff byte for byte. A shard of another configuration
+// (another seed) is refused.
+func TestShardedLivenessMergesToTheUnshardedReport(t *testing.T) {
+	args := []string{"run", "--liveness", "--variant", "liveness-bug"}
+	want := t.TempDir()
+	if o, e, st := runEnv(t, nil, append(args, "--out", want)...); st != cli.ExitFinding {
+		t.Fatalf("unsharded: status %d\n%s%s", st, o, e)
+	}
+	logs := []string{"dead.path.json", "dead.log", "live.path.json", "live.log", "state.diff"}
+	for engine := range engines {
+		root := t.TempDir()
+		dirs := shardDirs(root, 3)
+		runShards(t, engine, 3, func(i int) string { return dirs[i] }, args...)
+		out := filepath.Join(root, "merged")
+		mergeDirs(t, cli.ExitFinding, out, dirs...)
+		if got, w := livenessReport(t, out), livenessReport(t, want); !reflect.DeepEqual(got, w) {
+			t.Fatalf("%s: merged report\n%v\nunsharded\n%v", engines[engine].name, got, w)
+		}
+		if got, w := files(t, out, logs...), files(t, want, logs...); !reflect.DeepEqual(got, w) {
+			t.Fatalf("%s: the merged search's files differ from the unsharded ones", engines[engine].name)
+		}
+	}
+	root := t.TempDir()
+	dirs := shardDirs(root, 3)
+	runShards(t, 0, 3, func(i int) string { return dirs[i] }, args...)
+	runShards(t, 0, 3, func(i int) string { return filepath.Join(root, "other") }, append(args, "--seed", "2")...)
+	other := filepath.Join(root, "other", "liveness.shard-1-of-3.jsonl")
+	o, e, st := runEnv(t, nil, "merge", "--out", filepath.Join(root, "merged"), filepath.Join(dirs[0], "liveness.shard-0-of-3.jsonl"), other, filepath.Join(dirs[2], "liveness.shard-2-of-3.jsonl"))
+	if st != cli.ExitError || !strings.Contains(e, other+" belongs to another configuration") {
+		t.Fatalf("a shard of another seed: status %d\n%s%s", st, o, e)
 	}
 }

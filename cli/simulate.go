@@ -43,7 +43,12 @@ func (a *app) simulate(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, Progress: prog}, Target: t, Seed: sf.seed, Runs: *runs}
+	if !sharded { // shards write their own files into a shared directory, at once
+		if err := a.lockDir(d); err != nil {
+			return ExitError, err
+		}
+	}
+	cfg := pipeline.SimulateConfig{Env: pipeline.Env{Dir: d, Jobs: sf.jobs, Progress: prog, CheckDeterminism: sf.checkDet}, Target: t, Seed: sf.seed, Runs: *runs}
 	if sharded {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
 		return a.shardDone(pipeline.SimulateShard(a.ctx, cfg, sh))
@@ -64,6 +69,9 @@ func (a *app) simulate(args []string) (int, error) {
 // printSimulate prints what simulate wrote; the status is ExitFinding
 // when an execution has a finding.
 func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
+	}
 	if sum := res.File.Summary; sum != nil {
 		outcomes := make([]string, len(res.Lines))
 		for i, l := range res.Lines {

@@ -3,9 +3,11 @@ package deploy_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -262,5 +264,93 @@ func TestSlurmArray(t *testing.T) {
 		if got, want := read(t, filepath.Join(results, "profile.json")), unsharded(t, results, profile); got != want {
 			t.Fatalf("array %d-%d: the merged profile.json differs from the unsharded one", first, last)
 		}
+	}
+}
+
+// livenessReport reads a liveness.json's report without the
+// distinct-state count, which only an unsharded search knows.
+func livenessReport(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	var f struct {
+		Report map[string]any `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, "liveness.json"))), &f); err != nil {
+		t.Fatal(err)
+	}
+	delete(f.Report["stats"].(map[string]any), "distinct")
+	return f.Report
+}
+
+// unshardedLiveness runs a liveness shard's command unsharded into a fresh
+// directory and returns its report.
+func unshardedLiveness(t *testing.T, args []string) map[string]any {
+	t.Helper()
+	dir := t.TempDir()
+	a := append([]string{}, args...)
+	a[slicesIndex(a, "--out")+1] = dir
+	macepc(t, nil, append(a, "--shard", "off")...)
+	return livenessReport(t, dir)
+}
+
+// The liveness manifests (issue 20): the Indexed Job's pods with the
+// environment Kubernetes gives them, then the merge Job, whose report is
+// the unsharded search's. The depth is lowered to keep the test short.
+func TestKubernetesLivenessJob(t *testing.T) {
+	root := t.TempDir()
+	_, pvcs := manifests(t, "kubernetes/train-job.yaml")
+	live := job(t, "kubernetes/liveness-job.yaml", "macepc-results")
+	merge := job(t, "kubernetes/liveness-merge-job.yaml", "macepc-results")
+	if pvcs["macepc-results"] == nil {
+		t.Fatal("train-job.yaml defines no claim macepc-results")
+	}
+	spec := live.Spec
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion || spec.Completions == nil {
+		t.Fatalf("liveness-job.yaml must be an Indexed Job with completions")
+	}
+	n := int(*spec.Completions)
+	count := ""
+	for _, e := range spec.Template.Spec.Containers[0].Env {
+		if e.Name == "MACEPC_SHARD_COUNT" {
+			count = e.Value
+		}
+	}
+	if count != strconv.Itoa(n) || n < 2 {
+		t.Fatalf("MACEPC_SHARD_COUNT %q must equal completions %d (≥ 2)", count, n)
+	}
+	args := append(manifestArgs(live, root), "--depth", "6", "--max-depth", "6", "--split-depth", "4")
+	for i := 0; i < n; i++ {
+		out := macepc(t, map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i), "MACEPC_SHARD_COUNT": count}, args...)
+		if !strings.Contains(out, fmt.Sprintf("shard %d/%d from kubernetes indexed job", i, n)) {
+			t.Fatalf("pod %d: %s", i, out)
+		}
+	}
+	mergeArgs := manifestArgs(merge, root)
+	if out := mergeArgs[slicesIndex(mergeArgs, "--out")+1]; out != args[slicesIndex(args, "--out")+1] {
+		t.Fatalf("the merge reads %s, the shards write %s", out, args[slicesIndex(args, "--out")+1])
+	}
+	macepc(t, nil, mergeArgs...)
+	if got, want := livenessReport(t, filepath.Join(root, "live")), unshardedLiveness(t, args); !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged report\n%v\nunsharded\n%v", got, want)
+	}
+}
+
+// The Slurm liveness scripts: every task of the array with Slurm's
+// variables, then the merge.
+func TestSlurmLivenessArray(t *testing.T) {
+	m := match(t, "liveness.sbatch", read(t, "slurm/liveness.sbatch"), `(?m)^#SBATCH --array=(\d+)-(\d+)$`)
+	lo, _ := strconv.Atoi(m[1])
+	hi, _ := strconv.Atoi(m[2])
+	results := filepath.Join(t.TempDir(), "live")
+	args := srunArgs(t, "slurm/liveness.sbatch", map[string]string{"RESULTS": results, "DEPTH": "6", "SPLIT": "4"})
+	n := hi - lo + 1
+	for id := lo; id <= hi; id++ {
+		env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(lo), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}
+		if out := macepc(t, env, args...); !strings.Contains(out, fmt.Sprintf("shard %d/%d from slurm array", id-lo, n)) {
+			t.Fatalf("task %d: %s", id, out)
+		}
+	}
+	macepc(t, nil, srunArgs(t, "slurm/liveness-merge.sbatch", map[string]string{"RESULTS": results})...)
+	if got, want := livenessReport(t, results), unshardedLiveness(t, args); !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged report\n%v\nunsharded\n%v", got, want)
 	}
 }

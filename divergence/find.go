@@ -169,7 +169,7 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 	// O(log totalSteps) results.
 	recovered := make(map[int]*timedsim.Result)
 	oracle := func(ctx context.Context, p int) (bool, error) {
-		rec := ProbeRecord{Prefix: p, RecoveredWalk: -1, ExecTimes: make([]time.Duration, 0, k)}
+		rec := ProbeRecord{Prefix: p, RecoveredWalk: -1, ExecTimes: make([]time.Duration, 0, min(k, 1024))}
 		var first *timedsim.Result
 		walk := func(j int) timedsim.Path { return anomalous.Branch(p, WalkSeed(cfg.Seed, p, j)) }
 		_, done, err := cfg.Explorer.Run(ctx, timedsim.Work{

@@ -47,15 +47,17 @@ type Config struct {
 	// RandomWalks, if positive, ends the search after that many random
 	// walks from the periphery.
 	RandomWalks int
-	// Jobs is the number of workers for random walks; 0 means GOMAXPROCS.
+	// Jobs is the number of workers (prefix tasks of the DFS, random
+	// walks of the critical-transition search); 0 means GOMAXPROCS.
 	// Results do not depend on it.
 	Jobs int
 	// Seed seeds everything random: the driver, the handlers' randomness,
 	// the random walks.
 	Seed uint64
 	// Weights overrides the random walks' event weights: by kind ("app",
-	// "message", "timer", "error", "reset"; Mace's defaults 40, 8, 1, and
-	// 8 and 1 for transport errors and resets) or by label ("timer
+	// "message", "timer", "error", "reset", "break", "drop"; Mace's
+	// defaults 40, 8, 1, and 8 for transport errors, 1 for each fault) or
+	// by label ("timer
 	// recovery", "deliver Join", "app join"), a label taking precedence.
 	// A weight must not be negative; 0 means never chosen while another
 	// enabled event has a positive weight.
@@ -65,9 +67,26 @@ type Config struct {
 	// Faults is the number of node resets allowed per execution (0: none).
 	// While some are left, a reset of every node is an enabled event.
 	Faults int
+	// Breaks is the number of connection breaks allowed per execution:
+	// while some are left, breaking the reliable connections between each
+	// pair of nodes that has one (every transport, both directions: their
+	// messages in flight are lost and both ends get an ErrConnectionBroken
+	// upcall) is an enabled event, one per pair. Drops is the number of
+	// datagram losses allowed per execution: while some are left, losing
+	// each datagram in flight is an enabled event. Each break, drop and
+	// reset uses one from its own count; the counts left are part of the
+	// state.
+	Breaks, Drops int
 	// Prefix, if set, is replayed first and the search starts from its
 	// end state (MaceMC's prefix-based search).
 	Prefix *Path
+	// LivePrefix, if positive and Prefix is not set, makes the prefix a
+	// random walk from the initial state (seeded with Seed) up to its
+	// first live state, within LivePrefix steps: the search starts from a
+	// live steady state, as MaceMC's prefix-based search of a correct
+	// system does. The prefix is in Report.Settings.Prefix (the search
+	// prefix MaceMC prints), and a later search can be given it as Prefix.
+	LivePrefix int
 	// Safety and Liveness, if not nil, replace the scenario's properties
 	// (Select picks some of them by name). At least one liveness property
 	// is needed. A state is live when all the liveness properties hold.
@@ -75,11 +94,16 @@ type Config struct {
 	// NoHashing turns off state hashing: the DFS enumerates every choice
 	// sequence.
 	NoHashing bool
+	// SplitDepth is the depth of the prefix division of every iteration
+	// (0: the bound minus SplitGap, at least 1). Prefixes are
+	// searched in parallel and each has its own visited set; the result
+	// depends on SplitDepth, never on Jobs or on sharding.
+	SplitDepth int
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
 	// Progress, if not nil, sees the search's statistics so far now and
-	// then (every 256 DFS paths and after each batch of random walks),
+	// then (every 256 paths of a division and after each prefix task),
 	// from the search's goroutine; it must return quickly. It does not
 	// change the search.
 	Progress func(Stats)
@@ -138,14 +162,14 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: negative depth %d or depth step %d", r.Depth, r.DepthStep)
 	case r.DMax <= r.MaxDepth:
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
-	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Jobs < 0:
-		return nil, fmt.Errorf("liveness: negative walks, random walks, faults or jobs")
+	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0 || r.LivePrefix < 0:
+		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs, split depth or live prefix")
 	}
 	r.jobs = r.Jobs
 	if r.jobs == 0 {
 		r.jobs = runtime.GOMAXPROCS(0)
 	}
-	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, kindW: defaultWeights()}
+	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops, kindW: defaultWeights()}
 	for k, v := range c.Weights {
 		if v < 0 {
 			return nil, fmt.Errorf("liveness: negative weight %d for %q", v, k)
@@ -194,7 +218,7 @@ func (r *resolved) settingsReport() Settings {
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Hashing: !r.NoHashing, Prefix: r.Prefix,
+		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

@@ -20,23 +20,38 @@
 //     timers as firing nondeterministically);
 //   - pending transport error upcalls (a full send queue — the bound of the
 //     scenario's transport applies to the messages not yet delivered — or a
-//     connection broken by a reset);
+//     connection broken by a reset or a break);
 //   - with Config.Faults, a reset of every node, as long as resets are
 //     left: the node gets a fresh service from the constructor, which
 //     recovers the old one's durable state if it is timedsim.Durable and
 //     runs Init; its timers and the messages to and from it in flight are lost;
 //     the other end of each of its reliable connections gets an
 //     ErrConnectionBroken upcall; and its application restarts from its
-//     first driver event.
+//     first driver event;
+//   - with Config.Breaks, a break of the reliable connections between
+//     every pair of nodes that has one, as long as breaks are left: the
+//     messages in flight between them are lost and both ends get an
+//     ErrConnectionBroken upcall;
+//   - with Config.Drops, the loss of every datagram in flight, as long as
+//     drops are left.
+//
+// Each reset, break and drop uses one from its own count (per
+// execution); the counts left are part of the state.
 //
 // They are listed in a canonical order — application events by node,
 // messages by destination, sender and transport, timers by node and name,
-// error upcalls by node, resets by node — and a choice is an index into
+// error upcalls by node, resets by node, breaks by pair, drops like
+// messages — and a choice is an index into
 // that list. Inits run before step 0, in node order (they touch only their
 // own node and its outgoing connections, so their order does not matter).
 // The driver's own faults (Reset, Break, Partition, Heal) are ignored;
-// datagrams are never lost; Context.Now is logical: the step number, in
-// milliseconds.
+// datagrams are lost only by chosen drops; Context.Now is logical: the step number, in
+// milliseconds. A handler that compares times through timedsim.Elapsed
+// makes a choice point: the DFS explores both answers (a step's choice c
+// among n enabled events is event c mod n, and bit k of c div n answers
+// its k-th comparison, up to 8 a step; a choice with answers to
+// comparisons its step did not make is skipped), and a random walk tosses
+// a fair coin.
 //
 // Toss, MaceMC's choice function, takes the path's explicit choice while
 // there is one (the exhaustive prefix) and afterwards draws by weight:
@@ -56,7 +71,7 @@
 // the pending error upcalls and the resets left — is hashed with xxhash,
 // (Context.Note's notes are not state: they only reach the event log of
 // Replay), and a sequence stops at a state already reached at no greater depth in
-// the same iteration (keeping the smallest depth keeps the bounded search
+// the same prefix task of the iteration (see below; keeping the smallest depth keeps the bounded search
 // complete). From the end of every sequence that was not cut short a
 // random walk runs up to DMax steps; the liveness properties are checked
 // on every state past the DFS bound, and a walk that never reaches a live
@@ -115,20 +130,56 @@
 //	}
 //
 // Report, Path and everything in them marshal to JSON; a path replays
-// with the same scenario and the same Weights, Unbiased and Faults
+// with the same scenario and the same Weights, Unbiased, Faults, Breaks and Drops
 // (recorded in Report.Settings).
+//
+// # Parallel and sharded search
+//
+// Every iteration of the DFS is divided into prefix tasks: a DFS with
+// state hashing to the split depth (Config.SplitDepth, or the bound minus
+// SplitGap, which is 0) lists the sequences that reach it (or end earlier
+// with no event enabled) in DFS order; a sequence that reaches a state
+// already reached at no greater depth is cut there, in the division, once
+// for all tasks. The workers take the tasks in index order, each idle
+// worker the next one (dynamic load balancing over prefixes; no worker
+// takes a task beyond the first one found violating). A task searches the
+// sequences extending its prefix with its own visited set, and runs the
+// periphery walks of its sequences itself. The results are folded in task
+// order: the reported violation is the first one in DFS order (the
+// lowest-indexed violating task's first, a task's walks coming after its
+// DFS sequences and before the next task's), and the statistics are those
+// of the tasks before it plus its own up to it, whatever the number of
+// workers.
+//
+// Split at the bound (the default), the division is the sequential DFS
+// with one visited set, the tasks are its sequences, and what runs in
+// parallel is their replays and random walks, whose seeds are those of
+// the sequential search (timedsim.ExecutionSeed(Seed, i) for the i-th
+// sequence not cut). Split above it, the DFS's last levels run in parallel
+// too, walk j of task i of the iteration with bound d seeded from (Seed,
+// d, i, j); a state reached by several tasks is then explored by each:
+// States counts it once per task (the division counts each prefix's own
+// states), and Distinct, from a concurrent striped set of fingerprints
+// that keeps each state's smallest search position, counts it once.
+// Collision is TLC's estimate of the probability that some visited set
+// (the division's and each task's) took a new state for a visited one.
+//
+// RunShard runs the tasks whose global index (over all iterations) is
+// ≡ i (mod n), paper 002's division of the search by prefix across
+// machines; MergeShards folds the shards' results exactly as Run folds its
+// tasks, so a merged search reports what the unsharded one does (without
+// Distinct, which needs every fingerprint).
 //
 // # Determinism
 //
 // Everything random derives from Config.Seed through the path: the driver,
 // the handlers' Context.Rand (re-seeded at every step from the step's
-// segment seed and number), the walks' choices. Periphery walk i has the
-// seed timedsim.ExecutionSeed(Seed, i), critical-transition walk j of probe
-// p the seed WalkSeed(Seed, p, j). Walks run in parallel on Config.Jobs
-// workers, each owning its world, and their results are taken in index
-// order, with the statistics of a violation being those at its finding; so
-// a Report is the same for any number of workers, and the same on every
-// run. There is no package state.
+// segment seed and number), the walks' choices. Critical-transition walk j
+// of probe p has the seed WalkSeed(Seed, p, j). The prefix division
+// depends on the configuration alone, a task's outcome on its prefix
+// alone, and results are taken in index order; so a Report is the same for
+// any number of workers and shards, and the same on every run. There is
+// no package state.
 //
 // # Limits
 //

@@ -75,8 +75,11 @@ type walkOptions struct {
 	// liveFrom: liveness is checked on every state reached after at least
 	// liveFrom steps, and the walk ends at the first live one; -1: never.
 	liveFrom int
-	// onEvent, if set, sees every executed event (for event logs).
-	onEvent func(step int, desc string, choice, of int)
+	// onEvent, if set, sees every executed event (for event logs) before
+	// it runs; onChoice sees its choice, with the answers of its clock
+	// comparisons, after.
+	onEvent  func(step int, desc string, choice, of int)
+	onChoice func(choice int)
 }
 
 // walk runs path p from the start: its explicit choices, then weighted
@@ -121,9 +124,17 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 		if o.onEvent != nil {
 			o.onEvent(w.step, w.describeEvent(en[i]), i, len(en))
 		}
-		ok := w.exec(en[i])
+		n := len(en)
+		ok := w.execEvent(en[i])
 		if w.tracer != nil {
 			w.tracer.end(w, en[i])
+		}
+		if st := w.step - 1; st < len(p.Choices) && w.clockMask>>w.clockReads != 0 {
+			r.err = fmt.Errorf("liveness: path chooses event %d at step %d, but only %d are enabled (stale path?)", p.Choices[st], st, n)
+			return r
+		}
+		if o.onChoice != nil {
+			o.onChoice(i + n*w.clockMask)
 		}
 		if !ok {
 			break

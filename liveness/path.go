@@ -11,8 +11,9 @@ import (
 // execution the search reports can be replayed exactly (with the same
 // scenario and the same Weights, Unbiased and Faults settings).
 //
-// Step i executes the event at index Choices[i] of the ordered list of
-// enabled events if i < len(Choices) (the exhaustive part: the DFS's, or a
+// Step i executes the event at index Choices[i] mod n of the ordered list
+// of n enabled events, the answers of its clock comparisons being the
+// bits of Choices[i] div n (timedsim.Elapsed), if i < len(Choices) (the exhaustive part: the DFS's, or a
 // replayed prefix's), and otherwise draws it by weight from the random
 // stream of step i. The random stream of step i, for that choice and for
 // the handler's Context.Rand, is seeded with (seed, i), where seed is the

@@ -20,8 +20,8 @@ type Report struct {
 }
 
 // Settings are a search's effective settings. Replaying a reported path
-// needs the same scenario (system, variant, nodes), Weights, Unbiased and
-// Faults.
+// needs the same scenario (system, variant, nodes), Weights, Unbiased,
+// Faults, Breaks and Drops.
 type Settings struct {
 	Nodes       int            `json:"nodes"`
 	Depth       int            `json:"depth"`
@@ -34,9 +34,13 @@ type Settings struct {
 	Weights     map[string]int `json:"weights"`
 	Unbiased    bool           `json:"unbiased,omitempty"`
 	Faults      int            `json:"faults,omitempty"`
+	Breaks      int            `json:"breaks,omitempty"`
+	Drops       int            `json:"drops,omitempty"`
 	Hashing     bool           `json:"hashing"`
+	SplitDepth  int            `json:"split_depth,omitempty"`
 	Safety      []string       `json:"safety"`
 	Liveness    []string       `json:"liveness"`
+	LivePrefix  int            `json:"live_prefix,omitempty"`
 	Prefix      *Path          `json:"prefix,omitempty"`
 }
 
@@ -55,6 +59,24 @@ type Stats struct {
 	// number of steps executed by the DFS and the walks.
 	Walks int64 `json:"walks"`
 	Steps int64 `json:"steps"`
+	// DepthDone is the largest depth bound whose iteration was searched
+	// to its end; Split is the last iteration's split depth and Prefixes
+	// the number of prefix tasks folded (the parallel and sharded DFS).
+	DepthDone int   `json:"depth_done"`
+	Split     int   `json:"split"`
+	Prefixes  int64 `json:"prefixes"`
+	// Distinct is the number of distinct states (fingerprints) reached by
+	// the whole search, across prefixes and iterations; States counts them
+	// once per prefix task's visited set, so States − Distinct (of a
+	// one-iteration search) is what not sharing the visited set across
+	// prefixes cost. A merged sharded search has no Distinct (0).
+	Distinct int64 `json:"distinct,omitempty"`
+	// Collision is TLC's estimate of the probability that some visited
+	// set took a new state for a visited one (a fingerprint collision,
+	// which would prune a sequence that was not a duplicate): the sum over
+	// the visited sets of n·(t−n)/2^64, n distinct fingerprints looked up
+	// t times.
+	Collision float64 `json:"collision_probability"`
 }
 
 // Violation kinds.

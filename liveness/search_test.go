@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -39,7 +40,9 @@ func dfsVisits(t *testing.T, cfg Config) ([]visit, *Report) {
 // three interleavings C·A·B = [0 0 0], A·C·B = [1 0 0] and A·B·C = [1 1 0],
 // each ending with no event enabled.
 func TestDFSSequences(t *testing.T) {
-	cfg := Config{Scenario: fifoSystem(), Depth: 5, MaxDepth: 5, DMax: 10, Jobs: 1, NoHashing: true}
+	// SplitDepth at the bound: the division is the sequential DFS, with
+	// one visited set (the prefix tasks are its sequences).
+	cfg := Config{Scenario: fifoSystem(), Depth: 5, MaxDepth: 5, DMax: 10, Jobs: 1, NoHashing: true, SplitDepth: 5}
 	got, rep := dfsVisits(t, cfg)
 	want := []visit{{"[0 0 0]", endQuiescent}, {"[1 0 0]", endQuiescent}, {"[1 1 0]", endQuiescent}}
 	if !slices.Equal(got, want) {
@@ -64,7 +67,7 @@ func TestDFSSequences(t *testing.T) {
 
 	// Iterative deepening: depths 1, 2, 3, then depth 4 finds no sequence
 	// reaching its bound.
-	cfg = Config{Scenario: fifoSystem(), Depth: 1, DepthStep: 1, MaxDepth: 6, DMax: 10, Jobs: 1}
+	cfg = Config{Scenario: fifoSystem(), Depth: 1, DepthStep: 1, MaxDepth: 6, DMax: 10, Jobs: 1, SplitDepth: 6}
 	got, rep = dfsVisits(t, cfg)
 	want = []visit{
 		{"[0]", endDepth}, {"[1]", endDepth},
@@ -85,7 +88,7 @@ func TestDFSSequences(t *testing.T) {
 // bounded search stays complete. Timer a adds 1, timer b adds 2, forever:
 // sum 3 is reached by a·a·a at depth 3 and later by a·b at depth 2.
 func TestDFSDuplicateDepth(t *testing.T) {
-	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1})
+	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 1, SplitDepth: 3})
 	want := []visit{
 		{"[0 0 0]", endDepth}, // sums 1 2 3
 		{"[0 0 1]", endDepth}, // 4
@@ -194,9 +197,9 @@ func TestReplayDeterministic(t *testing.T) {
 	}
 }
 
-// TestWorkersIdentical: 1 and 2 workers give the same report, through
-// several batches of walks, a critical-transition search, and a walk
-// budget.
+// TestWorkersIdentical: 1, 2 and 8 workers give the same report, through
+// many prefix tasks searched in parallel, a critical-transition search,
+// and a walk budget.
 func TestWorkersIdentical(t *testing.T) {
 	noTrap := trapSystem(3, 2)
 	noTrap.Liveness = []timedsim.Property{{Name: "two-ticks", Check: func(w timedsim.World) bool {
@@ -214,9 +217,12 @@ func TestWorkersIdentical(t *testing.T) {
 		// No violation; the walk budget ends the search in the second
 		// batch.
 		{Scenario: noTrap, Depth: 8, MaxDepth: 8, DMax: 60, Seed: 3, RandomWalks: 80, Weights: trapWeights()},
+		// The DFS's last level in parallel (25 prefix tasks, each with its
+		// own visited set); the walks find no trap.
+		func() Config { c := rareTrap(); c.SplitDepth = 2; return c }(),
 	} {
 		var reps []*Report
-		for _, jobs := range []int{1, 2} {
+		for _, jobs := range []int{1, 2, 8} {
 			cfg.Jobs = jobs
 			rep, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -224,12 +230,14 @@ func TestWorkersIdentical(t *testing.T) {
 			}
 			reps = append(reps, rep)
 		}
-		if !reflect.DeepEqual(reps[0], reps[1]) {
-			t.Fatalf("1 vs 2 workers:\n%+v\n%+v", reps[0], reps[1])
+		for i, jobs := range []int{2, 8} {
+			if !reflect.DeepEqual(reps[0], reps[i+1]) {
+				t.Fatalf("1 vs %d workers:\n%+v\n%+v", jobs, reps[0], reps[i+1])
+			}
 		}
 		t.Logf("end %s, stats %+v, violation %v, critical %v", reps[0].End, reps[0].Stats, reps[0].Violation != nil, reps[0].Critical != nil)
-		if reps[0].Stats.Walks <= batchSize {
-			t.Errorf("only %d walks: not a test of batches", reps[0].Stats.Walks)
+		if reps[0].Stats.Prefixes < 8 {
+			t.Errorf("only %d prefix tasks: not a test of the parallel DFS", reps[0].Stats.Prefixes)
 		}
 	}
 }
@@ -292,5 +300,119 @@ func TestInterrupted(t *testing.T) {
 	rep, err := Run(ctx, Config{Scenario: adderSystem(), Jobs: 2})
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "liveness: ") || rep == nil || rep.End != "interrupted" {
 		t.Fatalf("report %+v, error %v", rep, err)
+	}
+}
+
+// TestLivePrefix: with LivePrefix the search starts from the first live
+// state of a random walk (MaceMC's prefix-based search of a correct
+// system from steady state); the prefix is reported and replays to a
+// live state; a walk too short to become live is an error.
+func TestLivePrefix(t *testing.T) {
+	sc := adderSystem()
+	sc.Liveness = []timedsim.Property{{Name: "sum-5", Check: func(w timedsim.World) bool { return w.Node(0).(*adder).Sum >= 5 }}}
+	cfg := Config{Scenario: sc, Depth: 1, MaxDepth: 1, DMax: 10, Seed: 4, LivePrefix: 20, Jobs: 1}
+	got, rep := dfsVisits(t, cfg)
+	p := rep.Settings.Prefix
+	if p == nil || p.Steps < 3 || p.Steps > 5 || rep.Settings.LivePrefix != 20 {
+		t.Fatalf("prefix %+v (sum 5 needs 3 to 5 steps)", p)
+	}
+	lines, err := Replay(cfg, *p)
+	if err != nil || !slices.Contains(lines, "# live") || !slices.Contains(lines, fmt.Sprintf("# end after %d steps", p.Steps)) {
+		t.Fatalf("the prefix does not replay to a live state: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	// From its end both timers are enabled: the DFS's two sequences.
+	if want := []visit{{"[0]", endDepth}, {"[1]", endDepth}}; !slices.Equal(got, want) {
+		t.Fatalf("sequences %v, want %v", got, want)
+	}
+	// The same search given the reported prefix is the same search.
+	again := cfg
+	again.LivePrefix, again.Prefix = 0, p
+	rep2, err := Run(context.Background(), again)
+	if err != nil || !reflect.DeepEqual(rep2.Stats, rep.Stats) {
+		t.Fatalf("from the reported prefix: %v %+v, want %+v", err, rep2.Stats, rep.Stats)
+	}
+	cfg.LivePrefix = 1
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "reaches no live state") {
+		t.Fatalf("a 1-step walk: %v", err)
+	}
+}
+
+// leaseNode's timer "check" expires its lease once 1 s has elapsed since
+// Init, asking timedsim.Elapsed; its timer "tick" does not look at the
+// clock.
+type leaseNode struct{ Expired, Ticks int }
+
+func (n *leaseNode) Init(ctx timedsim.Context) {
+	ctx.SetTimer("check", time.Second, nil)
+	ctx.SetTimer("tick", time.Second, nil)
+}
+func (n *leaseNode) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *leaseNode) Timer(ctx timedsim.Context, name string, _ any) {
+	if name == "tick" {
+		n.Ticks++
+	} else if timedsim.Elapsed(ctx, 0, time.Second) {
+		n.Expired++
+	}
+	ctx.SetTimer(name, time.Second, nil)
+}
+
+// TestClockChoices: a clock comparison (timedsim.Elapsed) is a choice
+// point. With one millisecond per step the lease could never expire
+// within the search; the DFS tries both answers — choice c of n enabled
+// events is event c mod n with the answers c div n — and skips the
+// answers of a comparison a step did not make. The violating path
+// replays with the answer in its log.
+func TestClockChoices(t *testing.T) {
+	sc := &timedsim.Scenario{Nodes: 1, New: func(timedsim.NodeID) timedsim.Service { return &leaseNode{} }, Liveness: []timedsim.Property{always}}
+	cfg := Config{Scenario: sc, Depth: 1, MaxDepth: 1, DMax: 10, Jobs: 1, NoHashing: true}
+	got, rep := dfsVisits(t, cfg)
+	// check (not elapsed), tick, check (elapsed); tick with an answer is
+	// redundant.
+	if want := []visit{{"[0]", endDepth}, {"[1]", endDepth}, {"[2]", endDepth}}; !slices.Equal(got, want) || rep.Stats.Paths != 3 {
+		t.Fatalf("sequences %v (%d paths), want %v", got, rep.Stats.Paths, want)
+	}
+	sc.Safety = []timedsim.Property{{Name: "lease-held", Check: func(w timedsim.World) bool { return w.Node(0).(*leaseNode).Expired == 0 }}}
+	// The walks from [0] and [1] come first in search order: keep them
+	// from checking.
+	cfg.Weights = map[string]int{"timer check": 0}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rep.Violation
+	if v == nil || v.Property != "lease-held" || v.Step != 0 || !slices.Equal(v.Path.Choices, []int{2}) {
+		t.Fatalf("violation %+v", v)
+	}
+	lines, err := Replay(cfg, v.Path)
+	if err != nil || !slices.Contains(lines, "    n0: clock choice: 1s elapsed since 0s: true") {
+		t.Fatalf("replay: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	// Random walks answer by a fair coin: some walk expires the lease.
+	sc.Safety, cfg.Weights = nil, nil
+	lines, err = Replay(cfg, Path{Driver: 1, Segments: startPath(3).Segments, Steps: 40})
+	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0s: true") }) {
+		t.Fatalf("a 40-step walk never answered yes: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+}
+
+// TestPrefixDivision: with SplitDepth 2 the iteration with bound 3 is
+// divided at depth 2. The division cuts [1 0] (sum 3, reached at depth
+// 2 by [0 1]) once for all; the prefixes [0 0], [0 1] and [1 1] each
+// search their last step with their own visited set, so [0 1 0] (sum 4,
+// which prefix [0 0] reached) is not a duplicate in its task: States
+// counts such a state once per task, Distinct once.
+func TestPrefixDivision(t *testing.T) {
+	got, rep := dfsVisits(t, Config{Scenario: adderSystem(), Depth: 3, MaxDepth: 3, DMax: 10, Jobs: 2, SplitDepth: 2})
+	want := []visit{
+		{"[0 0 0]", endDepth}, {"[0 0 1]", endDepth}, // prefix 0: sums 3, 4
+		{"[0 1 0]", endDepth}, {"[0 1 1]", endDepth}, // prefix 1: sums 4, 5
+		{"[1 0]", endDuplicate},                      // cut by the division
+		{"[1 1 0]", endDepth}, {"[1 1 1]", endDepth}, // prefix 2: sums 5, 6
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sequences %v, want %v", got, want)
+	}
+	if s := rep.Stats; s.Split != 2 || s.Prefixes != 3 || s.Distinct != 6 || s.States <= s.Distinct || s.Collision <= 0 {
+		t.Fatalf("stats %+v: want split 2, 3 prefixes, 6 distinct states counted more than once, a collision estimate", s)
 	}
 }

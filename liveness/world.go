@@ -23,24 +23,27 @@ const (
 	kindTimer
 	kindError
 	kindReset
+	kindBreak
+	kindDrop
 	numKinds
 )
 
 // kindNames are the weight keys of the kinds (Config.Weights).
 func kindNames() [numKinds]string {
-	return [numKinds]string{"app", "message", "timer", "error", "reset"}
+	return [numKinds]string{"app", "message", "timer", "error", "reset", "break", "drop"}
 }
 
 // defaultWeights are Mace's random-walk weights: application 40, message
-// 8, timer 1; transport errors count as network events, resets as rare.
-func defaultWeights() [numKinds]int { return [numKinds]int{40, 8, 1, 8, 1} }
+// 8, timer 1; transport errors count as network events, faults (resets,
+// connection breaks, datagram drops) as rare.
+func defaultWeights() [numKinds]int { return [numKinds]int{40, 8, 1, 8, 1, 1, 1} }
 
 // event is one enabled event.
 type event struct {
 	kind kind
-	node int32 // the node whose handler runs
-	idx  int32 // deliver: index in w.conns; timer: index in the node's timers; error: index in w.errs
-	pos  int32 // deliver: index in the connection's queue (0 unless datagram)
+	node int32 // the node whose handler runs (break: the lower-numbered end)
+	idx  int32 // deliver, drop: index in w.conns; timer: index in the node's timers; error: index in w.errs
+	pos  int32 // deliver, drop: index in the connection's queue (0 unless datagram); break: the other end
 }
 
 // transport is a transport of the scenario's network configuration.
@@ -107,6 +110,8 @@ type settings struct {
 	kindW    [numKinds]int
 	unbiased bool
 	faults   int
+	breaks   int
+	drops    int
 	safety   []timedsim.Property
 	liveness []timedsim.Property
 }
@@ -121,9 +126,10 @@ type world struct {
 	conns []*conn
 	spare []*conn
 	errs  []errRec
-	// resetsLeft counts the faults still allowed in this execution.
-	resetsLeft int
-	step       int
+	// resetsLeft, breaksLeft and dropsLeft count the faults still allowed
+	// in this execution.
+	resetsLeft, breaksLeft, dropsLeft int
+	step                              int
 
 	segs               []timedsim.Segment
 	seg                int
@@ -141,6 +147,51 @@ type world struct {
 	tracer             *tracer   // TracePath's recorder, or nil
 	panicked           string    // a handler's panic, ending the execution
 	scratch            []byte
+	// The step's clock comparisons (timedsim.Elapsed): the answers
+	// (bit k: the k-th comparison), given by the path's choice when
+	// explicit, else drawn; and how many the step made.
+	clockMask     int
+	clockExplicit bool
+	clockReads    int
+}
+
+// maxClockChoices is the number of a step's clock comparisons that are
+// choices; later ones in the same step compare the logical clock.
+const maxClockChoices = 8
+
+// execChoice runs choice c of the enabled list en as the current step: the
+// event c mod len(en), with the clock comparisons' answers c div len(en)
+// (bit k for the k-th comparison of the step). It reports false if the
+// handler panicked.
+func (w *world) execChoice(en []event, c int) bool {
+	w.clockMask, w.clockExplicit = c/len(en), true
+	return w.execEvent(en[c%len(en)])
+}
+
+// execEvent runs e; its clock comparisons are choices drawn from the
+// step's stream unless execChoice or choose gave them.
+func (w *world) execEvent(e event) bool {
+	w.clockReads = 0
+	ok := w.exec(e)
+	w.clockExplicit = false
+	return ok
+}
+
+// chooseElapsed answers the step's next clock comparison.
+func (w *world) chooseElapsed(since, d time.Duration) bool {
+	k := w.clockReads
+	w.clockReads++
+	if k >= maxClockChoices {
+		return logicalTime(w.step)-since >= d
+	}
+	if w.clockExplicit {
+		return w.clockMask>>k&1 == 1
+	}
+	if w.chooseR.IntN(2) == 1 {
+		w.clockMask |= 1 << k
+		return true
+	}
+	return false
 }
 
 func newWorld(set *settings, drv schedule) *world {
@@ -177,7 +228,7 @@ func (w *world) start(p Path) {
 	}
 	w.conns = w.conns[:0]
 	w.errs = w.errs[:0]
-	w.resetsLeft = w.set.faults
+	w.resetsLeft, w.breaksLeft, w.dropsLeft = w.set.faults, w.set.breaks, w.set.drops
 	w.panicked = ""
 	for i := range w.nodes {
 		w.nodes[i] = wnode{timers: w.nodes[i].timers[:0]}
@@ -253,6 +304,32 @@ func (w *world) enabled() []event {
 			en = append(en, event{kind: kindReset, node: int32(i)})
 		}
 	}
+	if w.breaksLeft > 0 {
+		start := len(en)
+		for _, c := range w.conns {
+			if !c.datagram {
+				a, b := min(c.src, c.dst), max(c.src, c.dst)
+				if a != b && !slices.ContainsFunc(en[start:], func(e event) bool { return e.node == a && e.pos == b }) {
+					en = append(en, event{kind: kindBreak, node: a, pos: b})
+				}
+			}
+		}
+		slices.SortFunc(en[start:], func(x, y event) int {
+			if x.node != y.node {
+				return int(x.node - y.node)
+			}
+			return int(x.pos - y.pos)
+		})
+	}
+	if w.dropsLeft > 0 {
+		for ci, c := range w.conns {
+			if c.datagram {
+				for p := range c.q {
+					en = append(en, event{kind: kindDrop, node: c.dst, idx: int32(ci), pos: int32(p)})
+				}
+			}
+		}
+	}
 	w.en = en
 	return en
 }
@@ -270,15 +347,18 @@ func (w *world) seedStep() {
 }
 
 // choose picks the step's event among en (not empty): choices[step] if
-// the path has one, else a weighted draw. It seeds the step.
+// the path has one (with its clock answers: execChoice), else a weighted
+// draw. It seeds the step; run the event with execEvent.
 func (w *world) choose(en []event, choices []int) (int, error) {
 	w.seedStep()
+	w.clockMask, w.clockExplicit = 0, false
 	if w.step < len(choices) {
 		c := choices[w.step]
-		if c >= len(en) {
+		if c/len(en) >= 1<<maxClockChoices {
 			return 0, fmt.Errorf("liveness: path chooses event %d at step %d, but only %d are enabled (stale path?)", c, w.step, len(en))
 		}
-		return c, nil
+		w.clockMask, w.clockExplicit = c/len(en), true
+		return c % len(en), nil
 	}
 	if w.set.unbiased {
 		return w.chooseR.IntN(len(en)), nil
@@ -320,6 +400,10 @@ func (w *world) label(e event) string {
 		return w.nodes[e.node].timers[e.idx].label
 	case kindError:
 		return w.errs[e.idx].label
+	case kindBreak:
+		return "break"
+	case kindDrop:
+		return "drop"
 	}
 	return "reset"
 }
@@ -349,6 +433,11 @@ func (w *world) describeEvent(e event) string {
 	case kindError:
 		te := w.errs[e.idx].te
 		b.WriteString(" peer " + te.Peer.String())
+	case kindBreak:
+		b.WriteString(" " + timedsim.NodeID(e.pos).String())
+	case kindDrop:
+		c := w.conns[e.idx]
+		b.WriteString(" from " + timedsim.NodeID(c.src).String() + " " + w.msgDesc(c, int(e.pos)))
 	}
 	return b.String()
 }
@@ -388,9 +477,67 @@ func (w *world) exec(e event) bool {
 	case kindReset:
 		w.resetsLeft--
 		ok = w.reset(e.node)
+	case kindBreak:
+		w.breaksLeft--
+		a, b := e.node, e.pos
+		w.pushBroken(w.removeConns(func(c *conn) bool { return !c.datagram && (c.src == a && c.dst == b || c.src == b && c.dst == a) }, -1))
+		ok = true
+	case kindDrop:
+		w.dropsLeft--
+		c := w.conns[e.idx]
+		c.q = slices.Delete(c.q, int(e.pos), int(e.pos)+1)
+		ok = true
 	}
 	w.step++
 	return ok
+}
+
+// removeConns removes the connections that match (their messages in
+// flight are lost) and returns the ErrConnectionBroken upcalls their ends
+// get: each end of a reliable one but skip.
+func (w *world) removeConns(match func(c *conn) bool, skip int32) []errRec {
+	kept := w.conns[:0]
+	var broken []errRec
+	for _, c := range w.conns {
+		if !match(c) {
+			kept = append(kept, c)
+			continue
+		}
+		if !c.datagram {
+			for _, end := range [2][2]int32{{c.src, c.dst}, {c.dst, c.src}} {
+				if end[0] != skip && end[0] != end[1] {
+					broken = append(broken, errRec{node: end[0], label: "error broken",
+						te: &timedsim.TransportError{Transport: w.set.trs[c.tr].name, Peer: timedsim.NodeID(end[1]), Err: timedsim.ErrConnectionBroken}})
+				}
+			}
+		}
+		w.free(c)
+	}
+	w.conns = kept
+	return broken
+}
+
+// pushBroken queues the upcalls of broken connections: one per node, peer
+// and transport, whichever directions were open, for nodes that handle
+// errors.
+func (w *world) pushBroken(broken []errRec) {
+	slices.SortStableFunc(broken, func(a, b errRec) int {
+		if a.node != b.node {
+			return int(a.node - b.node)
+		}
+		if a.te.Peer != b.te.Peer {
+			return int(a.te.Peer - b.te.Peer)
+		}
+		return strings.Compare(a.te.Transport, b.te.Transport)
+	})
+	for i, b := range broken {
+		if i > 0 && broken[i-1].node == b.node && broken[i-1].te.Peer == b.te.Peer && broken[i-1].te.Transport == b.te.Transport {
+			continue
+		}
+		if _, ok := w.nodes[b.node].svc.(timedsim.ErrorHandler); ok {
+			w.pushErr(b)
+		}
+	}
 }
 
 // reset is a fault: node id loses its state (a fresh service from the
@@ -404,41 +551,7 @@ func (w *world) reset(id int32) bool {
 	n.timers = n.timers[:0]
 	n.app = 0
 	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
-	kept := w.conns[:0]
-	var broken []errRec
-	for _, c := range w.conns {
-		if c.src != id && c.dst != id {
-			kept = append(kept, c)
-			continue
-		}
-		if !c.datagram {
-			other := c.src
-			if other == id {
-				other = c.dst
-			}
-			if other != id {
-				broken = append(broken, errRec{node: other, label: "error broken",
-					te: &timedsim.TransportError{Transport: w.set.trs[c.tr].name, Peer: timedsim.NodeID(id), Err: timedsim.ErrConnectionBroken}})
-			}
-		}
-		w.free(c)
-	}
-	w.conns = kept
-	// One upcall per peer and transport, whichever directions were open.
-	slices.SortStableFunc(broken, func(a, b errRec) int {
-		if a.node != b.node {
-			return int(a.node - b.node)
-		}
-		return strings.Compare(a.te.Transport, b.te.Transport)
-	})
-	for i, b := range broken {
-		if i > 0 && broken[i-1].node == b.node && broken[i-1].te.Transport == b.te.Transport {
-			continue
-		}
-		if _, ok := w.nodes[b.node].svc.(timedsim.ErrorHandler); ok {
-			w.pushErr(b)
-		}
-	}
+	w.pushBroken(w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id))
 	return w.guard(id, func() {
 		old := n.svc
 		n.svc = w.set.sc.New(timedsim.NodeID(id))
@@ -681,6 +794,10 @@ func (w *world) hash() uint64 {
 	b = b[:0]
 	b = append(b, 'R')
 	b = strconv.AppendInt(b, int64(w.resetsLeft), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(w.breaksLeft), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(w.dropsLeft), 10)
 	d.Write(b)
 	w.scratch = b
 	return d.Sum64()
@@ -755,6 +872,7 @@ type wctx struct {
 }
 
 var _ timedsim.Context = (*wctx)(nil)
+var _ timedsim.ClockChooser = (*wctx)(nil)
 var _ timedsim.World = (*world)(nil)
 
 func (c *wctx) Self() timedsim.NodeID { return timedsim.NodeID(c.node) }
@@ -763,6 +881,16 @@ func (c *wctx) Nodes() int            { return len(c.w.nodes) }
 // Now is the number of steps executed so far, in milliseconds: time is
 // logical in the liveness mode.
 func (c *wctx) Now() time.Duration { return logicalTime(c.w.step) }
+
+// ChooseElapsed makes timedsim.Elapsed a choice point: the answer is the
+// path's (the DFS explores both), or a fair coin in a random walk.
+func (c *wctx) ChooseElapsed(since, d time.Duration) bool {
+	b := c.w.chooseElapsed(since, d)
+	if c.w.log != nil {
+		*c.w.log = append(*c.w.log, fmt.Sprintf("    %v: clock choice: %v elapsed since %v: %t", timedsim.NodeID(c.node), d, since, b))
+	}
+	return b
+}
 
 func (c *wctx) Send(to timedsim.NodeID, msg timedsim.Message) error { return c.w.send(0, to, msg) }
 

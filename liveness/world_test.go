@@ -55,6 +55,12 @@ func chattyWorld(t *testing.T, faults int) *world { return chattyNotes(t, faults
 
 func chattyNotes(t *testing.T, faults int, notes bool) *world {
 	t.Helper()
+	return chattyWith(t, Config{Faults: faults}, notes)
+}
+
+// chattyWith is the chatty scenario's world with cfg's settings.
+func chattyWith(t *testing.T, cfg Config, notes bool) *world {
+	t.Helper()
 	sc := &timedsim.Scenario{
 		Nodes: 2,
 		New:   func(timedsim.NodeID) timedsim.Service { return &chatty{notes: notes} },
@@ -69,7 +75,8 @@ func chattyNotes(t *testing.T, faults int, notes bool) *world {
 		}},
 		Liveness: []timedsim.Property{always},
 	}
-	r, err := Config{Scenario: sc, Faults: faults}.resolve()
+	cfg.Scenario = sc
+	r, err := cfg.resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,5 +228,54 @@ func TestNotesNotState(t *testing.T) {
 		if !slices.Contains(log, want) {
 			t.Errorf("event log %q lacks %q", log, want)
 		}
+	}
+}
+
+// TestBreaksAndDrops: with Breaks and Drops, breaking a pair's reliable
+// connections and losing each datagram in flight are choices; a break
+// loses the reliable messages between the pair (not the datagrams) and
+// tells both ends; each fault uses one from its own count.
+func TestBreaksAndDrops(t *testing.T) {
+	w := chattyWith(t, Config{Breaks: 1, Drops: 2}, false)
+	base := []string{
+		"n0 app first",
+		"n1 app hello",
+		"n1 deliver msg from n0 on tcp msg{Name:\"r0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d0\"}",
+		"n1 deliver msg from n0 on udp msg{Name:\"d1\"}",
+		"n0 timer t \"data\"",
+		"n0 error queue-full peer n1",
+	}
+	want := append(slices.Clone(base), "n0 break n1", "n1 drop from n0 msg{Name:\"d0\"}", "n1 drop from n0 msg{Name:\"d1\"}")
+	if got := w.enabledLabels(); !slices.Equal(got, want) {
+		t.Fatalf("enabled:\n%q\nwant\n%q", got, want)
+	}
+	h0 := w.hash()
+	w.exec(w.enabled()[8]) // drop d0
+	want = slices.Delete(slices.Clone(want), 8, 9)
+	want = slices.Delete(want, 3, 4)
+	if got := w.enabledLabels(); !slices.Equal(got, want) || w.dropsLeft != 1 {
+		t.Fatalf("after dropping d0 (%d drops left):\n%q\nwant\n%q", w.dropsLeft, w.enabledLabels(), want)
+	}
+	if w.hash() == h0 {
+		t.Fatal("a drop did not change the state hash")
+	}
+	w.exec(w.enabled()[6]) // break n0-n1
+	want = []string{
+		"n0 app first",
+		"n1 app hello",
+		"n1 deliver msg from n0 on udp msg{Name:\"d1\"}",
+		"n0 timer t \"data\"",
+		"n0 error queue-full peer n1",
+		"n0 error broken peer n1",
+		"n1 error broken peer n0",
+		"n1 drop from n0 msg{Name:\"d1\"}",
+	}
+	if got := w.enabledLabels(); !slices.Equal(got, want) || w.breaksLeft != 0 {
+		t.Fatalf("after the break (%d left):\n%q\nwant\n%q", w.breaksLeft, w.enabledLabels(), want)
+	}
+	// Without Breaks or Drops, neither is a choice.
+	if got := chattyWorld(t, 0).enabledLabels(); !slices.Equal(got, base) {
+		t.Fatalf("no faults: %q", got)
 	}
 }

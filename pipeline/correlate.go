@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
@@ -78,29 +79,34 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 	if err != nil {
 		return nil, err
 	}
+	var df *DivergenceFile
 	if d.exists(FileWalks) {
-		if _, err := d.loadDivergence(pf); err != nil {
+		if df, err = d.loadDivergence(pf); err != nil {
 			return nil, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, FileWalks, FileDivergence, d.path)
 		}
 	}
-	if err := d.clearAfter(PhaseDiverge); err != nil {
-		return nil, err
-	}
-	cf, err = correlate(d, pf, sf)
+	cf, err = correlate(d, pf, sf, df)
 	if err != nil {
 		d.salvageSummary(pf)
 	}
 	return cf, err
 }
 
-func correlate(d *Dir, pf *ProfileFile, sf *SearchFile) (*CorrelationFile, error) {
-	search, err := readCountsLines(d.File(FileSearchExecs), false)
+// correlate runs phase 3b over the executions of the search sf and of
+// the divergence df (nil: none), whose files each line must agree with.
+func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
+	search, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
 	if err != nil {
-		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
-	}
-	walks, err := readCountsLines(d.File(FileWalks), true)
-	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+		}
 		return nil, err
+	}
+	var walks []CountsLine
+	if df != nil {
+		if walks, err = readCountsLines(d.File(FileWalks), true, walkLines(df)); err != nil {
+			return nil, err
+		}
 	}
 	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
 	for _, l := range append(append([]CountsLine(nil), search...), walks...) {
@@ -112,6 +118,9 @@ func correlate(d *Dir, pf *ProfileFile, sf *SearchFile) (*CorrelationFile, error
 	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
 		Labels: anomaly.Correlate(samples, pf.CountWindow())}
+	if err := d.clearAfter(PhaseDiverge); err != nil { // once the correlation is computed
+		return nil, err
+	}
 	if err := d.writeJSON(FileCorrelation, cf); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -23,9 +22,9 @@ import (
 )
 
 // The files of a results directory, by the phase that writes them. A
-// phase that starts removes the files of the phases after it
-// (Dir.ClearAfter), so a directory never mixes the results of two
-// configurations.
+// phase that succeeded removes the files of the phases after it
+// (Dir.ClearAfter) before it writes its own, so a directory never mixes
+// the results of two configurations.
 const (
 	FileEDD         = "edd.json"   // phase 1a: the trained event duration distributions
 	FileTrain       = "train.json" // phase 1a: how edd.json was trained (TrainFile)
@@ -97,8 +96,8 @@ func PhaseSeed(base uint64, phase Phase) uint64 {
 // writes every file atomically (a temporary file renamed into place), so
 // that an interrupted phase leaves the completed phases' files intact,
 // checks that the files it reads belong to one configuration (their
-// config hash), and removes the files of the later phases when a phase
-// starts again (ClearAfter).
+// config hash), and removes the files of the later phases once a phase
+// has succeeded, just before it writes its own (ClearAfter).
 type Dir struct {
 	path string
 }
@@ -269,38 +268,6 @@ func (j *jsonLines) write(path string) error {
 		return j.err
 	}
 	return atomicfile.WriteBytes(path, j.buf.Bytes())
-}
-
-// readCountsLines reads a JSON Lines file of CountsLine; a missing file is
-// (nil, nil) when optional.
-func readCountsLines(path string, optional bool) ([]CountsLine, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if optional && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	defer f.Close()
-	var out []CountsLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var l CountsLine
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("%s line %d: data after the JSON object", path, n)
-		}
-		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
 }
 
 // readJSONFile reads a versioned JSON file of the results directory into v

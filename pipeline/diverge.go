@@ -120,7 +120,7 @@ func (c *DivergeConfig) check() error {
 	case c.Class < 0:
 		return fmt.Errorf("--class must be at least 1, got %d", c.Class)
 	}
-	return nil
+	return checkMemory("--walks", c.Walks, bytesPerCountsLine)
 }
 
 // Diverge runs phase 3a on the representative of class cfg.Class: the
@@ -150,9 +150,6 @@ func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err er
 	}
 	an, err := pickClass(d, t, sf, max(cfg.Class, 1))
 	if err != nil {
-		return nil, err
-	}
-	if err := d.clearAfter(PhaseSearch); err != nil {
 		return nil, err
 	}
 	df, err = diverge(ctx, cfg.Env, pf, t, an, cfg.Walks, cfg.Confirm)
@@ -196,7 +193,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file: %w (run 'macepc search --out %s' again)", errors.Unwrap(err), d.path)
+		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run 'macepc search --out %s' again)", an.Path, errors.Unwrap(err), d.path)
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)
@@ -236,13 +233,21 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	// A panicking execution's Steps does not count the step that panicked;
 	// the prefixes to search include it.
 	steps := an.Steps
-	if an.Outcome == timedsim.Panicked.String() {
+	if an.Outcome == timedsim.Panicked.String() || an.Outcome == timedsim.Hung.String() {
 		steps++
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
+	}
+	// The divergence point is found: the files of an earlier one go now,
+	// and not before (a refused or interrupted phase changes no file).
+	if err := d.clearAfter(PhaseSearch); err != nil {
+		return nil, err
 	}
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.MedianNS, Q3NS: pf.Q3NS, ThresholdNS: pf.Threshold,
@@ -257,7 +262,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 
 	// Replay both executions with the event log on.
-	aRes, err := record(ctx, d, t, anomalous)
+	aRes, err := record(ctx, env, t, anomalous)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +280,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 	var sRes *timedsim.Result
 	if rep.Similar != nil {
-		if sRes, err = record(ctx, d, t, rep.Similar.Path); err != nil {
+		if sRes, err = record(ctx, env, t, rep.Similar.Path); err != nil {
 			return nil, err
 		}
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, timedsim.FormatTime(sRes.ExecTime), timedsim.FormatTime(crit.Limit))
@@ -436,8 +441,9 @@ func countProbeWalks(rep *divergence.Report) int {
 }
 
 // record replays a path with the event log on.
-func record(ctx context.Context, d *Dir, t *Target, path timedsim.Path) (*timedsim.Result, error) {
-	opts := t.Options
+func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timedsim.Result, error) {
+	d := env.Dir
+	opts := env.watched(t.Options)
 	opts.Record = true
 	sim, err := timedsim.NewSimulator(t.Scenario, opts)
 	if err != nil {
@@ -473,6 +479,12 @@ func (d *Dir) loadDivergence(pf *ProfileFile) (*DivergenceFile, error) {
 	}
 	if df.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", path, df.ConfigHash, pf.ConfigHash)
+	}
+	if err := df.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
+	}
+	if df.Seed != PhaseSeed(pf.Seed, PhaseDiverge) {
+		return nil, fmt.Errorf("%s does not belong to profile.json: its seed differs", path)
 	}
 	return &df, nil
 }

@@ -59,10 +59,16 @@
 // Dir owns the directory's layout (the File constants), writes every file
 // atomically (a temporary file renamed into place), checks that the files
 // it reads belong to one configuration (their config hash), and removes
-// the files of the later phases when a phase starts (Dir.ClearAfter), so
-// a directory never mixes two configurations. An interrupted phase leaves
-// the completed phases' files intact; an interrupted search still writes
-// the executions it explored, with Complete false.
+// the files of the later phases when a phase has succeeded, just before it
+// writes its own (Dir.ClearAfter), so a directory never mixes two
+// configurations. A phase refused on a bad input or flag, failed or
+// interrupted changes no file; an interrupted search still writes the
+// executions it explored, with Complete false. A writer holds the
+// directory's lock (Dir.Lock), which also removes the temporary files a
+// killed writer left. Config.Resume and SearchConfig.Resume continue an
+// interrupted run: the training, profile and search executions in the
+// directory that are this run's are kept, and the files are those of an
+// uninterrupted run.
 //
 // # Sharding
 //
@@ -88,5 +94,15 @@
 // lowest index, and files are written in index order. Training is the
 // exception: it measures real handler times, so edd.json differs between
 // trainings; pass the written edd.json (TrainRuns 0) to repeat a run
-// exactly.
+// exactly. Env.CheckDeterminism runs every execution twice and fails on a
+// difference; Env.HandlerTimeout is the handler watchdog (10 s by
+// default), under which a handler that never returns is a finding.
+//
+// # Bad input
+//
+// Counts whose executions cannot fit in the machine's memory are refused
+// before anything runs; every reader of a results file checks its schema,
+// ranges and ties to profile.json (config hash, phase seeds, execution
+// seeds) and refuses a file that fails them with one line naming it (and
+// the line, for JSON Lines).
 package pipeline

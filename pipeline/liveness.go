@@ -21,11 +21,17 @@ const (
 	FileLivePath  = "live.path.json" // the live path with the longest common prefix
 	FileDeadLog   = "dead.log"
 	FileLiveLog   = "live.log"
-	FileStateDiff = "state.diff" // the nodes' states after the critical step, dead against live
+	FileStateDiff = "state.diff"       // the nodes' states after the critical step, dead against live
+	FilePrefix    = "prefix.path.json" // the search prefix of --live-prefix (for --prefix)
 
 	livenessFormat  = "macepc-liveness"
 	livenessPathFmt = "macepc-liveness-path"
 )
+
+// livenessFiles are the files a liveness run writes.
+func livenessFiles() []string {
+	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, FilePrefix, explore.FileHTML}
+}
 
 // LivenessFile is DIR/liveness.json.
 type LivenessFile struct {
@@ -47,6 +53,8 @@ type LivenessPathFile struct {
 	Weights  map[string]int `json:"weights"`
 	Unbiased bool           `json:"unbiased,omitempty"`
 	Faults   int            `json:"faults,omitempty"`
+	Breaks   int            `json:"breaks,omitempty"`
+	Drops    int            `json:"drops,omitempty"`
 	Safety   []string       `json:"safety"`
 	Liveness []string       `json:"liveness"`
 	Path     liveness.Path  `json:"path"`
@@ -93,10 +101,6 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.create(); err != nil {
 		return nil, err
 	}
-	if err := d.remove(FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, explore.FileHTML); err != nil {
-		return nil, err
-	}
-	sys, variant, seed := cfg.System, cfg.Variant, cfg.Search.Seed
 	search := cfg.Search
 	task := start(cfg.Progress, PhaseLiveness, 0)
 	if cfg.Progress != nil {
@@ -106,7 +110,9 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 			if own != nil {
 				own(st)
 			}
-			n := st.Paths + st.Walks
+			// The division's paths count until its tasks are folded:
+			// the count can step back; progress never does.
+			n := max(st.Paths+st.Walks, done)
 			task.Add(int(n-done), fmt.Sprintf("depth %d, %d states, %d walks", st.Depth, st.States, st.Walks))
 			done = n
 		}
@@ -116,8 +122,28 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if rep == nil {
 		return nil, runErr
 	}
-	hdr := newHeader(livenessPathFmt, sys.Name, variant, sc.Nodes, seed)
-	lf := &LivenessFile{Header: newHeader(livenessFormat, sys.Name, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
+	// The earlier search's files go once this one has a report, not
+	// before: a refused search changes no file.
+	if err := d.remove(livenessFiles()...); err != nil {
+		return nil, err
+	}
+	lf, err := writeLiveness(d, cfg.System.Name, cfg.Variant, cfg.Search, rep)
+	if err != nil {
+		return nil, err
+	}
+	res = &LivenessResult{File: lf}
+	if runErr != nil {
+		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
+	}
+	return res, nil
+}
+
+// writeLiveness writes liveness.json and the files of its violation, for
+// the search search (which replays the paths) of system/variant.
+func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *liveness.Report) (*LivenessFile, error) {
+	sc, seed := search.Scenario, search.Seed
+	hdr := newHeader(livenessPathFmt, system, variant, sc.Nodes, seed)
+	lf := &LivenessFile{Header: newHeader(livenessFormat, system, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
 	write := func(name string, fill func(io.Writer) error) error {
 		lf.Files = append(lf.Files, name)
 		return d.write(name, fill)
@@ -125,12 +151,12 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	savePath := func(name, note string, p liveness.Path) error {
 		return write(name, func(w io.Writer) error {
 			st := rep.Settings
-			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults,
+			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
 				Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
 	saveLog := func(name string, p liveness.Path) error {
-		lines, err := liveness.Replay(cfg.Search, p)
+		lines, err := liveness.Replay(search, p)
 		if err != nil && lines == nil {
 			return err
 		}
@@ -138,6 +164,11 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 			_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 			return err
 		})
+	}
+	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
+		if err := savePath(FilePrefix, fmt.Sprintf("search prefix: a random walk to its first live state, %d steps (MaceMC's printed prefix; --prefix)", st.Prefix.Steps), *st.Prefix); err != nil {
+			return nil, err
+		}
 	}
 	if v := rep.Violation; v != nil {
 		if err := savePath(FileDeadPath, fmt.Sprintf("%s violation of %s at step %d", v.Kind, v.Property, v.Step), v.Path); err != nil {
@@ -161,11 +192,7 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	if err := d.writeJSON(FileLiveness, lf); err != nil {
 		return nil, err
 	}
-	res = &LivenessResult{File: lf}
-	if runErr != nil {
-		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
-	}
-	return res, nil
+	return lf, nil
 }
 
 // ReadLivenessPath reads a liveness path file (dead.path.json,
@@ -260,7 +287,7 @@ func (pf *LivenessPathFile) config(systems timedsim.Registry) (liveness.Config, 
 	if err != nil {
 		return liveness.Config{}, err
 	}
-	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops}
 	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
 		return cfg, fmt.Errorf("path file: %w", err)
 	}

@@ -135,7 +135,7 @@ func (c *ProfileConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--profile-runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--profile-runs", c.Runs, bytesPerExecLine)
 }
 
 // Profile runs phase 1b, the normal execution time: cfg.Runs executions
@@ -149,15 +149,15 @@ func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
-		return nil, err
-	}
 	cfg.Thresholds = cfg.Thresholds.resolve(cfg.Target)
-	return profile(ctx, cfg)
+	return profile(ctx, cfg, func() error { return cfg.Dir.clearAfter(PhaseProfile) })
 }
 
-// profile runs phase 1b with resolved thresholds.
-func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
+// profile runs phase 1b with resolved thresholds. Once the profile is
+// computed, and only then, it calls commit (which removes the files the
+// new profile makes stale) and writes profile.json: a profile that fails
+// or is interrupted changes no file.
+func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*ProfileFile, error) {
 	th := cfg.Thresholds
 	lines, seen, err := profileExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
 	if err != nil {
@@ -165,6 +165,9 @@ func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
 	}
 	pf, err := newProfileFile(cfg.Target, cfg.Seed, cfg.Runs, th, cfg.EDDSource, lines, seen)
 	if err != nil {
+		return nil, err
+	}
+	if err := commit(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Dir.writeJSON(FileProfile, pf); err != nil {
@@ -179,7 +182,7 @@ func profile(ctx context.Context, cfg ProfileConfig) (*ProfileFile, error) {
 func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
-	lines := make([]ExecLine, 0, n)
+	lines := make([]ExecLine, 0, initialCap(n))
 	seen := map[string]bool{}
 	prog := start(env.Progress, PhaseProfile, n)
 	path := timedsim.Seeded(seed)
@@ -192,6 +195,9 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 		return true
 	}})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, nil, err
+	}
 	if err != nil || done < n {
 		return nil, nil, env.Dir.interrupted(PhaseProfile, done, n)
 	}
@@ -221,7 +227,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	if err := prof.RequireExcess(time.Duration(th.MinExcessNS)); err != nil {
 		return nil, err
 	}
-	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
+	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
 		if k := outcomes[o.String()]; k > 0 {
 			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
 		}
@@ -233,6 +239,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	if w := slowWarning(prof.Above(times), len(times), prof.Threshold, prof.Max); w != "" {
 		prof.Warnings = append(prof.Warnings, w)
 	}
+	prof.Warnings = append(prof.Warnings, unscaledWarning(t.Options.EDD, seen, "the profile's executions")...)
 	tmpl, err := t.pathFile(timedsim.Seeded(seed)(0), fmt.Sprintf("profile seed=%d execution 0", seed))
 	if err != nil {
 		return nil, err
@@ -315,8 +322,8 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, err
 	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
 		return nil, nil, err
 	}
-	if pf.Template == nil || pf.Runs < 1 || pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS {
-		return nil, nil, fmt.Errorf("%s is malformed: missing template or inconsistent quartiles", path)
+	if err := pf.validate(); err != nil {
+		return nil, nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	t, err := fromPathFile(systems, pf.Template)
 	if err != nil {

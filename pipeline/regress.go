@@ -217,13 +217,13 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if cfg.Runs != 0 {
 		r.Runs = cfg.Runs
 	}
+	if err := checkMemory("--profile-runs", r.Runs, bytesPerExecLine); err != nil {
+		return nil, err
+	}
 	if SameFile(cfg.Dir.File(FileProfile), basePath) {
 		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
 	}
 	if err := cfg.Dir.create(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Dir.clearAfter(""); err != nil { // the regress files too
 		return nil, err
 	}
 	r.BootstrapSeed = PhaseSeed(r.Seed, PhaseRegress)
@@ -249,7 +249,8 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	if len(scale) > 0 {
 		eddSource += ", scaled " + strings.Join(scale, ", ")
 	}
-	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()})
+	clear := func() error { return d.clearAfter("") } // the regress files too, once the profile succeeded
+	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()}, clear)
 	if err != nil {
 		return nil, err
 	}

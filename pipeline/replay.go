@@ -47,6 +47,7 @@ func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 	}
 	rec := opts
 	rec.Record, rec.RecordStates = true, states
+	rec.HandlerTimeout = timedsim.DefaultHandlerTimeout // a hung handler's replay ends too
 	sim, err := timedsim.NewSimulator(sc, rec)
 	if err != nil {
 		return nil, err

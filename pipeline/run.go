@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -37,6 +40,12 @@ type Config struct {
 	MaxRuns, TriageRuns int
 	// Walks and Confirm configure phase 3a (DivergeConfig).
 	Walks, Confirm int
+
+	// Resume continues an interrupted run in Dir: a training, profile
+	// and search there that are what this run would compute are kept (an
+	// interrupted search goes on from its last execution), the later
+	// phases run again. The files are those of an uninterrupted run.
+	Resume bool
 
 	// OnPhase, if not nil, is called when a phase has written its files,
 	// with the result so far (the command line prints each phase as it
@@ -89,6 +98,15 @@ func (c *Config) check() error {
 			return fmt.Errorf("--%s must be at least %d, got %d", k.name, k.min, k.v)
 		}
 	}
+	if err := checkMemory("--train-runs", c.TrainRuns, bytesPerTrainRun); err != nil {
+		return err
+	}
+	if err := checkMemory("--profile-runs", c.ProfileRuns, bytesPerExecLine); err != nil {
+		return err
+	}
+	if err := checkMemory("--walks", c.Walks, bytesPerCountsLine); err != nil {
+		return err
+	}
 	if c.Target == nil {
 		return errors.New("no target (Config.Target)")
 	}
@@ -122,34 +140,60 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			cfg.OnPhase(p, res)
 		}
 	}
+	// Nothing in the directory changes until the training and the
+	// profile succeeded: then the files of an earlier run go, and the
+	// training's and the profile's are written.
 	t, eddSource := cfg.Target, cfg.EDDSource
-	if cfg.TrainRuns == 0 {
-		keep := PhaseTrain // the directory's own edd.json: its training stays
-		if !cfg.KeepTraining {
-			keep = ""
+	keep := PhaseTrain // the directory's own edd.json: its training stays
+	if cfg.TrainRuns > 0 || !cfg.KeepTraining {
+		keep = ""
+	}
+	var trained []byte // edd.json as trained, without the what-if factors
+	if cfg.TrainRuns > 0 {
+		tf, set, kept := (*TrainFile)(nil), (*edd.Set)(nil), false
+		if cfg.Resume {
+			tf, set, kept = cfg.Dir.keptTraining(&cfg)
 		}
-		if err := cfg.Dir.clearAfter(keep); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := cfg.Dir.clearAfter(""); err != nil {
-			return nil, err
-		}
-		tf, set, err := train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns})
-		if err != nil {
-			return nil, err
+		if kept {
+			keep = PhaseTrain
+		} else {
+			if tf, set, err = train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns}); err != nil {
+				return nil, err
+			}
+			var b bytes.Buffer
+			if err := edd.Write(&b, set); err != nil {
+				return nil, err
+			}
+			trained = b.Bytes()
 		}
 		if err := applyScale(set, cfg.Scale); err != nil {
 			return nil, err
 		}
 		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
 	}
-	done(PhaseTrain)
-
-	pf, err := profile(ctx, ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)})
-	if err != nil {
-		return nil, err
+	commit := func() error {
+		if err := cfg.Dir.clearAfter(keep); err != nil {
+			return err
+		}
+		if trained == nil {
+			return nil
+		}
+		if err := atomicfile.WriteBytes(cfg.Dir.File(FileEDD), trained); err != nil {
+			return err
+		}
+		return cfg.Dir.writeJSON(FileTrain, res.Train)
 	}
+	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
+	var pf *ProfileFile
+	if cfg.Resume && trained == nil {
+		pf = cfg.Dir.keptProfile(&pcfg)
+	}
+	if pf == nil {
+		if pf, err = profile(ctx, pcfg, commit); err != nil {
+			return nil, err
+		}
+	}
+	done(PhaseTrain)
 	res.Profile = pf
 	done(PhaseProfile)
 	if err := searchOn(ctx, cfg, res, done); err != nil {
@@ -169,7 +213,7 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 	if err != nil {
 		return err
 	}
-	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns})
+	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Resume: cfg.Resume})
 	if err != nil {
 		return err
 	}
@@ -182,7 +226,7 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 		return err
 	}
 	done(PhaseDiverge)
-	if res.Correlation, err = correlate(cfg.Dir, pf, sf); err != nil {
+	if res.Correlation, err = correlate(cfg.Dir, pf, sf, res.Divergence); err != nil {
 		return err
 	}
 	done(PhaseCorrelate)

@@ -89,6 +89,11 @@ type SearchConfig struct {
 	// TriageRuns is the number of executions explored after the first
 	// anomaly, to find the others and class them (0: stop at the first).
 	TriageRuns int
+	// Resume continues the search of Dir with these budgets if it was
+	// interrupted (from the executions it kept), or keeps it if it is
+	// complete; otherwise the search starts afresh. The files are those
+	// of an uninterrupted search.
+	Resume bool
 }
 
 func (c *SearchConfig) check() error {
@@ -130,9 +135,6 @@ func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.clearAfter(PhaseProfile); err != nil {
-		return nil, err
-	}
 	sf, err = searchTarget(ctx, cfg)
 	if err != nil {
 		cfg.Dir.salvageSummary(cfg.Profile)
@@ -157,9 +159,26 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 	seed := PhaseSeed(pf.Seed, PhaseSearch)
 	var lines jsonLines
 	var execs []CountsLine
-	prog := start(cfg.Progress, PhaseSearch, cfg.MaxRuns)
 	first := -1
-	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns}, searchPredicate(pf), func(i int, r *timedsim.Result) {
+	if cfg.Resume {
+		kept, keptLines := d.keptSearch(pf, &cfg)
+		if kept != nil && kept.Complete {
+			return kept, nil
+		}
+		for _, l := range keptLines {
+			lines.add(l)
+			execs = append(execs, l)
+			if first < 0 && isAnomalous(pf, l) {
+				first = l.Index
+			}
+		}
+	}
+	prog := start(cfg.Progress, PhaseSearch, cfg.MaxRuns)
+	if first >= 0 {
+		prog.SetTotal(min(cfg.MaxRuns, first+1+cfg.TriageRuns))
+	}
+	prog.Add(len(execs), "")
+	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns, Start: len(execs), FirstBefore: first}, searchPredicate(pf), func(i int, r *timedsim.Result) {
 		l := newCountsLine(PhaseSearch, i, 0, r.Path.Segments[0].Seed, r)
 		lines.add(l)
 		execs = append(execs, l)
@@ -170,8 +189,17 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		prog.Add(1, "")
 	})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, err
+	}
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
 		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
+	// The explored executions replace the files of an earlier search and
+	// of the phases after it, now and not before: a search refused at its
+	// start changes no file.
+	if cerr := d.clearAfter(PhaseProfile); cerr != nil {
+		return nil, cerr
+	}
 	if err == nil {
 		if err := triage(d, t, pf, sf, execs); err != nil {
 			return nil, err
@@ -290,6 +318,12 @@ func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
 	}
 	if sf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s): run the search again", path, sf.ConfigHash, pf.ConfigHash)
+	}
+	if err := sf.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
+	}
+	if sf.Seed != PhaseSeed(pf.Seed, PhaseSearch) || sf.ThresholdNS != pf.Threshold {
+		return nil, fmt.Errorf("%s does not belong to profile.json: its seed or threshold differs", path)
 	}
 	return &sf, nil
 }

@@ -322,7 +322,7 @@ func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res
 	if err != nil {
 		return nil, err
 	}
-	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs)
+	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs, nil)
 	if err != nil || len(lines) < sp.Len(cfg.Runs) {
 		return nil, fmt.Errorf("interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
 	}
@@ -373,7 +373,7 @@ func mergeSimulate(env Env, set *shard.Set, res *MergeResult) error {
 // ---- merge ----
 
 // ReadShards reads the shard files of phase ("simulate", "profile",
-// "search"; "": whichever the directories hold, which must be one) in
+// "search", "liveness"; "": whichever the directories hold, which must be one) in
 // dirs and checks that they make one whole run (shard.Merge).
 func ReadShards(phase string, dirs []string) (set *shard.Set, err error) {
 	defer wrapErr(&err)
@@ -416,13 +416,20 @@ type MergeConfig struct {
 type MergeResult struct {
 	Result
 	Simulate *SimulateResult
+	Liveness *LivenessResult
 }
 
-// Merge writes into cfg.Dir what the unsharded Profile, Search or
-// Simulate would have written, from their shards; a merged profile or
+// Merge writes into cfg.Dir what the unsharded Profile, Search,
+// Simulate or Liveness would have written, from their shards; a merged profile or
 // search also rewrites summary.json. Whatever it wrote before an error is
 // in the result.
 func Merge(cfg MergeConfig) (res *MergeResult, err error) {
+	return MergeContext(context.Background(), cfg)
+}
+
+// MergeContext is Merge with a context: merging liveness shards runs the
+// critical-transition search, which ctx can interrupt.
+func MergeContext(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 	defer wrapErr(&err)
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
@@ -438,6 +445,8 @@ func Merge(cfg MergeConfig) (res *MergeResult, err error) {
 		return res, mergeSearch(cfg.Env, cfg.Set, res)
 	case "simulate":
 		return res, mergeSimulate(cfg.Env, cfg.Set, res)
+	case PhaseLivenessShard:
+		return res, mergeLiveness(ctx, cfg.Env, cfg.Set, res)
 	default:
 		return res, fmt.Errorf("%s: unknown phase %q", cfg.Set.Files[0].Name, phase)
 	}

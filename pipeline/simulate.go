@@ -116,7 +116,7 @@ func (c *SimulateConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--runs", c.Runs, bytesPerExecLine)
 }
 
 // SimulateResult is what Simulate wrote.
@@ -131,6 +131,9 @@ type SimulateResult struct {
 	// Findings are the executions with a finding (a panic or a safety
 	// violation), each with its path file (FindingPath).
 	Findings []SimLine
+	// Warnings are about the configuration: a --scale label that none
+	// of the executions ran.
+	Warnings []string
 }
 
 // Simulate runs the explorer: cfg.Runs executions of cfg.Target in index
@@ -150,11 +153,16 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	if err := clearSimulate(cfg.Dir); err != nil {
 		return nil, err
 	}
-	lines, runErr := simulateExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
+	seen := map[string]bool{}
+	lines, runErr := simulateExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs, seen)
+	if errors.Is(runErr, timedsim.ErrNondeterministic) {
+		return nil, runErr
+	}
 	res, err = writeSimulate(cfg.Dir, cfg.Target, cfg.Seed, cfg.Runs, lines)
 	if err != nil {
 		return nil, err
 	}
+	res.Warnings = unscaledWarning(cfg.Target.Options.EDD, seen, "the executions")
 	if runErr != nil || len(lines) < cfg.Runs {
 		return res, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
 	}
@@ -164,10 +172,11 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 // simulateExecs runs shard sp's share of executions 0..runs-1 (all for
 // 0/1) in index order; on interruption, the ones finished before the
 // first unfinished index.
-func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]SimLine, error) {
+// The labels the executions ran go into seen, if not nil.
+func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int, seen map[string]bool) ([]SimLine, error) {
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
-	lines := make([]SimLine, 0, n)
+	lines := make([]SimLine, 0, initialCap(n))
 	path := timedsim.Seeded(seed)
 	prog := start(env.Progress, PhaseSimulate, n)
 	_, _, err := ex.Run(ctx, timedsim.Work{
@@ -175,6 +184,11 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 		Each: func(j int, r *timedsim.Result) bool {
 			lines = append(lines, SimLine{ExecLine: ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
+			if seen != nil {
+				for l := range r.Counts {
+					seen[l] = true
+				}
+			}
 			prog.Add(1, "")
 			return true
 		},

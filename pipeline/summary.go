@@ -130,7 +130,13 @@ func (d *Dir) writeSummary(pf *ProfileFile) (*SummaryFile, error) {
 // salvageSummary rewrites summary.json from the files left by a phase that
 // failed or was interrupted (best effort: the phase's error is what the
 // caller sees).
+//
+// A phase that failed before it changed any file left summary.json as it
+// was (it removes it with the files it replaces): that one stays.
 func (d *Dir) salvageSummary(pf *ProfileFile) {
+	if d.exists(FileSummary) {
+		return
+	}
 	if s, err := d.buildSummary(pf); err == nil {
 		d.writeJSON(FileSummary, s)
 	}

@@ -3,7 +3,12 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
@@ -125,11 +130,19 @@ func ApplyScale(set *edd.Set, specs []string) (err error) {
 	return applyScale(set, specs)
 }
 
+// A set with trained labels refuses a label that is none of them, nor a
+// wildcard ("*", "<kind> *") of one of their kinds: a what-if on a label
+// that never occurs is a typo, which the error answers with the closest
+// labels. A set without labels (the seed distributions) cannot tell; the
+// profile warns instead (unscaledWarning).
 func applyScale(set *edd.Set, specs []string) error {
 	for _, spec := range specs {
 		label, factor, err := edd.ParseScale(spec)
 		if err != nil {
 			return fmt.Errorf("--scale: %w", err)
+		}
+		if labels := set.Labels(); len(labels) > 0 && !scaleMatches(label, labels) {
+			return fmt.Errorf("--scale %q: no event is labelled %q in the trained distributions; closest labels: %s", spec, label, strings.Join(closest(label, labels, 3), ", "))
 		}
 		if err := set.Scale(label, factor); err != nil {
 			return fmt.Errorf("--scale: %w", err)
@@ -148,6 +161,9 @@ func writeEDD(path string, set *edd.Set) error {
 // nothing).
 func Finding(r *timedsim.Result) string {
 	switch r.Outcome {
+	case timedsim.Hung:
+		p := r.Panic
+		return fmt.Sprintf("handler hung at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 	case timedsim.Panicked:
 		p := r.Panic
 		if p.Where == "handler" {
@@ -171,4 +187,52 @@ func pathScenario(systems timedsim.Registry, system, variant string, nodes int, 
 		return sys, nil, fmt.Errorf("path file: %w", err)
 	}
 	return sys, sc, nil
+}
+
+// scaleMatches reports whether the scale key applies to one of labels: it
+// is one of them, "*", or "<kind> *" of one of their kinds.
+func scaleMatches(key string, labels []string) bool {
+	if key == edd.Wildcard {
+		return true
+	}
+	for _, l := range labels {
+		if l == key || edd.KindWildcard(edd.Kind(l)) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// closest are the (at most n) labels nearest to s by edit distance, nearest
+// first, ties in label order.
+func closest(s string, labels []string, n int) []string {
+	type cand struct {
+		label string
+		d     int
+	}
+	cs := make([]cand, 0, len(labels))
+	for _, l := range labels {
+		cs = append(cs, cand{l, levenshtein.ComputeDistance(strings.ToLower(s), strings.ToLower(l))})
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
+	out := make([]string, 0, n)
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, fmt.Sprintf("%q", c.label))
+	}
+	return out
+}
+
+// unscaledWarning is the warning of a profile or simulate (whose
+// executions are what) about --scale keys that applied to none of the
+// labels its executions ran (seen): with the seed distributions,
+// applyScale cannot refuse them up front.
+func unscaledWarning(set *edd.Set, seen map[string]bool, what string) []string {
+	labels := slices.Sorted(maps.Keys(seen))
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(set.ScaleFactors())) {
+		if !scaleMatches(key, labels) {
+			out = append(out, fmt.Sprintf("--scale %q: no event of %s is labelled so (a typo?); closest labels: %s", key, what, strings.Join(closest(key, labels, 3), ", ")))
+		}
+	}
+	return out
 }

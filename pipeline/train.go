@@ -25,6 +25,25 @@ type Env struct {
 	Jobs int
 	// Progress, if not nil, follows each phase's executions.
 	Progress Progress
+	// HandlerTimeout is the handler watchdog of every execution
+	// (timedsim.Options.HandlerTimeout): a handler that does not return
+	// within it is a finding, Outcome Hung, like a panic. 0:
+	// timedsim.DefaultHandlerTimeout; negative: no watchdog.
+	HandlerTimeout time.Duration
+	// CheckDeterminism runs every execution twice and fails on any
+	// difference (timedsim.Explorer.CheckDeterminism).
+	CheckDeterminism bool
+}
+
+// watched is opts with e's handler watchdog.
+func (e *Env) watched(opts timedsim.Options) timedsim.Options {
+	switch {
+	case e.HandlerTimeout == 0:
+		opts.HandlerTimeout = timedsim.DefaultHandlerTimeout
+	case e.HandlerTimeout > 0:
+		opts.HandlerTimeout = e.HandlerTimeout
+	}
+	return opts
 }
 
 func (e *Env) check() error {
@@ -39,7 +58,7 @@ func (e *Env) check() error {
 
 // explorer runs t's executions with e's workers.
 func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
-	return &timedsim.Explorer{Scenario: t.Scenario, Options: opts, Jobs: e.Jobs}
+	return &timedsim.Explorer{Scenario: t.Scenario, Options: e.watched(opts), Jobs: e.Jobs, CheckDeterminism: e.CheckDeterminism}
 }
 
 // ---- phase 1a: EDD training ----
@@ -103,10 +122,14 @@ func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, e
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
-	if err := cfg.Dir.clearAfter(""); err != nil {
+	tf, set, err = train(ctx, cfg)
+	if err != nil {
 		return nil, nil, err
 	}
-	return train(ctx, cfg)
+	if err := cfg.Dir.clearAfter(""); err != nil { // only once the training succeeded
+		return nil, nil, err
+	}
+	return tf, set, writeTraining(cfg.Dir, tf, set)
 }
 
 func (c *TrainConfig) check() error {
@@ -119,9 +142,10 @@ func (c *TrainConfig) check() error {
 	case c.Runs < 1:
 		return fmt.Errorf("--train-runs must be at least 1, got %d", c.Runs)
 	}
-	return nil
+	return checkMemory("--train-runs", c.Runs, bytesPerTrainRun)
 }
 
+// train runs phase 1a; it writes nothing (writeTraining).
 func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 	t, d := cfg.Target, cfg.Dir
 	opts := t.Options
@@ -139,6 +163,9 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		return true
 	}})
 	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, nil, err
+	}
 	if err != nil || done < cfg.Runs {
 		return nil, nil, d.interrupted(PhaseTrain, done, cfg.Runs)
 	}
@@ -154,13 +181,15 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		e := dist.(*edd.Empirical)
 		tf.Labels = append(tf.Labels, TrainLabel{Label: l, Samples: e.N(), MedianNS: int64(e.Quantile(0.5)), P99NS: int64(e.Quantile(0.99)), MaxNS: int64(e.Quantile(1))})
 	}
-	if err := writeEDD(d.File(FileEDD), set); err != nil {
-		return nil, nil, err
-	}
-	if err := d.writeJSON(FileTrain, tf); err != nil {
-		return nil, nil, err
-	}
 	return tf, set, nil
+}
+
+// writeTraining writes a training's files, edd.json and train.json.
+func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
+	if err := writeEDD(d.File(FileEDD), set); err != nil {
+		return err
+	}
+	return d.writeJSON(FileTrain, tf)
 }
 
 // LoadTraining reads DIR/train.json: the configuration that edd.json was
@@ -178,6 +207,9 @@ func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	}
 	if err := checkFormat(path, tf.Format, tf.Version, "macepc-train"); err != nil {
 		return nil, err
+	}
+	if err := tf.validate(); err != nil {
+		return nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	return tf, nil
 }

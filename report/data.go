@@ -313,6 +313,8 @@ type Liveness struct {
 			Weights   map[string]int `json:"weights"`
 			Unbiased  bool           `json:"unbiased"`
 			Faults    int            `json:"faults"`
+			Breaks    int            `json:"breaks"`
+			Drops     int            `json:"drops"`
 			Hashing   bool           `json:"hashing"`
 			Safety    []string       `json:"safety"`
 			Liveness  []string       `json:"liveness"`
@@ -324,6 +326,12 @@ type Liveness struct {
 			Duplicates int `json:"duplicates"`
 			Walks      int `json:"walks"`
 			Steps      int `json:"steps"`
+			// The parallel search's (issue 20).
+			DepthDone int     `json:"depth_done"`
+			Split     int     `json:"split"`
+			Prefixes  int     `json:"prefixes"`
+			Distinct  int     `json:"distinct"`
+			Collision float64 `json:"collision_probability"`
 		} `json:"stats"`
 		End       string `json:"end"`
 		Violation *struct {

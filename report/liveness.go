@@ -95,8 +95,8 @@ func livenessConfigRows(lv *Liveness) []row {
 		{"safety properties", strings.Join(st.Safety, ", ")},
 		{"liveness properties", strings.Join(st.Liveness, ", ")},
 	}
-	if st.Faults > 0 {
-		rows = append(rows, row{"faults", fmt.Sprintf("up to %d node resets", st.Faults)})
+	if st.Faults > 0 || st.Breaks > 0 || st.Drops > 0 {
+		rows = append(rows, row{"faults", fmt.Sprintf("up to %d node resets, %d connection breaks and %d datagram drops per execution", st.Faults, st.Breaks, st.Drops)})
 	}
 	return rows
 }
@@ -105,6 +105,12 @@ func livenessSummaryRows(lv *Liveness) []row {
 	rp := lv.Report
 	s := rp.Stats
 	rows := []row{{"liveness search", fmt.Sprintf("ended: %s; depth %d, %d paths, %d states (%d duplicates pruned), %d random walks, %d steps", rp.End, s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps)}}
+	distinct := "not known (merged shards)"
+	if s.Distinct > 0 {
+		distinct = fmt.Sprint(s.Distinct)
+	}
+	rows = append(rows, row{"visited states", fmt.Sprintf("depth %d searched to its end; %d prefix tasks (split depth %d); %s distinct states; fingerprint collision probability (TLC estimate) %.2g",
+		s.DepthDone, s.Prefixes, s.Split, distinct, s.Collision)})
 	if v := rp.Violation; v != nil {
 		rows = append(rows, row{"violation", fmt.Sprintf("%s property %s at step %d (failing: %s)", v.Kind, v.Property, v.Step, strings.Join(v.Failed, ", "))})
 	}

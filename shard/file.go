@@ -303,23 +303,33 @@ func Merge(files []*File) (*Set, error) {
 	}
 	rh := &files[0].Header
 	n := rh.Shards
-	byIndex := make([]*File, n)
+	// By index in a map: the count comes from the files, and a damaged
+	// one must not make us allocate it.
+	byIndex := make(map[int]*File, len(files))
 	for _, f := range files {
 		if g := byIndex[f.Header.Shard]; g != nil {
 			return nil, fmt.Errorf("shard: shard %d of %d is given twice: %s and %s", f.Header.Shard, n, g.Name, f.Name)
 		}
 		byIndex[f.Header.Shard] = f
 	}
-	var missing []string
-	for i, f := range byIndex {
-		if f == nil {
-			missing = append(missing, fmt.Sprint(i))
+	if len(byIndex) < n {
+		const show = 10 // missing shards named at most
+		var missing []string
+		for i := 0; i < n && len(missing) < show; i++ {
+			if byIndex[i] == nil {
+				missing = append(missing, fmt.Sprint(i))
+			}
 		}
-	}
-	if len(missing) > 0 {
+		if n-len(byIndex) > show {
+			missing = append(missing, fmt.Sprintf("and %d more", n-len(byIndex)-show))
+		}
 		return nil, fmt.Errorf("shard: missing shard %s of %d (have %d of %d files)", strings.Join(missing, ", "), n, len(files), n)
 	}
-	return &Set{Files: byIndex}, nil
+	set := &Set{Files: make([]*File, n)}
+	for i := range set.Files {
+		set.Files[i] = byIndex[i]
+	}
+	return set, nil
 }
 
 // oddOneOut returns, when files do not all have the same key, the first

@@ -15,6 +15,16 @@ import (
 // Each iteration is one execution of a fixed number of events, on a
 // simulator whose memory is reused as the explorer does.
 func BenchmarkSimulator(b *testing.B) {
+	benchSimulator(b, 0)
+}
+
+// BenchmarkSimulatorWatchdog is BenchmarkSimulator with the handler
+// watchdog on (the pipeline's default): its cost per event.
+func BenchmarkSimulatorWatchdog(b *testing.B) {
+	benchSimulator(b, timedsim.DefaultHandlerTimeout)
+}
+
+func benchSimulator(b *testing.B, watchdog time.Duration) {
 	for _, nodes := range []int{2, 100, 10000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			sc := pingpong.Scenario(nodes, -1)
@@ -23,7 +33,7 @@ func BenchmarkSimulator(b *testing.B) {
 			if nodes*20 > steps {
 				steps = nodes * 20
 			}
-			sim, err := timedsim.NewSimulator(sc, timedsim.Options{MaxSteps: steps})
+			sim, err := timedsim.NewSimulator(sc, timedsim.Options{MaxSteps: steps, HandlerTimeout: watchdog})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -147,5 +147,10 @@
 //
 // A panicking handler does not crash the simulator: the execution ends with
 // Outcome Panicked and Result.Panic names the step, node and event, so the
-// path can be replayed.
+// path can be replayed. A handler that does not return is caught by the
+// watchdog, Options.HandlerTimeout (wall clock, so it must be far beyond
+// any handler's time for results to stay deterministic; the pipeline uses
+// DefaultHandlerTimeout): Outcome Hung, located the same way. An
+// Explorer with CheckDeterminism runs every execution twice and fails
+// with ErrNondeterministic on any difference.
 package timedsim

@@ -2,6 +2,9 @@ package timedsim
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -15,7 +18,19 @@ type Explorer struct {
 	Options  Options
 	// Jobs is the number of workers; 0 means GOMAXPROCS.
 	Jobs int
+	// CheckDeterminism runs every execution a second time, on a new
+	// simulator (the first ran the worker's earlier executions before
+	// it), and makes Run fail with ErrNondeterministic on any difference
+	// in the results (madsim's check): a protocol with hidden state shared
+	// between executions or nodes, map iteration order or the wall clock
+	// shows there. The measured real times of training and hung handlers
+	// are wall-clock by nature and not compared.
+	CheckDeterminism bool
 }
+
+// ErrNondeterministic is the error of an Explorer with CheckDeterminism
+// whose executions differ when run twice.
+var ErrNondeterministic = errors.New("timedsim: an execution is not deterministic")
 
 // Work is one exploration: N executions whose paths come from Path(i).
 type Work struct {
@@ -60,6 +75,7 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 		}
 	}
 	var (
+		diffErr atomic.Pointer[error]
 		next    atomic.Int64
 		stop    atomic.Bool
 		mu      sync.Mutex
@@ -101,6 +117,28 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 				if r.Outcome == Interrupted {
 					return
 				}
+				if e.CheckDeterminism {
+					twin, err := NewSimulator(e.Scenario, e.Options) // no history: what an earlier execution left shows
+					if err != nil {
+						panic(err) // it was made with the same arguments before
+					}
+					again := twin.RunContext(ctx, w.Path(i))
+					if again.Outcome == Interrupted {
+						return
+					}
+					if what := resultDiff(r, again); what != "" {
+						err := fmt.Errorf("%w: execution %d differs when run again: %s", ErrNondeterministic, i, what)
+						diffErr.CompareAndSwap(nil, &err)
+						stop.Store(true)
+						return
+					}
+				}
+				if r.Outcome == Hung { // an abandoned handler still runs on sim
+					var err error
+					if sim, err = NewSimulator(e.Scenario, e.Options); err != nil {
+						panic(err) // it was made with the same arguments before
+					}
+				}
 				mu.Lock()
 				pending[i] = r
 				emit()
@@ -109,8 +147,47 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 		}(sims[j])
 	}
 	wg.Wait()
+	if err := diffErr.Load(); err != nil {
+		return results, emitted, *err
+	}
 	if emitted < w.N && !stop.Load() {
 		return results, emitted, ctx.Err()
 	}
 	return results, emitted, nil
+}
+
+// resultDiff names what differs between two runs of one path ("" if
+// nothing): every field of the results but the wall-clock ones (the real
+// handler times, a hung handler, a panic's stack).
+func resultDiff(a, b *Result) string {
+	if a.Outcome == Hung || b.Outcome == Hung {
+		return ""
+	}
+	norm := func(r *Result) Result {
+		c := *r
+		c.RealTimes = nil
+		if c.Panic != nil {
+			p := *c.Panic
+			p.Stack = ""
+			c.Panic = &p
+		}
+		return c
+	}
+	x, y := norm(a), norm(b)
+	v, u := reflect.ValueOf(x), reflect.ValueOf(y)
+	for i := range v.NumField() {
+		if !reflect.DeepEqual(v.Field(i).Interface(), u.Field(i).Interface()) {
+			return fmt.Sprintf("%s %v, then %v", v.Type().Field(i).Name, clip(v.Field(i).Interface()), clip(u.Field(i).Interface()))
+		}
+	}
+	return ""
+}
+
+// clip is a value for a one-line message.
+func clip(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
 }

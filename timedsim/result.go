@@ -93,6 +93,14 @@ type Options struct {
 	// liveness mode records a driver's application events this way, on
 	// services that are not the scenario's own.
 	AppsOnly bool
+	// HandlerTimeout, if positive, is the handler watchdog: a handler call
+	// that has not returned after this long (wall clock; it is noticed
+	// within twice that) ends the execution with Outcome Hung, which
+	// Result.Panic locates for a replay, instead of hanging the run. It
+	// leaves the results of executions whose handlers return in time
+	// exactly as they are; DefaultHandlerTimeout is far beyond any
+	// handler's time. 0: no watchdog.
+	HandlerTimeout time.Duration
 }
 
 // Outcome says how an execution ended.
@@ -119,9 +127,12 @@ const (
 	Interrupted
 	// Cut: the next event would start after Options.Deadline.
 	Cut
+	// Hung: a handler did not return within Options.HandlerTimeout
+	// (Result.Panic locates it, with Where "handler").
+	Hung
 )
 
-var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated", "interrupted", "cut"}
+var outcomeNames = [...]string{"finished", "timed-out", "stalled", "step-limit", "panicked", "safety-violated", "interrupted", "cut", "hung"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -166,7 +177,8 @@ type Result struct {
 	// InitialStates describes each node's state as its constructor made
 	// it, before any event (Record and RecordStates).
 	InitialStates []string
-	// Panic describes a handler panic (Outcome Panicked).
+	// Panic describes a handler panic (Outcome Panicked), or the handler
+	// that hung (Outcome Hung).
 	Panic *PanicInfo
 	// Violation names the safety property that failed.
 	Violation string

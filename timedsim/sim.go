@@ -176,6 +176,10 @@ type Simulator struct {
 	noted    []int32 // notes the current handler made
 	ev       *TimedEvent
 	events   []TimedEvent
+
+	// the handler watchdog (Options.HandlerTimeout; watchdog.go)
+	watch *watch
+	hung  bool // an abandoned execution still runs on this simulator
 }
 
 // newStop returns the scenario's stopping condition, made by NewStop if
@@ -477,10 +481,23 @@ func (s *Simulator) Run(p Path) *Result { return s.RunContext(context.Background
 // RunContext is Run that also ends (with Outcome Interrupted) when ctx is
 // cancelled; ctx is polled every few thousand steps, so even a livelocked
 // execution can be interrupted.
+//
+// With Options.HandlerTimeout, a handler that does not return in time ends
+// the execution with Outcome Hung; the Simulator cannot run another one.
 func (s *Simulator) RunContext(ctx context.Context, p Path) *Result {
 	if err := p.Validate(); err != nil {
 		panic(err) // caller bug: paths from files are validated on read
 	}
+	if s.hung {
+		panic("timedsim: Simulator reused after an execution hung (Outcome Hung): make a new one")
+	}
+	if s.opts.HandlerTimeout > 0 {
+		return s.runWatched(ctx, p)
+	}
+	return s.run(ctx, p)
+}
+
+func (s *Simulator) run(ctx context.Context, p Path) *Result {
 	res := &Result{Path: p}
 	s.guard(res, func() {
 		s.resetState(p)
@@ -744,6 +761,10 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	var t0 time.Time
 	if s.opts.MeasureRealTime && timed {
 		t0 = time.Now()
+	}
+	if s.watch != nil && timed {
+		s.enter(r.node, r.label)
+		defer s.leave()
 	}
 	switch r.kind {
 	case evInit:
@@ -1040,12 +1061,13 @@ type nodeCtx struct {
 
 func (c *nodeCtx) Self() NodeID       { return NodeID(c.node) }
 func (c *nodeCtx) Nodes() int         { return len(c.s.nodes) }
-func (c *nodeCtx) Now() time.Duration { return c.start }
+func (c *nodeCtx) Now() time.Duration { c.alive(); return c.start }
 func (c *nodeCtx) Rand() *rand.Rand   { return c.s.rnd.R }
 
-func (c *nodeCtx) Send(to NodeID, msg Message) error { return c.send(0, to, msg) }
+func (c *nodeCtx) Send(to NodeID, msg Message) error { c.alive(); return c.send(0, to, msg) }
 
 func (c *nodeCtx) SendOn(transport string, to NodeID, msg Message) error {
+	c.alive()
 	for i, n := range c.s.trNames {
 		if n == transport {
 			return c.send(i, to, msg)
@@ -1103,6 +1125,7 @@ func (c *nodeCtx) timerSlot(name string) (kind int32, slot *int32) {
 }
 
 func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
+	c.alive()
 	if after < 0 {
 		after = 0
 	}
@@ -1120,6 +1143,7 @@ func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 }
 
 func (c *nodeCtx) CancelTimer(name string) {
+	c.alive()
 	s := c.s
 	_, slot := c.timerSlot(name)
 	if *slot >= 0 {
@@ -1133,13 +1157,15 @@ func (c *nodeCtx) CancelTimer(name string) {
 }
 
 func (c *nodeCtx) TimerPending(name string) bool {
+	c.alive()
 	_, slot := c.timerSlot(name)
 	return *slot >= 0
 }
 
-func (c *nodeCtx) Note(text string) { c.s.note(c.label, text) }
+func (c *nodeCtx) Note(text string) { c.alive(); c.s.note(c.label, text) }
 
 func (c *nodeCtx) Logf(format string, args ...any) {
+	c.alive()
 	if c.s.ev != nil {
 		c.s.ev.Logs = append(c.s.ev.Logs, fmt.Sprintf(format, args...))
 	}

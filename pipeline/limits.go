@@ -1,0 +1,31 @@
+package pipeline
+
+import "fmt"
+
+// Bytes a phase keeps in memory per execution until it writes its files
+// (measured upper bounds of the in-memory line and its JSON): a count
+// whose total exceeds the machine's memory is refused before anything
+// runs, instead of the runtime dying out of memory hours later.
+const (
+	bytesPerExecLine   = 256  // profile and simulate: ExecLine/SimLine and its JSON
+	bytesPerCountsLine = 4096 // search and divergence walks: CountsLine with its label counts and its JSON
+	bytesPerTrainRun   = 4096 // training: the real handler times of one execution (a few hundred events)
+)
+
+// checkMemory refuses a count (the flag's value) whose executions would
+// need more memory than the machine has, at perItem bytes each.
+func checkMemory(flag string, n, perItem int) error {
+	mem := totalMemory()
+	if mem == 0 || n <= 0 {
+		return nil
+	}
+	if need := uint64(n) * uint64(perItem); uint64(n) > mem/uint64(perItem) {
+		return fmt.Errorf("%s %d is beyond this machine's memory: its executions are kept until the phase ends, about %d bytes each (%.1f GiB in all, %.1f GiB installed); at most %d",
+			flag, n, perItem, float64(need)/(1<<30), float64(mem)/(1<<30), mem/uint64(perItem))
+	}
+	return nil
+}
+
+// initialCap is the capacity to allocate for n items that are appended
+// as executions finish: no more than a few thousand up front, whatever n.
+func initialCap(n int) int { return min(max(n, 0), 4096) }

@@ -1,0 +1,100 @@
+package pipeline
+
+// Resuming an interrupted run (issue 18): the phases whose files in the
+// directory are exactly what this run would write again are not run
+// again. A run is deterministic given its EDD, so the files a resumed run
+// writes are those of an uninterrupted one.
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/macepc/macepc/edd"
+)
+
+// Interrupted reports whether the directory holds a run that did not
+// end: a profile.json without the summary.json that every command writes
+// last (a killed run), or a search that is incomplete (interrupted), or
+// that found an anomaly whose divergence or correlation is missing. The
+// command line resumes such a run unless told not to; a directory that
+// only looks so is harmless, since Resume keeps only what this run would
+// compute again.
+func (d *Dir) Interrupted() bool {
+	switch {
+	case !d.exists(FileProfile):
+		return false
+	case !d.exists(FileSummary):
+		return true
+	case !d.exists(FileSearch):
+		return false
+	}
+	var sf struct {
+		Complete bool            `json:"complete"`
+		Anomaly  json.RawMessage `json:"anomaly"`
+	}
+	b, err := os.ReadFile(d.File(FileSearch))
+	if err != nil || json.Unmarshal(b, &sf) != nil {
+		return false // a damaged search.json: the phases refuse it
+	}
+	found := len(sf.Anomaly) > 0 && string(sf.Anomaly) != "null"
+	return !sf.Complete || found && !(d.exists(FileDivergence) && d.exists(FileCorrelation))
+}
+
+// keptTraining is the directory's training if it is the one cfg would
+// train: the same system, variant, nodes, seed, runs and simulator
+// options (a system with parameters is trained again: train.json does not
+// record them).
+func (d *Dir) keptTraining(cfg *Config) (*TrainFile, *edd.Set, bool) {
+	t := cfg.Target
+	tf, err := d.LoadTraining()
+	if err != nil || tf == nil || len(t.Scenario.Params) > 0 {
+		return nil, nil, false
+	}
+	o := t.Options
+	if tf.System != t.System.Name || tf.Variant != t.Variant || tf.Nodes != t.Scenario.Nodes || tf.Seed != cfg.Seed || tf.Runs != cfg.TrainRuns ||
+		tf.Options != (TrainOptions{Semantics: o.Semantics.String(), ExecTime: o.ExecTime.String(), MaxSteps: o.MaxSteps, CheckSafety: o.CheckSafety}) {
+		return nil, nil, false
+	}
+	set, err := readEDD(d.File(FileEDD))
+	if err != nil {
+		return nil, nil, false
+	}
+	return tf, set, true
+}
+
+// keptProfile is the directory's profile if it is the one cfg would
+// write for target t (its EDD trained or given, scaled).
+func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
+	pf, _, err := d.loadProfile(cfg.Systems)
+	if err != nil {
+		return nil
+	}
+	th := cfg.Thresholds
+	if pf.ConfigHash != cfg.Target.Hash || pf.Runs != cfg.Runs || pf.Seed != cfg.Seed || pf.EDDSource != cfg.EDDSource ||
+		pf.IQRFactor != th.IQRFactor || pf.MinSlowdown != th.MinSlowdown || pf.MinExcessNS != th.MinExcessNS || pf.MinExcessBy != th.MinExcessBy {
+		return nil
+	}
+	return pf
+}
+
+// keptSearch is the directory's search of pf with cfg's budgets, and, if
+// it was interrupted, the executions it kept (every line checked).
+func (d *Dir) keptSearch(pf *ProfileFile, cfg *SearchConfig) (*SearchFile, []CountsLine) {
+	sf, err := d.loadSearch(pf)
+	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns {
+		return nil, nil
+	}
+	if sf.Complete {
+		for _, c := range sf.Classes {
+			if p := c.Representative.Path; p != "" && !d.exists(p) {
+				return nil, nil
+			}
+		}
+		return sf, nil
+	}
+	lines, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
+	if err != nil {
+		return nil, nil
+	}
+	return sf, lines
+}
