@@ -73,7 +73,7 @@
 //     peers hold 21 of the 28 possible links among themselves and only 14
 //     to the other 91 receivers (1 and 48 in the search's first
 //     execution, 6.16 s). The source's blocks circulate inside that
-//     clique: its eight members are done at 4.55–4.91 s, the other
+//     clique: its eight members are done at 4.55–5.31 s, the other
 //     receivers at 7.2–9.64 s, most after 9.3 s; 6,727 blocks are
 //     delivered by 4.5 s against 12,339 in the normal execution. The
 //     divergence point is the source accepting the Join of the clique's
