@@ -75,7 +75,7 @@
 //     execution, 6.16 s). The source's blocks circulate inside that
 //     clique: its eight members are done at 4.55–5.31 s, the other
 //     receivers at 7.2–9.64 s, most after 9.3 s; 6,727 blocks are
-//     delivered by 4.5 s against 12,339 in the normal execution. The
+//     sent by 4.5 s against 12,339 in the normal execution. The
 //     divergence point is the source accepting the Join of the clique's
 //     last member at 6.5 ms.
 //   - 10.55 s (search execution 120): the source's handling of one Join takes 8.9 ms; it then
