@@ -59,7 +59,7 @@ func (n *Network) BreakConns(a, b int) []Conn {
 		if !tr.reliable {
 			continue
 		}
-		if fi, ok := n.index[key(t, a, b)]; ok && n.flows[fi].open {
+		if fi, ok := n.index.get(t, a, b); ok && n.flows[fi].open {
 			n.breakConn(fi)
 			conns = append(conns, Conn{Transport: t, A: a, B: b})
 		}

@@ -86,7 +86,7 @@ type Network struct {
 	shape float64 // Pareto α
 	nodes []nodeState
 	links map[uint64]linkParam // directed overrides; read-only after New
-	index map[uint64]int32     // key(transport, src, dst) → flow
+	index flowIndex            // (transport, src, dst) → flow
 	flows []flow
 	last  SendDetail
 }
@@ -153,7 +153,7 @@ func New(cfg Config, nodes int) (*Network, error) {
 		heavy: int64(cfg.HeavyFlowBytes),
 		shape: cfg.ParetoShape,
 		nodes: make([]nodeState, nodes),
-		index: make(map[uint64]int32),
+		index: newFlowIndex(len(cfg.Transports), nodes),
 	}
 	for i, t := range cfg.Transports {
 		n.trans[i] = transport{
@@ -196,7 +196,7 @@ func New(cfg Config, nodes int) (*Network, error) {
 // queued, no partition) for the next execution, keeping its memory.
 // Tickets issued before Reset must not be used afterwards.
 func (n *Network) Reset() {
-	clear(n.index)
+	n.index.reset(n.flows)
 	n.flows = n.flows[:0]
 	for i := range n.nodes {
 		ns := &n.nodes[i]
@@ -262,7 +262,7 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 		if !reachable {
 			// SetPartition already broke crossing connections; this is
 			// a safety net that costs a lookup only on this error path.
-			if fi, ok := n.index[key(transport, src, dst)]; ok && n.flows[fi].open {
+			if fi, ok := n.index.get(transport, src, dst); ok && n.flows[fi].open {
 				n.breakConn(fi)
 			}
 			n.last.Status = Unreachable
@@ -404,8 +404,7 @@ func (f *flow) push(end time.Duration, size int64) {
 
 // flowFor returns the flow transport/src→dst, creating it if needed.
 func (n *Network) flowFor(t, src, dst int) int32 {
-	k := key(t, src, dst)
-	if fi, ok := n.index[k]; ok {
+	if fi, ok := n.index.get(t, src, dst); ok {
 		return fi
 	}
 	if len(n.flows) >= math.MaxInt32-1 {
@@ -437,7 +436,7 @@ func (n *Network) flowFor(t, src, dst int) int32 {
 	if f.reliable {
 		ns.out = append(ns.out, fi)
 	}
-	n.index[k] = fi
+	n.index.set(t, src, dst, fi)
 	return fi
 }
 
@@ -509,7 +508,7 @@ func (n *Network) QueueLen(transport, src, dst int) int {
 	n.checkTransport(transport)
 	n.checkNode(src)
 	n.checkNode(dst)
-	if fi, ok := n.index[key(transport, src, dst)]; ok {
+	if fi, ok := n.index.get(transport, src, dst); ok {
 		return int(n.flows[fi].inflight)
 	}
 	return 0
@@ -532,6 +531,6 @@ func (n *Network) Connected(transport, a, b int) bool {
 	n.checkTransport(transport)
 	n.checkNode(a)
 	n.checkNode(b)
-	fi, ok := n.index[key(transport, a, b)]
+	fi, ok := n.index.get(transport, a, b)
 	return ok && n.flows[fi].open
 }

@@ -55,6 +55,51 @@
 //   - fixed: Diffs over the control transport; JoinReject lists the
 //     rejecting node's peers, which the rejected node tries next.
 //
+// # What the fixed variant still shows
+//
+// With the committed durations, `--variant fixed --max-runs 500` finds 2
+// of 269 search executions above the 9.31 s threshold (9.70 s and 10.55 s;
+// median 6.21 s). Neither is a stalled node nor either bug: in both the
+// whole mesh is slow from its first milliseconds, because of the peer
+// graph the start-up builds. The mesh is static after that (a node only
+// replaces a peer when it is stalled, at RanSub's epochs), so the shape
+// lasts the whole execution. Both are triggered by a long handler run at
+// the source (a draw from the tail of its EDD) while all 99 receivers
+// join at once:
+//
+//   - 9.70 s (search execution 68): the source's handling of one Hello
+//     takes 5.4 ms, during which its first eight askers, which got each
+//     other as candidates, join the source and each other. Its eight
+//     peers hold 21 of the 28 possible links among themselves and only 14
+//     to the other 91 receivers (1 and 48 in the search's first
+//     execution, 6.16 s). The source's blocks circulate inside that
+//     clique: its eight members are done at 4.55–5.31 s, the other
+//     receivers at 7.2–9.64 s, most after 9.3 s; 6,727 blocks are
+//     sent by 4.5 s against 12,339 in the normal execution. The
+//     divergence point is the source accepting the Join of the clique's
+//     last member at 6.5 ms.
+//   - 10.55 s (search execution 120): the source's handling of one Join takes 8.9 ms; it then
+//     accepts eight Joins, but its JoinAccepts arrive after six of the
+//     eight joiners have filled their MaxPeers slots with incoming Joins,
+//     and they answer with Leave. The source keeps two peers until
+//     RanSub's epoch at 5 s (nobody asks it again before), so every block
+//     enters the mesh through two uplinks.
+//
+// To see them: the run above with --edd testdata/edd.json (seed 1), then
+// `macepc replay --path DIR/anomaly.path.json` (execution 68); execution
+// 120 is replayed from the same file with its seed, from
+// DIR/search-executions.jsonl, as the segment's seed.
+//
+// These are traits of our reconstruction's peering (initial candidates
+// from the earliest askers, a JoinAccept that a node filled up meanwhile
+// refuses, no periodic replacement of poor peers), which the paper does
+// not describe; they are left as they are, and the analysis is not tuned
+// to hide them. One repair was tried and dropped: counting Joins in
+// progress against MaxPeers when answering a Join, so that an accepted
+// Join is never refused, makes the mesh slower (`macepc simulate
+// --variant fixed --runs 300` with testdata/edd.json, seed 1: median
+// 6.63 s against 6.20 s, 4 executions above 9.31 s against 1).
+//
 // # Scenarios and parameters
 //
 // 100 nodes (DefaultNodes); the stopping condition is that every receiver

@@ -223,18 +223,28 @@ func AllComplete(w timedsim.World) bool {
 }
 
 // NewAllComplete returns AllComplete with a hint: the node its last scan
-// found incomplete is checked first, so most calls cost O(1).
+// found incomplete is checked first, so most calls cost O(1). The hint's
+// Bullet′ layer is kept with the service it came from, so that the check
+// is a comparison and a field read while the world still holds that
+// service (a new execution has new services, and is looked up afresh).
 func NewAllComplete() func(timedsim.World) bool {
-	var hint NodeID
+	var (
+		hint NodeID
+		svc  timedsim.Service // w.Node(hint) when node was found
+		node *Node
+	)
 	return func(w timedsim.World) bool {
 		n := w.Nodes()
 		if int(hint) >= n {
-			hint = 0
+			hint, svc, node = 0, nil, nil
+		}
+		if node != nil && w.Node(hint) == svc && !node.Complete() {
+			return false
 		}
 		for i := 0; i < n; i++ {
 			id := NodeID((int(hint) + i) % n)
-			if !Of(w, id).Complete() {
-				hint = id
+			if b := Of(w, id); !b.Complete() {
+				hint, svc, node = id, w.Node(id), b
 				return false
 			}
 		}
