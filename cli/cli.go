@@ -105,7 +105,7 @@ func commands() []command {
 		{"correlate", "phase 3b: event frequencies correlated with execution time", (*app).correlateCmd},
 		{"regress", "CI gate: profile the current code as a baseline was and compare (exit 1: regression)", (*app).regress},
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
-		{"merge", "merge the shards of a sharded simulate, profile or search", (*app).merge},
+		{"merge", "merge the shards of a sharded simulate, profile, search or run --liveness", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log", (*app).replay},
 		{"report", "re-render report.html, summary.md and the plots of a results directory", (*app).reportCmd},
 		{"explore", "write explore.html: step through the executions of a results directory in a browser", (*app).exploreCmd},
