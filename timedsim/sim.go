@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/netmodel"
 )
 
@@ -830,7 +831,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		if de.pickOutage != nil && s.ev != nil {
 			heals := "until a heal"
 			if length > 0 {
-				heals = fmt.Sprintf("for %v, heals at %.9fs", length, (start + length).Seconds())
+				heals = "for " + units.Duration(length) + ", heals at " + units.Duration(start+length)
 			}
 			var cut []string
 			for _, g := range groups {

@@ -103,7 +103,7 @@ func TestRejoinPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"outage: {n4} cut off for 2s", "raft: 5 became candidate at term 2", "raft: 1 became follower at term 3"} {
+	for _, want := range []string{"outage: {n4} cut off for 2 s", "raft: 5 became candidate at term 2", "raft: 1 became follower at term 3"} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the anomaly's log lacks %q", want)
 		}
