@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -127,7 +128,7 @@ func (e *Execution) Mark(step int, kind, text string) {
 func FromTimed(name string, h timedsim.LogHeader, r *timedsim.Result) *Execution {
 	e := &Execution{Name: name, Nodes: h.Nodes, Timed: true, Initial: initial(r.InitialStates, h.Nodes),
 		Title: fmt.Sprintf("%s %s: %s/%s, %d nodes, path %s", name, "execution", h.System, h.Variant, h.Nodes, pathText(h.Path)),
-		End:   fmt.Sprintf("%s after %d steps, execution time %s", r.Outcome, r.Steps, timedsim.FormatTime(r.ExecTime))}
+		End:   fmt.Sprintf("%s after %d steps, execution time %s", r.Outcome, r.Steps, units.Duration(r.ExecTime))}
 	type key struct {
 		node int
 		end  time.Duration
