@@ -19,8 +19,10 @@ const (
 	wireVersion = 1
 )
 
-// Send statuses, by their code in the embedded data.
-var sendStatuses = []string{"sent", "dropped", "queue-full", "unreachable"}
+// sendStatuses are the send statuses, by their code in the embedded data:
+// a function, not a package variable, so that no caller can change the codes
+// another file is written with.
+func sendStatuses() []string { return []string{"sent", "dropped", "queue-full", "unreachable"} }
 
 // wireData is the JSON embedded in explore.html: each execution's steps
 // as columns (one array per field, strings through a table), so that the
@@ -112,7 +114,7 @@ func (t *strTable) id(s string) int {
 }
 
 func encode(d *Data) (*wireData, error) {
-	w := &wireData{Format: wireFormat, Version: wireVersion, Title: d.Title, Checkpoint: Checkpoint, Statuses: sendStatuses,
+	w := &wireData{Format: wireFormat, Version: wireVersion, Title: d.Title, Checkpoint: Checkpoint, Statuses: sendStatuses(),
 		Executions: []wireExec{}, Pairs: []wirePair{}}
 	for _, e := range d.Executions {
 		we, err := encodeExec(e)
@@ -160,7 +162,7 @@ func encodeExec(e *Execution) (*wireExec, error) {
 		w.Start[i], w.Dur[i], w.SentStp[i], w.SentIdx[i] = int64(s.Start), int64(s.Duration), s.SentStep, s.SentIndex
 		hasDesc = hasDesc || s.Desc != ""
 		for _, m := range s.Sends {
-			st := indexOf(sendStatuses, m.Status)
+			st := indexOf(sendStatuses(), m.Status)
 			if st < 0 {
 				return nil, fmt.Errorf("explore: execution %q step %d: unknown send status %q", e.Name, i, m.Status)
 			}
