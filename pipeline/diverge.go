@@ -283,7 +283,8 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		if sRes, err = record(ctx, env, t, rep.Similar.Path); err != nil {
 			return nil, err
 		}
-		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, timedsim.FormatTime(sRes.ExecTime), timedsim.FormatTime(crit.Limit))
+		st, lim := twoTimes(sRes.ExecTime, crit.Limit)
+		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, st, lim)
 		if err := writePath(d.File(FileSimilarPath), t, rep.Similar.Path, note); err != nil {
 			return nil, err
 		}

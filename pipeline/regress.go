@@ -17,6 +17,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -284,7 +285,8 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	}
 	if len(rf.Outliers.Executions) > 0 {
 		e := rf.Outliers.Executions[0]
-		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, timedsim.FormatTime(time.Duration(e.ExecTimeNS)), timedsim.FormatTime(time.Duration(base.Threshold)))
+		et, th := twoTimes(time.Duration(e.ExecTimeNS), time.Duration(base.Threshold))
+		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, et, th)
 		if err := writePath(d.File(FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
@@ -297,7 +299,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 				e = x
 			}
 		}
-		note := fmt.Sprintf("regress: current profile seed=%d execution %d, the slowest, %s", seed, e.Index, timedsim.FormatTime(time.Duration(e.ExecTimeNS)))
+		note := fmt.Sprintf("regress: current profile seed=%d execution %d, the slowest, %s", seed, e.Index, units.Duration(time.Duration(e.ExecTimeNS)))
 		if err := writePath(d.File(FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}

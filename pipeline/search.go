@@ -292,8 +292,8 @@ func findingBucket(f string) string {
 // writeAnomalyPath writes the path file of an anomaly of the search with
 // phase seed seed.
 func writeAnomalyPath(d *Dir, t *Target, seed uint64, an *Anomaly, thresholdNS int64) error {
-	note := fmt.Sprintf("anomaly: search seed=%d execution %d (class %d), %s > threshold %s", seed, an.Index, an.Class,
-		timedsim.FormatTime(time.Duration(an.ExecTimeNS)), timedsim.FormatTime(time.Duration(thresholdNS)))
+	et, th := twoTimes(time.Duration(an.ExecTimeNS), time.Duration(thresholdNS))
+	note := fmt.Sprintf("anomaly: search seed=%d execution %d (class %d), %s > threshold %s", seed, an.Index, an.Class, et, th)
 	if an.Finding != "" {
 		note = fmt.Sprintf("finding: search seed=%d execution %d (class %d), %s", seed, an.Index, an.Class, an.Finding)
 	}
