@@ -76,7 +76,7 @@ func TestHungHandlerIsAFinding(t *testing.T) {
 		}
 	}
 	r := runRogue(t, 20*time.Millisecond, forever)
-	if r.Outcome != timedsim.Hung || r.Panic == nil || r.Panic.Node != 1 || r.Panic.Label != "timer go" || !strings.Contains(r.Panic.Value, "did not return within 20ms") {
+	if r.Outcome != timedsim.Hung || r.Panic == nil || r.Panic.Node != 1 || r.Panic.Label != "timer go" || !strings.Contains(r.Panic.Value, "did not return within 20 ms") {
 		t.Fatalf("outcome %v, panic %+v", r.Outcome, r.Panic)
 	}
 	if r.Panic.Step != len(r.Events) || r.Steps != r.Panic.Step || r.ExecTime != time.Minute {

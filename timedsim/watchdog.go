@@ -2,10 +2,11 @@ package timedsim
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/macepc/macepc/internal/units"
 )
 
 // DefaultHandlerTimeout is the command line's handler watchdog
@@ -81,7 +82,7 @@ func (s *Simulator) runWatched(ctx context.Context, p Path) *Result {
 func (s *Simulator) hungResult(p Path, w *watch) *Result {
 	r := &Result{Path: p, Outcome: Hung, ExecTime: s.sc.Timeout, Steps: w.step, Counts: map[string]int{}, Composite: map[string]int{},
 		Panic: &PanicInfo{Where: inHandler, Step: w.step, Node: w.node, Label: w.label,
-			Value: fmt.Sprintf("did not return within %v (the handler watchdog, Options.HandlerTimeout)", s.opts.HandlerTimeout)}}
+			Value: "did not return within " + units.Duration(s.opts.HandlerTimeout) + " (the handler watchdog, Options.HandlerTimeout)"}}
 	if s.opts.CountWindow > 0 {
 		r.WindowCounts, r.WindowComposite = map[string]int{}, map[string]int{}
 	}
