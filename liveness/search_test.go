@@ -384,13 +384,13 @@ func TestClockChoices(t *testing.T) {
 		t.Fatalf("violation %+v", v)
 	}
 	lines, err := Replay(cfg, v.Path)
-	if err != nil || !slices.Contains(lines, "    n0: clock choice: 1s elapsed since 0s: true") {
+	if err != nil || !slices.Contains(lines, "    n0: clock choice: 1 s elapsed since 0 s: true") {
 		t.Fatalf("replay: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 	// Random walks answer by a fair coin: some walk expires the lease.
 	sc.Safety, cfg.Weights = nil, nil
 	lines, err = Replay(cfg, Path{Driver: 1, Segments: startPath(3).Segments, Steps: 40})
-	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0s: true") }) {
+	if err != nil || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "elapsed since 0 s: true") }) {
 		t.Fatalf("a 40-step walk never answered yes: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 }

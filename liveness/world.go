@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/netmodel"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -887,7 +888,7 @@ func (c *wctx) Now() time.Duration { return logicalTime(c.w.step) }
 func (c *wctx) ChooseElapsed(since, d time.Duration) bool {
 	b := c.w.chooseElapsed(since, d)
 	if c.w.log != nil {
-		*c.w.log = append(*c.w.log, fmt.Sprintf("    %v: clock choice: %v elapsed since %v: %t", timedsim.NodeID(c.node), d, since, b))
+		*c.w.log = append(*c.w.log, fmt.Sprintf("    %v: clock choice: %s elapsed since %s: %t", timedsim.NodeID(c.node), units.Duration(d), units.Duration(since), b))
 	}
 	return b
 }
