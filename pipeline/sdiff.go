@@ -27,8 +27,8 @@ func sideBySide(w io.Writer, a, b *timedsim.Result, step int) error {
 	right := window(b.Events, from, step+diffEvents)
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# macepc divergence diff v1\n")
-	fmt.Fprintf(bw, "# left: anomalous execution (%s, %d steps); right: similar fast execution (%s, %d steps)\n",
-		timedsim.FormatTime(a.ExecTime), a.Steps, timedsim.FormatTime(b.ExecTime), b.Steps)
+	ta, tb := twoTimes(a.ExecTime, b.ExecTime)
+	fmt.Fprintf(bw, "# left: anomalous execution (%s, %d steps); right: similar fast execution (%s, %d steps)\n", ta, a.Steps, tb, b.Steps)
 	fmt.Fprintf(bw, "# both run the same first %d steps; step %d is the divergence point: after it no walk recovers\n", step, step)
 	fmt.Fprintf(bw, "# ' ' same event, '|' different events, '<' only in the anomalous, '>' only in the fast execution\n")
 	for _, op := range align(left, right) {
