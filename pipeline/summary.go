@@ -230,8 +230,8 @@ func (c *Class) Describe() string {
 		return fmt.Sprintf("%s, FINDING: %s", n, c.Representative.Finding)
 	}
 	span := ShortTime(time.Duration(c.MinNS))
-	if c.MaxNS != c.MinNS {
-		span += "–" + ShortTime(time.Duration(c.MaxNS))
+	if hi := ShortTime(time.Duration(c.MaxNS)); hi != span { // not "20 s–20 s"
+		span += "–" + hi
 	}
 	sig := "no event within the normal time sets them apart"
 	if len(c.Signature) > 0 {
