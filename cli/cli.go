@@ -175,8 +175,12 @@ func (a *app) systems(args []string) (int, error) {
 	sort.Slice(sys, func(i, j int) bool { return sys[i].Name < sys[j].Name })
 	for _, s := range sys {
 		fmt.Fprintf(a.stdout, "%s: %s\n  default: --variant %s --nodes %d\n", s.Name, s.Doc, s.ResolveVariant(""), s.DefaultNodes)
+		w := 8 // one column for the system's variant names: "join-loop fixed, but ..." read as a variant "join-loop fixed"
 		for _, v := range s.Variants {
-			fmt.Fprintf(a.stdout, "  variant %-8s %s\n", v.Name, v.Doc)
+			w = max(w, len(v.Name))
+		}
+		for _, v := range s.Variants {
+			fmt.Fprintf(a.stdout, "  variant %-*s %s\n", w, v.Name, v.Doc)
 		}
 		for _, p := range s.Params {
 			values := ""
