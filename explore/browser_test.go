@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,6 +253,11 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 	b.keys(t, kb.Home, kb.ArrowDown, kb.ArrowDown)
 	if got := evalJS[string](t, b, `document.querySelector('#stepinfo .mono').textContent`); !strings.Contains(got, " deliver Join from ") {
 		t.Errorf("filtered on the label deliver Join, a step shows %q", got)
+	}
+	// A timed step's handler time is in the unit that fits it, as
+	// internal/units prints it ("took 1.724 µs"), not in 9-decimal seconds.
+	if got := evalJS[string](t, b, `document.querySelector('#stepinfo h3').textContent`); strings.Contains(got, " · ") && !regexp.MustCompile(`\(took [0-9.]+ (ns|µs|ms|s)\)$`).MatchString(got) {
+		t.Errorf("a step's heading %q does not give its handler time in a unit", got)
 	}
 	b.setField(t, "flabel", "")
 	all := evalJS[string](t, b, `document.getElementById('fstat').textContent`)

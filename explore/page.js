@@ -79,6 +79,18 @@
     if (!e.timed) return (ns / 1e6).toFixed(0);
     return (ns / 1e9).toFixed(exact ? 9 : 6) + 's';
   }
+  // fmtDur is a duration as internal/units prints it: four significant
+  // digits in the unit that fits ("90 ns", "1.724 µs", "747.3 ms").
+  function fmtDur(ns) {
+    if (ns === 0) return '0 s';
+    var us = [[1, 'ns'], [1e3, 'µs'], [1e6, 'ms'], [1e9, 's']], a = Math.abs(ns), u = us[0];
+    for (var i = us.length - 1; i > 0; i--) {
+      if (+(a / us[i][0]).toPrecision(4) >= 1) { u = us[i]; break; }
+    }
+    var v = ns / u[0], r = Math.abs(+v.toPrecision(4));
+    var dec = r > 0 ? Math.min(Math.max(3 - Math.floor(Math.log10(r)), 0), 3) : 0;
+    return String(+v.toFixed(dec)) + ' ' + u[1];
+  }
   function nodeName(i) { return i < 0 ? '—' : 'n' + i; }
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
   function stepText(e, s) {
@@ -528,7 +540,7 @@
       info.innerHTML = '<h3>Step ' + s + '</h3><p class="muted">' + esc(e.name) + ' has only ' + e.n + ' steps.</p>';
     } else {
       var node = e.node[s];
-      h += '<h3>Step ' + s + ' of ' + esc(e.name) + (e.timed ? ' · ' + esc(fmtTime(e, e.start[s], true)) + ' (took ' + esc(fmtTime(e, e.dur[s], true)) + ')' : '') + '</h3>';
+      h += '<h3>Step ' + s + ' of ' + esc(e.name) + (e.timed ? ' · ' + esc(fmtTime(e, e.start[s], true)) + ' (took ' + esc(fmtDur(e.dur[s])) + ')' : '') + '</h3>';
       h += '<div class="mono"><b>' + nodeName(node) + '</b> ' + esc(e.str[e.label[s]]);
       if (e.from[s] >= 0) h += ' from ' + nodeName(e.from[s]);
       if (e.sent_step[s] >= 0) h += ' (sent by ' + link(e.sent_step[s]) + ')';
