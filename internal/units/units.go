@@ -16,15 +16,11 @@ type Unit struct {
 // The units a duration prints in, smallest first. Durations of 1000 s and
 // more stay in seconds: simulated times are compared with the timeout and
 // with each other, and "1500 s" reads more easily than "25 min" next to
-// "300 s".
-var (
-	Nanosecond  = Unit{"ns", time.Nanosecond}
-	Microsecond = Unit{"µs", time.Microsecond}
-	Millisecond = Unit{"ms", time.Millisecond}
-	Second      = Unit{"s", time.Second}
-)
-
-func all() [4]Unit { return [4]Unit{Nanosecond, Microsecond, Millisecond, Second} }
+// "300 s". A function, not package variables, so that no caller can
+// change how every other one prints.
+func all() [4]Unit {
+	return [4]Unit{{"ns", time.Nanosecond}, {"µs", time.Microsecond}, {"ms", time.Millisecond}, {"s", time.Second}}
+}
 
 // Digits is the number of significant digits a duration prints with.
 const Digits = 4
@@ -48,7 +44,7 @@ func Fit(d time.Duration) Unit {
 // one unit. For() is seconds.
 func For(ds ...time.Duration) Unit {
 	if len(ds) == 0 {
-		return Second
+		return all()[3]
 	}
 	var m time.Duration
 	for _, d := range ds {

@@ -56,19 +56,19 @@ func TestSeconds(t *testing.T) {
 
 func TestForSharesOneUnitAcrossAGroup(t *testing.T) {
 	u := units.For(2400*time.Microsecond, 3100*time.Microsecond, 900*time.Microsecond)
-	if u != units.Millisecond {
+	if u != (units.Unit{Symbol: "ms", Size: time.Millisecond}) {
 		t.Fatalf("For = %v, want ms", u)
 	}
 	if got := u.Format(900 * time.Microsecond); got != "0.9 ms" {
 		t.Errorf("Format = %q", got)
 	}
-	if got := units.For(); got != units.Second {
+	if got := units.For(); got != (units.Unit{Symbol: "s", Size: time.Second}) {
 		t.Errorf("For() = %v, want s", got)
 	}
-	if got := units.For(-5 * time.Second); got != units.Second {
+	if got := units.For(-5 * time.Second); got != (units.Unit{Symbol: "s", Size: time.Second}) {
 		t.Errorf("For(-5s) = %v, want s", got)
 	}
-	if got := units.Second.Format(250 * time.Microsecond); got != "0 s" {
+	if got := (units.Unit{Symbol: "s", Size: time.Second}).Format(250 * time.Microsecond); got != "0 s" {
 		// at most 3 decimals: a group's small members may print as 0 in a
 		// large unit; callers pick the unit with For over the whole group.
 		t.Errorf("Format = %q", got)
