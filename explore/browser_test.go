@@ -6,48 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/internal/browsertest"
 	"github.com/macepc/macepc/systems/randtree"
 )
-
-// findChromium returns the path of a Chromium binary, "" if none.
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// needChromium skips the test without Chromium, unless
-// MACEPC_REQUIRE_BROWSER=1 (CI) makes that a failure.
-func needChromium(t testing.TB) string {
-	bin := findChromium()
-	if bin == "" {
-		if os.Getenv("MACEPC_REQUIRE_BROWSER") == "1" {
-			t.Fatal("no Chromium installed (Debian: apt-get install chromium) and MACEPC_REQUIRE_BROWSER=1: the real-browser test of explore.html must run")
-		}
-		t.Skip("no Chromium installed (Debian: apt-get install chromium): the real-browser test of explore.html is skipped (MACEPC_REQUIRE_BROWSER=1 makes this a failure)")
-	}
-	return bin
-}
 
 // macepc runs the command line into a fresh directory (--out) and
 // returns it.
@@ -65,78 +37,23 @@ func macepc(t *testing.T, args ...string) string {
 	return dir
 }
 
-// browser is a page of explore.html in headless Chromium that records
-// every console error or warning, exception, error log entry and request
-// but the page itself.
-type browser struct {
-	ctx      context.Context
-	mu       sync.Mutex
-	problems []string
-}
+// browser is explore.html in headless Chromium (browsertest.Page),
+// navigated and drawn.
+type browser struct{ *browsertest.Page }
 
 func openPage(t testing.TB, bin, file string) *browser {
 	t.Helper()
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docURL := "file://" + abs
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
-	}
-	// A safety net against a hung browser, not a performance bound.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	b := &browser{ctx: bctx}
-	if err := chromedp.Listen(bctx, func(ev any) {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, a.Description+string(a.Value))
-				}
-				b.problems = append(b.problems, fmt.Sprintf("console %s: %s", ev.Type, strings.Join(args, " ")))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			b.problems = append(b.problems, "exception: "+msg)
-		case *cdplog.EventEntryAdded:
-			if e := ev.Entry; e != nil && e.Level == cdplog.EntryLevelError {
-				b.problems = append(b.problems, fmt.Sprintf("log %s error: %s %s", e.Source, e.Text, e.URL))
-			}
-		case *network.EventRequestWillBeSent:
-			if u := ev.Request.URL; u != docURL && !strings.HasPrefix(u, "data:") {
-				b.problems = append(b.problems, "request: "+u)
-			}
-		}
-	}); err != nil {
+	p := browsertest.Open(t, bin, file, 1400, 900)
+	if err := chromedp.Do(p.Ctx, chromedp.Navigate(p.URL), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	if err := chromedp.Do(bctx, chromedp.Navigate(docURL), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	return b
+	return &browser{p}
 }
 
 // check fails the test on every problem the page had.
 func (b *browser) check(t *testing.T) {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
+	for _, p := range b.Problems() {
 		t.Errorf("explore.html: %s", p)
 	}
 }
@@ -144,7 +61,7 @@ func (b *browser) check(t *testing.T) {
 func (b *browser) keys(t *testing.T, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
-		if err := chromedp.Do(b.ctx, chromedp.KeyEvent(k)); err != nil {
+		if err := chromedp.Do(b.Ctx, chromedp.KeyEvent(k)); err != nil {
 			t.Fatalf("chromium: key %q: %v", k, err)
 		}
 	}
@@ -152,7 +69,7 @@ func (b *browser) keys(t *testing.T, keys ...string) {
 
 func evalJS[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
 		t.Fatalf("chromium: %s: %v", expr, err)
 	}
@@ -281,7 +198,7 @@ func stepAndFilter(t *testing.T, b *browser, node int) {
 func (b *browser) clickRow(t *testing.T, r int) {
 	t.Helper()
 	xy := evalJS[[]float64](t, b, fmt.Sprintf(`(s => { const c = s.getBoundingClientRect(); return [c.left + 150, c.top + 22 + %d * 16 + 8 - s.scrollTop]; })(document.querySelector('.pane .scroll'))`, r))
-	if err := chromedp.Do(b.ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -296,7 +213,7 @@ func (b *browser) setField(t *testing.T, id, value string) {
 func (b *browser) jump(t *testing.T, to string) {
 	t.Helper()
 	evalJS[bool](t, b, fmt.Sprintf(`(f => { f.value = %q; return true; })(document.getElementById('jump'))`, to))
-	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS("#go"))); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.Click(chromedp.CSS("#go"))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -312,7 +229,7 @@ func (b *browser) jumpToMark(t *testing.T, kind string) {
 	if !evalJS[bool](t, b, fmt.Sprintf(`(s => { s.selectedIndex = Array.from(s.options).findIndex(o => o.dataset.kind === %q); return s.selectedIndex >= 0; })(document.getElementById('marks'))`, kind)) {
 		t.Fatalf("no %s mark in the menu", kind)
 	}
-	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS("#gomark"))); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.Click(chromedp.CSS("#gomark"))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -324,7 +241,7 @@ func (b *browser) screenshot(t *testing.T, name string) {
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(b.Ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +268,7 @@ func readJSON(t *testing.T, path string, v any) {
 // MACEPC_EXPLORE_SHOTS=DIR keeps screenshots. Without Chromium the test is
 // skipped, unless MACEPC_REQUIRE_BROWSER=1.
 func TestExploreInBrowser(t *testing.T) {
-	bin := needChromium(t)
+	bin := browsertest.Chromium(t, "explore.html")
 	t.Run("run", func(t *testing.T) {
 		dir := macepc(t, "run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "../report/testdata/edd.json", "--progress", "never")
 		var div struct {
@@ -486,7 +403,7 @@ func TestExploreInBrowser(t *testing.T) {
 // navigation's start until the page has parsed its data and drawn the
 // chart (window.exploreTiming.openMS), averaged over the opens.
 func BenchmarkOpenInBrowser(b *testing.B) {
-	bin := needChromium(b)
+	bin := browsertest.Chromium(b, "explore.html")
 	file := filepath.Join(b.TempDir(), explore.FileHTML)
 	if err := explore.WriteFile(file, explore.BigExecution(b, 3000, 30000)); err != nil {
 		b.Fatal(err)
@@ -499,10 +416,10 @@ func BenchmarkOpenInBrowser(b *testing.B) {
 	total := 0.0
 	b.ResetTimer()
 	for b.Loop() {
-		if err := chromedp.Do(page.ctx, chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
+		if err := chromedp.Do(page.Ctx, chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
 			b.Fatal(err)
 		}
-		ms, err := chromedp.Run(page.ctx, chromedp.Evaluate[float64](`window.exploreTiming.openMS`))
+		ms, err := chromedp.Run(page.Ctx, chromedp.Evaluate[float64](`window.exploreTiming.openMS`))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -510,9 +427,7 @@ func BenchmarkOpenInBrowser(b *testing.B) {
 	}
 	b.ReportMetric(total/float64(b.N), "ms/open")
 	b.ReportMetric(float64(st.Size()), "bytes")
-	page.mu.Lock()
-	defer page.mu.Unlock()
-	for _, p := range page.problems {
+	for _, p := range page.Problems() {
 		b.Errorf("explore.html: %s", p)
 	}
 }
@@ -522,7 +437,7 @@ func BenchmarkOpenInBrowser(b *testing.B) {
 // Home, zoom in and out) and reports the mean and the longest time the
 // page took to draw a frame of the chart, after its first frames.
 func BenchmarkScrollInBrowser(b *testing.B) {
-	bin := needChromium(b)
+	bin := browsertest.Chromium(b, "explore.html")
 	file := filepath.Join(b.TempDir(), explore.FileHTML)
 	if err := explore.WriteFile(file, explore.BigExecution(b, 5000, 100000)); err != nil {
 		b.Fatal(err)
@@ -530,10 +445,10 @@ func BenchmarkScrollInBrowser(b *testing.B) {
 	page := openPage(b, bin, file)
 	// The first frames (cold code) belong to the page's opening, which
 	// BenchmarkOpenInBrowser measures.
-	if err := chromedp.Do(page.ctx, chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowUp)); err != nil {
+	if err := chromedp.Do(page.Ctx, chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowUp)); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := chromedp.Run(page.ctx, chromedp.Evaluate[bool](`(t => { t.frames = 0; t.frameMS = 0; t.maxFrameMS = 0; return true; })(window.exploreTiming)`)); err != nil {
+	if _, err := chromedp.Run(page.Ctx, chromedp.Evaluate[bool](`(t => { t.frames = 0; t.frameMS = 0; t.maxFrameMS = 0; return true; })(window.exploreTiming)`)); err != nil {
 		b.Fatal(err)
 	}
 	keys := []string{kb.End, kb.Home, "-", "-", "-", "+", "+", "+"}
@@ -543,13 +458,13 @@ func BenchmarkScrollInBrowser(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, k := range keys {
-			if err := chromedp.Do(page.ctx, chromedp.KeyEvent(k)); err != nil {
+			if err := chromedp.Do(page.Ctx, chromedp.KeyEvent(k)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 	b.StopTimer()
-	timing, err := chromedp.Run(page.ctx, chromedp.Evaluate[map[string]float64](`({frames: exploreTiming.frames, mean: exploreTiming.frameMS / exploreTiming.frames, max: exploreTiming.maxFrameMS})`))
+	timing, err := chromedp.Run(page.Ctx, chromedp.Evaluate[map[string]float64](`({frames: exploreTiming.frames, mean: exploreTiming.frameMS / exploreTiming.frames, max: exploreTiming.maxFrameMS})`))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -566,7 +481,7 @@ func BenchmarkScrollInBrowser(b *testing.B) {
 // lane, a reset, a failed and a dropped send, unicode states) take every
 // key without a console error.
 func TestExploreEdgeCasesInBrowser(t *testing.T) {
-	bin := needChromium(t)
+	bin := browsertest.Chromium(t, "explore.html")
 	empty := &explore.Execution{Name: "empty", Title: "no step", Nodes: 2, Initial: []string{"a", "b"}}
 	steps := []explore.Step{
 		{Node: 0, From: -1, Kind: explore.KindInit, Label: "init", SentStep: -1, SentIndex: -1, State: "x=1 → é😀",

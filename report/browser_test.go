@@ -2,35 +2,18 @@ package report_test
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/macepc/macepc/internal/browsertest"
 	"github.com/macepc/macepc/report"
 )
-
-// findChromium returns the path of a Chromium binary, "" if none.
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // TestReportInBrowser opens report.html of the RandTree buggy run and of
 // a regress directory in headless Chromium: no console errors, exceptions
@@ -41,13 +24,7 @@ func findChromium() string {
 // test is skipped, unless MACEPC_REQUIRE_BROWSER=1 (CI) makes that a
 // failure.
 func TestReportInBrowser(t *testing.T) {
-	bin := findChromium()
-	if bin == "" {
-		if os.Getenv("MACEPC_REQUIRE_BROWSER") == "1" {
-			t.Fatal("no Chromium installed (Debian: apt-get install chromium) and MACEPC_REQUIRE_BROWSER=1: the real-browser test of report.html must run")
-		}
-		t.Skip("no Chromium installed (Debian: apt-get install chromium): the real-browser test of report.html is skipped (MACEPC_REQUIRE_BROWSER=1 makes this a failure)")
-	}
+	bin := browsertest.Chromium(t, "report.html")
 	t.Run("run", func(t *testing.T) {
 		shot := openInBrowser(t, bin, runPipeline(t), "randtree/buggy", 2000, []check{
 			{"the verdict banner names the cause", `(() => { const c = document.querySelector("#verdict .verdict.finding #cause"); return c && /^Cause: divergence at step \d+, .+; top-ranked label .+ \(r = [+-]\d/.test(c.textContent) ? "" : "no cause in the red banner: " + document.querySelector("#verdict").textContent })()`},
@@ -120,71 +97,12 @@ func openInBrowser(t *testing.T, bin, dir, wantTitle string, minHeight int, chec
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(filepath.Join(dir, report.FileHTML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docURL := "file://" + abs
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 900),
-	}
-	// A safety net against a hung browser, not a performance bound.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Listen(bctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, a.Description+string(a.Value))
-				}
-				problems = append(problems, fmt.Sprintf("console %s: %s", ev.Type, strings.Join(args, " ")))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			problems = append(problems, "exception: "+msg)
-		case *cdplog.EventEntryAdded:
-			if e := ev.Entry; e != nil && e.Level == cdplog.EntryLevelError {
-				problems = append(problems, fmt.Sprintf("log %s error: %s %s", e.Source, e.Text, e.URL))
-			}
-		case *network.EventRequestWillBeSent:
-			if u := ev.Request.URL; u != docURL && !strings.HasPrefix(u, "data:") {
-				problems = append(problems, "request: "+u)
-			}
-		}
-	}); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	page := browsertest.Open(t, bin, filepath.Join(dir, report.FileHTML), 1100, 900)
+	bctx := page.Ctx
 
 	ids := report.Sections(r, figs)
 	idsJS := `["` + strings.Join(ids, `","`) + `"]`
-	if err := chromedp.Do(bctx, chromedp.Navigate(docURL), chromedp.WaitReady("body")); err != nil {
+	if err := chromedp.Do(bctx, chromedp.Navigate(page.URL), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
 	title, err := chromedp.Run(bctx, chromedp.Title())
@@ -212,9 +130,7 @@ func openInBrowser(t *testing.T, bin, dir, wantTitle string, minHeight int, chec
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
+	for _, p := range page.Problems() {
 		t.Errorf("report.html: %s", p)
 	}
 	if !strings.Contains(title, wantTitle) {
