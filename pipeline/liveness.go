@@ -82,6 +82,22 @@ type LivenessResult struct {
 // Report is the search's report.
 func (r *LivenessResult) Report() *liveness.Report { return r.File.Report }
 
+// prepare checks the configuration both the search and one of its shards
+// need, and creates the results directory.
+func (cfg LivenessConfig) prepare() (*Dir, *timedsim.Scenario, error) {
+	d, sc := cfg.Dir, cfg.Search.Scenario
+	switch {
+	case d == nil:
+		return nil, nil, errors.New("no results directory (LivenessConfig.Dir)")
+	case sc == nil:
+		return nil, nil, errors.New("no scenario (LivenessConfig.Search.Scenario)")
+	}
+	if err := d.create(); err != nil {
+		return nil, nil, err
+	}
+	return d, sc, nil
+}
+
 // Liveness runs MaceMC's liveness search (package liveness: bounded DFS,
 // random walks, the critical transition) and writes liveness.json and,
 // for a violation, its path file and event log (dead.path.json,
@@ -91,14 +107,8 @@ func (r *LivenessResult) Report() *liveness.Report { return r.File.Report }
 // which the result holds, with the error.
 func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err error) {
 	defer wrapErr(&err)
-	d, sc := cfg.Dir, cfg.Search.Scenario
-	switch {
-	case d == nil:
-		return nil, errors.New("no results directory (LivenessConfig.Dir)")
-	case sc == nil:
-		return nil, errors.New("no scenario (LivenessConfig.Search.Scenario)")
-	}
-	if err := d.create(); err != nil {
+	d, _, err := cfg.prepare()
+	if err != nil {
 		return nil, err
 	}
 	search := cfg.Search

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -42,14 +41,8 @@ func livenessHash(system, variant string, sc *timedsim.Scenario, set liveness.Se
 // file; it removes no other file. Interrupted, it writes nothing.
 func LivenessShard(ctx context.Context, cfg LivenessConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
-	d, sc := cfg.Dir, cfg.Search.Scenario
-	switch {
-	case d == nil:
-		return nil, errors.New("no results directory (LivenessConfig.Dir)")
-	case sc == nil:
-		return nil, errors.New("no scenario (LivenessConfig.Search.Scenario)")
-	}
-	if err := d.create(); err != nil {
+	d, sc, err := cfg.prepare()
+	if err != nil {
 		return nil, err
 	}
 	sp := sh.Spec
