@@ -7,14 +7,9 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Replay re-executes path p with cfg's scenario and settings and returns
-// its event log: a header, one line per step ("12 n1 deliver JoinReply
-// from n0 JoinReply{Kind:accepted Root:n0} [choice 1 of 4]") followed by
-// the handler's notes and Logf lines, a line saying how the execution ended and
-// which liveness properties hold, and each node's final state (nodeText:
-// its Describe text, its pending timers, the messages waiting for it). The
-// log is a pure function of the path: same path, same lines.
-func Replay(cfg Config, p Path) ([]string, error) {
+// pathWorld is the world in which path p re-executes with cfg's scenario
+// and settings (Replay, TracePath).
+func pathWorld(cfg Config, p Path) (*world, error) {
 	r, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -26,7 +21,21 @@ func Replay(cfg Config, p Path) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := newWorld(r.set, drv)
+	return newWorld(r.set, drv), nil
+}
+
+// Replay re-executes path p with cfg's scenario and settings and returns
+// its event log: a header, one line per step ("12 n1 deliver JoinReply
+// from n0 JoinReply{Kind:accepted Root:n0} [choice 1 of 4]") followed by
+// the handler's notes and Logf lines, a line saying how the execution ended and
+// which liveness properties hold, and each node's final state (nodeText:
+// its Describe text, its pending timers, the messages waiting for it). The
+// log is a pure function of the path: same path, same lines.
+func Replay(cfg Config, p Path) ([]string, error) {
+	w, err := pathWorld(cfg, p)
+	if err != nil {
+		return nil, err
+	}
 	lines := []string{fmt.Sprintf("# liveness replay: nodes=%d steps=%d driver=%d explicit=%d", len(w.nodes), p.Steps, p.Driver, len(p.Choices))}
 	w.log = &lines
 	res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(step int, desc string, c, of int) {

@@ -68,18 +68,10 @@ type tracer struct {
 // TracePath re-executes path p with cfg's scenario and settings, recording
 // every step (see Trace).
 func TracePath(cfg Config, p Path) (*Trace, error) {
-	r, err := cfg.resolve()
+	w, err := pathWorld(cfg, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	drv, err := driverSchedule(r.Scenario, p.Driver)
-	if err != nil {
-		return nil, err
-	}
-	w := newWorld(r.set, drv)
 	tr := &tracer{t: &Trace{Steps: []TraceStep{}}}
 	w.tracer = tr
 	res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(step int, desc string, c, of int) {
