@@ -62,8 +62,10 @@ type SendDetail struct {
 	// TxStart and TxEnd bound the message's transmission on its flow.
 	TxStart, TxEnd time.Duration
 	// Propagation is the capped Pareto draw; Reorder the datagram's extra
-	// uniform delay.
+	// uniform delay. Quantile is the draw's uniform variate: the share of
+	// the link's delays shorter than Propagation (before the cap).
 	Propagation, Reorder time.Duration
+	Quantile             float64
 	// Arrive is the arrival time (0 unless Sent). For a reliable message
 	// Arrive − (TxEnd + Propagation) is the wait imposed by FIFO order.
 	Arrive time.Duration
@@ -278,11 +280,11 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 			return 0, Ticket{}, QueueFull
 		}
 		txEnd := n.transmit(fi, now, size)
-		prop := n.propagation(f.latency, size, r)
+		prop, q := n.propagation(f.latency, size, r)
 		arrive = max(txEnd+prop, f.lastArrive)
 		f.lastArrive = arrive
 		f.inflight++
-		n.last.Propagation = prop
+		n.last.Propagation, n.last.Quantile = prop, q
 		n.last.Arrive = arrive
 		return arrive, Ticket{id: fi + 1, epoch: f.epoch}, Sent
 	}
@@ -294,14 +296,14 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 		return 0, Ticket{}, Dropped
 	}
 	f := &n.flows[fi]
-	prop := n.propagation(f.latency, size, r)
+	prop, q := n.propagation(f.latency, size, r)
 	var extra time.Duration
 	if tr.reorder > 0 {
 		extra = time.Duration(r.Float64() * float64(tr.reorder))
 	}
 	arrive = txEnd + prop + extra
 	f.inflight++
-	n.last.Propagation = prop
+	n.last.Propagation, n.last.Quantile = prop, q
 	n.last.Reorder = extra
 	n.last.Arrive = arrive
 	return arrive, Ticket{id: fi + 1, epoch: f.epoch}, Sent
@@ -366,9 +368,10 @@ func (n *Network) countHeavy(now time.Duration, src int, self int32) int {
 // inverse CDF xm/(1-u)^(1/3) uses math.Cbrt instead of gonum's math.Pow:
 // the same value up to floating-point rounding (tests allow 1 ns), and
 // about a fifth of the simulator's per-event time saved.
-func (n *Network) propagation(xm float64, size int, r *rand.Rand) time.Duration {
+func (n *Network) propagation(xm float64, size int, r *rand.Rand) (time.Duration, float64) {
 	var d float64
-	if u := r.Float64(); n.shape == 3 {
+	u := r.Float64()
+	if n.shape == 3 {
 		d = xm / math.Cbrt(1-u)
 	} else {
 		d = distuv.Pareto{Xm: xm, Alpha: n.shape}.Quantile(u)
@@ -376,7 +379,7 @@ func (n *Network) propagation(xm float64, size int, r *rand.Rand) time.Duration 
 	if c := float64(60 * time.Second * time.Duration(size/1500+1)); d > c {
 		d = c
 	}
-	return time.Duration(math.Round(d))
+	return time.Duration(math.Round(d)), u
 }
 
 func (f *flow) prune(now time.Duration) {

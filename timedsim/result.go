@@ -208,8 +208,19 @@ type TimedEvent struct {
 	Label    string
 	Start    time.Duration
 	Duration time.Duration
-	Sends    []SentMessage
-	Timers   []TimerChange
+	// Cause is the step whose handler or fault made this event: the send
+	// of a delivered message, the SetTimer of a timer, the failed send or
+	// the fault of an error upcall, the reset of an Init, the outage of
+	// its heal; -1 for the initial Inits and the driver's events.
+	// CauseSend is a delivered message's index in the cause's Sends (-1
+	// otherwise). Ready is when the event could first run: the message's
+	// arrival, the timer's firing time, the driver's scheduled time; Start
+	// − Ready is how long it waited for its busy node. Together they are
+	// the execution's happens-before graph (package critpath).
+	Cause, CauseSend int
+	Ready            time.Duration
+	Sends            []SentMessage
+	Timers           []TimerChange
 	// Notes are the handler's distinct notes (Context.Note), in the order
 	// it first made them.
 	Notes []string
@@ -227,6 +238,26 @@ type SentMessage struct {
 	Size      int
 	Arrive    time.Duration // valid when Status is "sent"
 	Status    string        // sent, queue-full, dropped, unreachable
+	// Net is how the network model made the delay of a sent message
+	// (zero otherwise).
+	Net NetDelay
+}
+
+// NetDelay is the network model's account of one message's delay from
+// its departure (the sending handler's end) to its arrival: it waits for
+// the flow's earlier transmissions until TxStart, is transmitted until
+// TxEnd at the bandwidth share HeavyFlows allows, and propagates for
+// Propagation (the Pareto draw, capped) plus a datagram's Reorder delay;
+// the rest, up to the arrival, is the reliable connection's FIFO order
+// holding it behind an earlier, slower message.
+type NetDelay struct {
+	TxStart, TxEnd       time.Duration
+	Propagation, Reorder time.Duration
+	// Quantile is the Pareto draw's place in its distribution: the share
+	// of the link's delays shorter than Propagation (0.999: the network
+	// model's 99.9th percentile).
+	Quantile   float64
+	HeavyFlows int
 }
 
 // TimerChange is a timer set or cancelled by a handler.

@@ -42,9 +42,15 @@ type record struct {
 	// deliver: the sender's incarnation and departure time
 	srcInc uint32
 	depart time.Duration
-	tk     netmodel.Ticket
-	msg    Message
-	data   any // timer/app data, *TransportError, driverEvent index
+	// cause is the step whose handler or fault made the event (-1: the
+	// initial Inits and the driver's events), sendIdx a delivered
+	// message's index among that step's sends, ready the time the event
+	// was scheduled for (TimedEvent.Cause, CauseSend, Ready).
+	cause, sendIdx int32
+	ready          time.Duration
+	tk             netmodel.Ticket
+	msg            Message
+	data           any // timer/app data, *TransportError, driverEvent index
 }
 
 type node struct {
@@ -173,6 +179,8 @@ type Simulator struct {
 
 	// per-handler state
 	ctx      nodeCtx
+	cause    int32   // the running step (-1 outside a step): the cause of what it schedules
+	nsent    int32   // sends of the running handler so far
 	sentLbls []int32 // message labels the current handler sent (composites)
 	noted    []int32 // notes the current handler made
 	ev       *TimedEvent
@@ -429,6 +437,7 @@ func (s *Simulator) release(slot int32) {
 
 func (s *Simulator) schedule(at time.Duration, r record) int32 {
 	slot := s.alloc()
+	r.cause, r.ready = s.cause, at
 	s.recs[slot] = r
 	s.q.push(at, slot)
 	return slot
@@ -548,6 +557,7 @@ func (s *Simulator) guard(res *Result, f func()) {
 
 func (s *Simulator) loop(ctx context.Context, res *Result) {
 	// Initial events: Init of every node at t=0, then the driver's events.
+	s.cause = -1
 	initL := s.fixedLabel("init")
 	for i := range s.nodes {
 		s.schedule(0, record{kind: evInit, node: int32(i), label: initL, inc: 0})
@@ -738,6 +748,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	r := &rec
 	n := &s.nodes[r.node]
 	s.rnd.step(s.steps)
+	s.cause, s.nsent = int32(s.steps), 0
 	timed := r.kind <= evError // handlers take time; driver faults do not
 	var dur time.Duration
 	if timed {
@@ -748,12 +759,13 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	c.node, c.label, c.start, c.end = r.node, r.label, start, end
 	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
 	if s.opts.Record {
-		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur}
+		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur,
+			Cause: int(r.cause), CauseSend: -1, Ready: r.ready}
 		switch r.kind {
 		case evDeliver, evError, evBreak:
 			s.ev.From = NodeID(r.from) // sender, failed peer, other end
 			if r.kind == evDeliver {
-				s.ev.Depart = r.depart
+				s.ev.Depart, s.ev.CauseSend = r.depart, int(r.sendIdx)
 			}
 		case evPartition, evHeal:
 			s.ev.Node = None
@@ -938,7 +950,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	n.clock = at
 	s.q.rewait(at, func(slot int32) bool { return s.recs[slot].node == id })
 	slot := s.alloc()
-	s.recs[slot] = record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc}
+	s.recs[slot] = record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc, cause: s.cause, ready: at}
 	s.q.pushFirst(at, slot)
 	for _, c := range s.net.ResetNodeConns(int(id)) {
 		s.brokenUpcall(at, c.Transport, c.B, int(id))
@@ -1094,15 +1106,24 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	}
 	size := msg.Size()
 	arrive, tk, st := s.net.Send(c.end, tr, int(c.node), int(to), size, s.rnd.fwR)
+	idx := s.nsent
+	s.nsent++
 	if s.ev != nil {
-		s.ev.Sends = append(s.ev.Sends, SentMessage{To: to, Transport: s.trNames[tr],
-			Type: s.labels[label].name[len("deliver "):], Size: size, Arrive: arrive, Status: st.String()})
+		sm := SentMessage{To: to, Transport: s.trNames[tr],
+			Type: s.labels[label].name[len("deliver "):], Size: size, Arrive: arrive, Status: st.String()}
+		if st == netmodel.Sent {
+			d := s.net.LastSend()
+			sm.Net = NetDelay{TxStart: d.TxStart, TxEnd: d.TxEnd, Propagation: d.Propagation, Reorder: d.Reorder,
+				Quantile: d.Quantile, HeavyFlows: d.HeavyFlows}
+		}
+		s.ev.Sends = append(s.ev.Sends, sm)
 	}
 	var err error
 	switch st {
 	case netmodel.Sent:
-		s.schedule(arrive, record{kind: evDeliver, node: int32(to), from: c.node, label: label, inc: anyInc, tk: tk, msg: msg,
+		slot := s.schedule(arrive, record{kind: evDeliver, node: int32(to), from: c.node, label: label, inc: anyInc, tk: tk, msg: msg,
 			srcInc: s.nodes[c.node].inc, depart: c.end})
+		s.recs[slot].sendIdx = idx
 		return nil
 	case netmodel.Dropped: // a datagram lost in the network: the sender cannot know
 		return nil
