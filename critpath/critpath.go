@@ -1,0 +1,383 @@
+package critpath
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Kind is what a segment of the critical path spent its time on.
+type Kind uint8
+
+// Kinds of segments (see the package documentation).
+const (
+	Handler Kind = iota
+	Busy
+	Queue
+	Transmission
+	Propagation
+	FIFO
+	Timer
+	Schedule
+	Notice
+)
+
+var kindNames = [...]string{"handler", "busy", "queue", "transmission", "propagation", "fifo", "timer", "schedule", "notice"}
+
+// String is the kind's name as it appears in JSON ("timer").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n == string(b) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("critpath: unknown segment kind %q", b)
+}
+
+// Draw reports whether segments of the kind are draws of the simulator's
+// models (an event duration, a network delay) rather than the protocol's
+// own waiting (a timer, a queue it filled, the scenario's schedule).
+func (k Kind) Draw() bool {
+	return k == Handler || k == Busy || k == Propagation || k == FIFO
+}
+
+// Segment is one stretch of the critical path.
+type Segment struct {
+	Kind       Kind
+	Start, End time.Duration
+	// Step is the event the segment belongs to: the handler's, or the one
+	// at the end of a wait (the delivery, the timer's firing).
+	Step int
+	// Node is the node that ran or waited; From the sender of a message.
+	Node, From timedsim.NodeID
+	// Label is the event's label ("deliver Announce", "timer recovery").
+	Label string
+	// Cause is the step that made the waited-for event (the send, the
+	// SetTimer), -1 if none; CauseLabel its label.
+	Cause      int
+	CauseLabel string
+	// Quantile is a Propagation segment's place in the network model's
+	// delay distribution (0.999: its 99.9th percentile); 0 otherwise.
+	Quantile float64
+}
+
+// Len is the segment's duration.
+func (s Segment) Len() time.Duration { return s.End - s.Start }
+
+// Path is the critical path of an execution.
+type Path struct {
+	// Segments tile [0, End] in time order.
+	Segments []Segment
+	// Steps are the events on the path, ascending.
+	Steps []int
+	// End is the end of the execution's last event.
+	End time.Duration
+	// Draws is the number of model draws the execution made: its timed
+	// events plus its sent messages (the rate at which an extreme draw
+	// shows up).
+	Draws int
+}
+
+// Compute returns the critical path of an execution recorded with
+// timedsim.Options.Record, ending at its last event. It returns an error
+// when the events are not a recorded execution (steps out of order, a
+// cause that is not an earlier step, a send index out of range).
+func Compute(events []timedsim.TimedEvent) (*Path, error) {
+	if len(events) == 0 {
+		return nil, fmt.Errorf("critpath: no events")
+	}
+	prevOnNode := make([]int, len(events))
+	lastOf := map[timedsim.NodeID]int{}
+	p := &Path{}
+	for i, e := range events {
+		if e.Step != i {
+			return nil, fmt.Errorf("critpath: event %d has step %d: not a recorded execution", i, e.Step)
+		}
+		if e.Cause >= i || e.Cause < -1 {
+			return nil, fmt.Errorf("critpath: step %d has cause %d", i, e.Cause)
+		}
+		prevOnNode[i] = -1
+		if e.Node != timedsim.None {
+			if j, ok := lastOf[e.Node]; ok {
+				prevOnNode[i] = j
+			}
+			lastOf[e.Node] = i
+		}
+		p.Draws += 1 + len(e.Sends)
+	}
+	cur := len(events) - 1
+	last := events[cur]
+	p.End = last.Start + last.Duration
+	var rev []Segment
+	add := func(s Segment) {
+		if s.End > s.Start {
+			rev = append(rev, s)
+		}
+	}
+	own := Handler
+	for {
+		e := events[cur]
+		p.Steps = append(p.Steps, cur)
+		add(Segment{Kind: own, Start: e.Start, End: e.Start + e.Duration, Step: cur, Node: e.Node, From: e.From, Label: e.Label, Cause: -1})
+		if e.Start > e.Ready {
+			// It waited for its node: the previous handler there is on
+			// the path.
+			j := prevOnNode[cur]
+			if j < 0 {
+				return nil, fmt.Errorf("critpath: step %d waited for %v, which ran nothing before", cur, e.Node)
+			}
+			pe := events[j]
+			if end := pe.Start + pe.Duration; end < e.Start {
+				// Paper semantics: the node's clock ran ahead of its last
+				// event's end only by an earlier wait; count the gap as busy.
+				add(Segment{Kind: Busy, Start: end, End: e.Start, Step: cur, Node: e.Node, Label: e.Label, Cause: j, CauseLabel: pe.Label})
+			}
+			cur, own = j, Busy
+			continue
+		}
+		if e.Cause < 0 {
+			add(Segment{Kind: Schedule, Start: 0, End: e.Ready, Step: cur, Node: e.Node, From: timedsim.None, Label: e.Label, Cause: -1})
+			break
+		}
+		c := events[e.Cause]
+		cEnd := c.Start + c.Duration
+		seg := Segment{Step: cur, Node: e.Node, From: e.From, Label: e.Label, Cause: e.Cause, CauseLabel: c.Label}
+		switch {
+		case e.CauseSend >= 0:
+			if e.CauseSend >= len(c.Sends) || c.Sends[e.CauseSend].Status != "sent" {
+				return nil, fmt.Errorf("critpath: step %d was sent by step %d as send %d, which it did not make", cur, e.Cause, e.CauseSend)
+			}
+			nd := &c.Sends[e.CauseSend].Net
+			at := cEnd
+			var msg [4]Segment
+			for i, part := range []struct {
+				k   Kind
+				end time.Duration
+			}{{Queue, nd.TxStart}, {Transmission, nd.TxEnd}, {Propagation, nd.TxEnd + nd.Propagation + nd.Reorder}, {FIFO, e.Ready}} {
+				s := seg
+				s.Kind, s.Start, s.End = part.k, at, min(max(part.end, at), e.Ready)
+				if part.k == Propagation {
+					s.Quantile = nd.Quantile
+				}
+				msg[i] = s
+				at = s.End
+			}
+			for i := len(msg) - 1; i >= 0; i-- { // the path is built backwards
+				add(msg[i])
+			}
+		case strings.HasPrefix(e.Label, "timer "):
+			seg.Kind, seg.Start, seg.End = Timer, cEnd, e.Ready
+			add(seg)
+		default: // an error upcall's news, an Init after a reset, an outage's heal
+			seg.Kind, seg.Start, seg.End = Notice, cEnd, e.Ready
+			add(seg)
+		}
+		cur, own = e.Cause, Handler
+	}
+	slices.Reverse(rev)
+	slices.Reverse(p.Steps)
+	p.Segments = rev
+	return p, nil
+}
+
+// Labels returns the event labels on the path (the events whose handler
+// or wait is part of it), sorted and without duplicates.
+func (p *Path) Labels(events []timedsim.TimedEvent) []string {
+	set := map[string]bool{}
+	for _, s := range p.Steps {
+		if s < len(events) {
+			set[events[s].Label] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// Part is one kind of waiting, for one label, on two critical paths.
+type Part struct {
+	Kind  Kind
+	Label string
+	// Slow and Normal are its total time on the slow and the normal
+	// path; Excess = Slow − Normal.
+	Slow, Normal, Excess time.Duration
+	// Largest is the slow path's longest segment of the part.
+	Largest Segment
+	// Segments is how many segments of the part the slow path has.
+	Segments int
+}
+
+// Attribution is the excess of a slow execution's critical path over a
+// normal one's, by part.
+type Attribution struct {
+	// Slow and Normal are the two paths' ends; Excess = Slow − Normal.
+	Slow, Normal, Excess time.Duration
+	// Parts are the parts of the two paths, largest excess first (then by
+	// kind and label); parts with no time on the slow path and none on
+	// the normal one are left out.
+	Parts []Part
+	// DrawShare is the share of the excess made of the models' own draws
+	// (Kind.Draw): the positive excess of those parts over the positive
+	// excess of all parts, 0 when no part has a positive excess.
+	DrawShare float64
+	// SlowDraws is the number of model draws of the slow execution.
+	SlowDraws int
+}
+
+type partKey struct {
+	kind  Kind
+	label string
+}
+
+// Attribute compares the critical path of a slow execution with that of
+// a normal one.
+func Attribute(slow, normal *Path) Attribution {
+	a := Attribution{Slow: slow.End, Normal: normal.End, Excess: slow.End - normal.End, SlowDraws: slow.Draws}
+	parts := map[partKey]*Part{}
+	get := func(s Segment) *Part {
+		k := partKey{s.Kind, s.Label}
+		if parts[k] == nil {
+			parts[k] = &Part{Kind: s.Kind, Label: s.Label}
+		}
+		return parts[k]
+	}
+	for _, s := range slow.Segments {
+		pt := get(s)
+		pt.Slow += s.Len()
+		pt.Segments++
+		if s.Len() > pt.Largest.Len() {
+			pt.Largest = s
+		}
+	}
+	for _, s := range normal.Segments {
+		get(s).Normal += s.Len()
+	}
+	var pos, draws time.Duration
+	for _, pt := range parts {
+		pt.Excess = pt.Slow - pt.Normal
+		a.Parts = append(a.Parts, *pt)
+		if pt.Excess > 0 {
+			pos += pt.Excess
+			if pt.Kind.Draw() {
+				draws += pt.Excess
+			}
+		}
+	}
+	slices.SortFunc(a.Parts, func(x, y Part) int {
+		if c := cmp.Compare(y.Excess, x.Excess); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Kind, y.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Label, y.Label)
+	})
+	if pos > 0 {
+		a.DrawShare = float64(draws) / float64(pos)
+	}
+	return a
+}
+
+// Top returns the part with the largest excess, and false when no part
+// has a positive one (the slow path is not slower anywhere).
+func (a Attribution) Top() (Part, bool) {
+	if len(a.Parts) == 0 || a.Parts[0].Excess <= 0 {
+		return Part{}, false
+	}
+	return a.Parts[0], true
+}
+
+// Headline says in one line what most of the excess was spent on: "4.99
+// s of the 5 s excess: n3 waiting 5 s on timer retry, armed at step 86 by
+// deliver Nack", or "the whole 9.5 s excess: …" when the part is at least
+// the excess (others were shorter on the slow path). It is "" when the
+// slow path is not slower.
+func (a Attribution) Headline() string {
+	top, ok := a.Top()
+	if !ok || a.Excess <= 0 {
+		return ""
+	}
+	if top.Excess >= a.Excess {
+		return fmt.Sprintf("the whole %s excess: %s", units.Duration(a.Excess), top.Describe())
+	}
+	return fmt.Sprintf("%s of the %s excess: %s", units.Duration(top.Excess), units.Duration(a.Excess), top.Describe())
+}
+
+// Describe says what the part's largest segment on the slow path was.
+func (pt Part) Describe() string {
+	s := pt.Largest
+	d := units.Duration(s.Len())
+	if pt.Segments > 1 {
+		d += fmt.Sprintf(", the longest of %d", pt.Segments)
+	}
+	switch s.Kind {
+	case Handler:
+		return fmt.Sprintf("%v running %s at step %d (%s)", s.Node, s.Label, s.Step, d)
+	case Busy:
+		return fmt.Sprintf("%v busy running %s at step %d (%s)", s.Node, s.Label, s.Step, d)
+	case Queue:
+		return fmt.Sprintf("%s %v→%v waiting behind the flow's earlier transmissions (%s)", msgName(s.Label), s.From, s.Node, d)
+	case Transmission:
+		return fmt.Sprintf("%s %v→%v in transmission at its share of the sender's bandwidth (%s)", msgName(s.Label), s.From, s.Node, d)
+	case Propagation:
+		return fmt.Sprintf("%s %v→%v delivered at the network model's %s percentile (%s)", msgName(s.Label), s.From, s.Node, percentile(s.Quantile), d)
+	case FIFO:
+		return fmt.Sprintf("%s %v→%v held behind an earlier, slower message on its connection (%s)", msgName(s.Label), s.From, s.Node, d)
+	case Timer:
+		return fmt.Sprintf("%v waiting on %s (%s), armed at step %d by %s", s.Node, s.Label, d, s.Cause, s.CauseLabel)
+	case Schedule:
+		return fmt.Sprintf("%s scheduled on %v at %s by the scenario", s.Label, s.Node, units.Duration(s.End))
+	default:
+		return fmt.Sprintf("%s on %v (%s) after step %d, %s", s.Label, s.Node, d, s.Cause, s.CauseLabel)
+	}
+}
+
+// msgName is "one Announce" for "deliver Announce".
+func msgName(label string) string {
+	return "one " + strings.TrimPrefix(label, "deliver ")
+}
+
+// percentile renders a quantile as an ordinal percentile with as many
+// decimals as it takes to tell it from 100: "99.9th", "99.9993rd".
+func percentile(q float64) string {
+	pc := 100 * q
+	s := ""
+	for d := 0; d <= 6; d++ {
+		s = fmt.Sprintf("%.*f", d, pc)
+		if s != "100" && !strings.HasPrefix(s, "100.") || d == 6 {
+			break
+		}
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	suffix := "th"
+	last := s[len(s)-1]
+	tens := len(s) >= 2 && s[len(s)-2] == '1'
+	switch {
+	case tens:
+	case last == '1':
+		suffix = "st"
+	case last == '2':
+		suffix = "nd"
+	case last == '3':
+		suffix = "rd"
+	}
+	return s + suffix
+}

@@ -1,0 +1,156 @@
+package critpath_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macepc/macepc/critpath"
+	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/systems/backoff"
+	"github.com/macepc/macepc/systems/elect"
+	"github.com/macepc/macepc/systems/pingpong"
+	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
+)
+
+func record(t *testing.T, sys timedsim.System, variant string, nodes int, eddFile string, seed uint64) *timedsim.Result {
+	t.Helper()
+	sc, err := sys.Scenario(variant, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := timedsim.Options{Record: true}
+	if eddFile != "" {
+		if opts.EDD, err = edd.ReadFile(eddFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sim, err := timedsim.NewSimulator(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.Run(timedsim.SeedPath(seed))
+}
+
+// The critical path's segments tile [0, End] without gap or overlap, End
+// is the execution time, and every step on it is a real step, for every
+// kind of system: one with sends only, one with timers and randomness,
+// one with a driver, one with busy nodes and bandwidth sharing.
+func TestSegmentsTileTheExecution(t *testing.T) {
+	cases := []struct {
+		sys     timedsim.System
+		variant string
+		nodes   int
+		edd     string
+	}{
+		{pingpong.System(), "", 4, ""},
+		{elect.System(), elect.VariantEarlyElected, 5, "../systems/elect/testdata/edd.json"},
+		{backoff.System(), "", 3, "../systems/backoff/testdata/edd.json"},
+		{randtree.System(), "buggy", 32, "../systems/randtree/testdata/edd.json"},
+	}
+	for _, c := range cases {
+		for seed := uint64(1); seed <= 40; seed++ {
+			r := record(t, c.sys, c.variant, c.nodes, c.edd, seed)
+			p, err := critpath.Compute(r.Events)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", c.sys.Name, seed, err)
+			}
+			if p.End != r.ExecTime {
+				t.Fatalf("%s seed %d: path ends at %v, execution at %v", c.sys.Name, seed, p.End, r.ExecTime)
+			}
+			at := time.Duration(0)
+			for _, s := range p.Segments {
+				if s.Start != at || s.End <= s.Start {
+					t.Fatalf("%s seed %d: segment %+v after %v", c.sys.Name, seed, s, at)
+				}
+				at = s.End
+			}
+			if at != p.End {
+				t.Fatalf("%s seed %d: segments end at %v of %v", c.sys.Name, seed, at, p.End)
+			}
+			if p.Steps[len(p.Steps)-1] != len(r.Events)-1 {
+				t.Fatalf("%s seed %d: path does not end at the last step", c.sys.Name, seed)
+			}
+		}
+	}
+}
+
+// RandTree's join race makes an execution wait for the 10 s recovery
+// timer; the attribution against a normal execution says so, and the
+// excess is not the models' draws.
+func TestRandTreeRaceWaitsOnTheRecoveryTimer(t *testing.T) {
+	var slow, fast *timedsim.Result
+	for seed := uint64(1); seed < 400 && (slow == nil || fast == nil); seed++ {
+		r := record(t, randtree.System(), "buggy", 32, "../systems/randtree/testdata/edd.json", seed)
+		switch {
+		case r.ExecTime > 5*time.Second && slow == nil:
+			slow = r
+		case r.ExecTime < time.Second && fast == nil:
+			fast = r
+		}
+	}
+	if slow == nil || fast == nil {
+		t.Fatal("no slow or no fast execution in 400 seeds")
+	}
+	ps, err := critpath.Compute(slow.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := critpath.Compute(fast.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := critpath.Attribute(ps, pf)
+	top, ok := a.Top()
+	if !ok || top.Kind != critpath.Timer || !strings.Contains(top.Label, "recovery") {
+		t.Fatalf("top part %+v; headline %q", top, a.Headline())
+	}
+	if top.Excess < a.Excess*9/10 {
+		t.Fatalf("the timer explains %v of %v", top.Excess, a.Excess)
+	}
+	if a.DrawShare > 0.1 {
+		t.Fatalf("draw share %.2f for a timer wait", a.DrawShare)
+	}
+	t.Log(a.Headline())
+}
+
+// A slow ping-pong execution is slow because of the network's draws: the
+// attribution's excess is almost all propagation, and its headline names
+// the percentile of the longest delay.
+func TestPingPongExcessIsNetworkDraws(t *testing.T) {
+	var slow, fast *timedsim.Result
+	for seed := uint64(1); seed < 2000; seed++ {
+		r := record(t, pingpong.System(), "", 2, "", seed)
+		if slow == nil || r.ExecTime > slow.ExecTime {
+			slow = r
+		}
+		if fast == nil || r.ExecTime < fast.ExecTime {
+			fast = r
+		}
+	}
+	ps, _ := critpath.Compute(slow.Events)
+	pf, _ := critpath.Compute(fast.Events)
+	a := critpath.Attribute(ps, pf)
+	if a.DrawShare < 0.9 {
+		t.Fatalf("draw share %.2f: %q", a.DrawShare, a.Headline())
+	}
+	if h := a.Headline(); !strings.Contains(h, "percentile") && !strings.Contains(h, "running") {
+		t.Fatalf("headline %q", h)
+	}
+	t.Log(a.Headline())
+}
+
+func TestBadEvents(t *testing.T) {
+	if _, err := critpath.Compute(nil); err == nil {
+		t.Fatal("no events accepted")
+	}
+	evs := []timedsim.TimedEvent{{Step: 0, Cause: -1, CauseSend: -1}, {Step: 1, Cause: 1, CauseSend: -1}}
+	if _, err := critpath.Compute(evs); err == nil {
+		t.Fatal("a step caused by itself accepted")
+	}
+	evs = []timedsim.TimedEvent{{Step: 0, Cause: -1, CauseSend: -1}, {Step: 1, Cause: 0, CauseSend: 3, Label: "deliver X"}}
+	if _, err := critpath.Compute(evs); err == nil {
+		t.Fatal("a send index out of range accepted")
+	}
+}
