@@ -97,6 +97,22 @@ func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 			what = an.Finding
 		}
 		fmt.Fprintf(w, "  ANOMALY: class %d, execution %d of the search: %s, %d steps\n", an.Class, an.Index, what, an.Steps)
+		if an.Cause != "" {
+			fmt.Fprintf(w, "  cause: %s\n", an.Cause)
+		}
+	}
+	if an != nil && an.TailExecutions > 0 {
+		fmt.Fprintf(w, "  normal tail: %d of %d executions above the threshold are not anomalies (%s):\n", an.TailExecutions, an.Explored, an.Verdict)
+		for i, c := range an.Tail {
+			if i == 3 {
+				fmt.Fprintf(w, "    … %d more in %s\n", len(an.Tail)-i, filepath.Join(dir, pipeline.FileSearch))
+				break
+			}
+			fmt.Fprintf(w, "    tail %d: %s\n", c.Rank, c.Text)
+			if c.Cause != "" {
+				fmt.Fprintf(w, "      cause: %s\n", c.Cause)
+			}
+		}
 	}
 	if d := s.Divergence; d != nil {
 		if d.Step < 0 {
@@ -178,12 +194,13 @@ func aboveThreshold(pf *pipeline.ProfileFile) int {
 }
 
 func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
+	defer a.printTail(d, sf)
 	if sf.Anomaly == nil {
 		fmt.Fprintf(a.stdout, "phase 2 search: no anomaly in %d executions (seed %d)\n", sf.Explored, sf.Seed)
 		return
 	}
-	fmt.Fprintf(a.stdout, "phase 2 search: first anomaly at execution %d of %d explored (seed %d, %d more to triage): %d anomalous in %d class%s\n",
-		sf.FirstIndex, sf.Explored, sf.Seed, sf.Explored-sf.FirstIndex-1, sf.Anomalies, len(sf.Classes), plural(len(sf.Classes), "", "es"))
+	fmt.Fprintf(a.stdout, "phase 2 search: first anomaly at execution %d of %d explored (seed %d): %d anomalous in %d class%s\n",
+		sf.FirstIndex, sf.Explored, sf.Seed, sf.Anomalies, len(sf.Classes), plural(len(sf.Classes), "", "es"))
 	for i, c := range sf.Classes {
 		if i == pipeline.MaxClassPaths {
 			fmt.Fprintf(a.stdout, "  … %d more classes in %s\n", len(sf.Classes)-i, d.File(pipeline.FileSearch))
@@ -192,6 +209,33 @@ func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
 		fmt.Fprintf(a.stdout, "  class %d: %s\n", c.Rank, c.Describe())
 		rep := c.Representative
 		fmt.Fprintf(a.stdout, "    representative: execution %d, %s, %d steps -> %s\n", rep.Index, fmtNS(rep.ExecTimeNS), rep.Steps, d.File(rep.Path))
+		if c.Cause != nil && c.Cause.Headline != "" {
+			fmt.Fprintf(a.stdout, "    cause: %s\n", c.Cause.Headline)
+		}
+	}
+}
+
+// printTail prints the verdict and the normal tail of a search.
+func (a *app) printTail(d *pipeline.Dir, sf *pipeline.SearchFile) {
+	if sf.Candidates == 0 {
+		return
+	}
+	fmt.Fprintf(a.stdout, "  verdict: %s\n", sf.DescribeVerdict())
+	if sf.TailExecutions == 0 {
+		return
+	}
+	fmt.Fprintf(a.stdout, "  normal tail: %d execution%s above the threshold, not anomalies\n", sf.TailExecutions, plural(sf.TailExecutions, "", "s"))
+	for i, c := range sf.Tail {
+		if i == pipeline.MaxTailPaths {
+			fmt.Fprintf(a.stdout, "  … %d more tail classes in %s\n", len(sf.Tail)-i, d.File(pipeline.FileSearch))
+			break
+		}
+		fmt.Fprintf(a.stdout, "  tail %d: %s\n", c.Rank, c.DescribeTail(sf))
+		rep := c.Representative
+		fmt.Fprintf(a.stdout, "    representative: execution %d, %s, %d steps -> %s\n", rep.Index, fmtNS(rep.ExecTimeNS), rep.Steps, d.File(rep.Path))
+		if c.Cause != nil && c.Cause.Headline != "" {
+			fmt.Fprintf(a.stdout, "    cause: %s\n", c.Cause.Headline)
+		}
 	}
 }
 

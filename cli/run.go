@@ -25,6 +25,8 @@ type pipelineFlags struct {
 	profileRuns int
 	maxRuns     int
 	triageRuns  int
+	alpha       float64
+	fenceOnly   bool
 	class       int
 	walks       int
 	confirm     int
@@ -77,8 +79,16 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
-	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first anomaly, to find the others and class them (0: stop at the first)")
+	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first execution above the threshold, to find the others and class them (0: stop at the first); when none of them is significant the search goes on to --max-runs and judges again")
+	def := pipeline.DefaultVerdict()
+	fs.Float64Var(&f.alpha, "alpha", def.Alpha, "phase 2: family-wise error rate of the significance test: an execution above the threshold is an anomaly only if normal variance (a tail model of the faster executions) explains it with probability below this, given how many executions were searched")
+	fs.BoolVar(&f.fenceOnly, "fence-only", def.FenceOnly, "phase 2: MacePC's verdict: every execution above the threshold is an anomaly, with no significance test (the paper's tables)")
 	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run); the default when --out holds an interrupted run, --resume=false starts afresh")
+}
+
+// verdict is phase 2's verdict from --alpha and --fence-only.
+func (f *pipelineFlags) verdict() pipeline.Verdict {
+	return pipeline.Verdict{Alpha: f.alpha, FenceOnly: f.fenceOnly}
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
@@ -105,6 +115,9 @@ func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
 	}
 	if fs.Lookup("min-slowdown") != nil && (f.minSlowdown < 0 || math.IsNaN(f.minSlowdown) || math.IsInf(f.minSlowdown, 0)) {
 		return fmt.Errorf("--min-slowdown must be a number >= 0, got %v", f.minSlowdown)
+	}
+	if fs.Lookup("alpha") != nil && !(f.alpha > 0 && f.alpha < 1) {
+		return fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
 	}
 	if f.out == "" {
 		return fmt.Errorf("--out must name a directory")
@@ -190,7 +203,7 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := pipeline.Config{Env: env, Target: t, Seed: seed, TrainRuns: f.trainRuns, Scale: f.sim.scale, ProfileRuns: f.profileRuns, Thresholds: th,
-		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
+		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Verdict: f.verdict(), Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
 	if !f.resumeSet && env.Dir.Interrupted() {
 		cfg.Resume = true
 		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
@@ -389,7 +402,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Resume: f.resume}
+	cfg := pipeline.SearchConfig{Env: env, Profile: pf, Target: t, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Verdict: f.verdict(), Resume: f.resume}
 	if sh, ok, err := a.shardOf(f.shard); err != nil {
 		return ExitError, err
 	} else if ok {

@@ -130,10 +130,12 @@ func readJSON(t *testing.T, path string, v any) {
 
 // TestTriageFindsTheBugBehindTheJitter (issue 14 item 2): the first
 // anomaly of the hello protocol is network jitter, about twice the
-// median. A search that stops there (--triage-runs 0, MacePC's phase 2)
-// analyses the jitter; the default search goes on, finds the 5 s
-// executions, classes both kinds, and analyses the worst class: the bug.
-// diverge --class 2 then analyses the jitter class on demand.
+// median. A search that stops there (--triage-runs 0 --fence-only,
+// MacePC's phase 2) analyses the jitter; with the fence alone the search
+// goes on, finds the 5 s executions, classes both kinds, and analyses the
+// worst class: the bug. diverge --class 2 then analyses the jitter class
+// on demand. With the default verdict (issue 26) the jitter is the normal
+// tail, not a class of anomalies, and the bug is still found.
 func TestTriageFindsTheBugBehindTheJitter(t *testing.T) {
 	eddFile := helloEDD(t)
 	run := func(dir string, extra ...string) (string, string, int) {
@@ -145,7 +147,7 @@ func TestTriageFindsTheBugBehindTheJitter(t *testing.T) {
 	}
 
 	first := filepath.Join(t.TempDir(), "first")
-	out, errs, st := run(first, "--triage-runs", "0")
+	out, errs, st := run(first, "--triage-runs", "0", "--fence-only")
 	if st != cli.ExitFinding {
 		t.Fatalf("--triage-runs 0: status %d\n%s%s", st, out, errs)
 	}
@@ -155,8 +157,28 @@ func TestTriageFindsTheBugBehindTheJitter(t *testing.T) {
 		t.Fatalf("the first anomaly should be jitter, milliseconds (the test's premise): %+v", fs)
 	}
 
+	sig := filepath.Join(t.TempDir(), "significance")
+	out, errs, st = run(sig)
+	if st != cli.ExitFinding {
+		t.Fatalf("default verdict: status %d\n%s%s", st, out, errs)
+	}
+	var ss struct {
+		searchClasses
+		Tail []struct {
+			Slowdown float64 `json:"slowdown"`
+		} `json:"tail"`
+		TailExecutions int `json:"tail_executions"`
+	}
+	readJSON(t, filepath.Join(sig, "search.json"), &ss)
+	if len(ss.Classes) != 1 || ss.Classes[0].Slowdown < 100 || ss.TailExecutions < 2 || len(ss.Tail) == 0 || ss.Tail[0].Slowdown > 10 {
+		t.Errorf("default verdict: want the bug as the only class and the jitter as the normal tail: %+v", ss)
+	}
+	if !strings.Contains(out, "normal tail: ") {
+		t.Errorf("the summary does not show the normal tail:\n%s", out)
+	}
+
 	dir := filepath.Join(t.TempDir(), "triaged")
-	out, errs, st = run(dir)
+	out, errs, st = run(dir, "--fence-only")
 	if st != cli.ExitFinding {
 		t.Fatalf("run: status %d\n%s%s", st, out, errs)
 	}
@@ -235,7 +257,8 @@ func itoa(i int) string {
 // execution is two handlers, a microsecond, and one slow handler made it
 // "7× the median" — an anomaly of nothing. The default minimum excess, one
 // link latency, finds none and says why; --min-excess 0 restores the old
-// threshold, which flags such an execution.
+// threshold, under which such an execution is only the normal tail of the
+// handlers' durations (issue 26), and the fence alone flags it.
 func TestMinExcessOneNode(t *testing.T) {
 	dir := t.TempDir()
 	const eddFile = "../systems/randtree/testdata/edd.json"
@@ -246,8 +269,11 @@ func TestMinExcessOneNode(t *testing.T) {
 	if _, errs, st := runRT(t, context.Background(), "profile", "--nodes", "1", "--min-excess", "0", "--edd", eddFile, "--out", dir, "--progress", "never", "--profile-runs", "50"); st == cli.ExitError {
 		t.Fatalf("profile --min-excess 0: %s", errs)
 	}
-	if out, errs, st := runRT(t, context.Background(), "search", "--out", dir, "--progress", "never", "--max-runs", "200", "--triage-runs", "0"); st != cli.ExitFinding {
-		t.Errorf("--min-excess 0: the search found no microsecond anomaly (status %d)\n%s%s", st, out, errs)
+	if out, errs, st := runRT(t, context.Background(), "search", "--out", dir, "--progress", "never", "--max-runs", "200", "--triage-runs", "0"); st != cli.ExitOK || !strings.Contains(out, "normal tail") {
+		t.Errorf("--min-excess 0: the search did not call the microsecond jitter the normal tail (status %d)\n%s%s", st, out, errs)
+	}
+	if out, errs, st := runRT(t, context.Background(), "search", "--out", dir, "--progress", "never", "--max-runs", "200", "--triage-runs", "0", "--fence-only"); st != cli.ExitFinding {
+		t.Errorf("--min-excess 0 --fence-only: the search found no microsecond anomaly (status %d)\n%s%s", st, out, errs)
 	}
 	for _, bad := range []string{"-1ms", "fast", "1"} {
 		_, errs, st := runRT(t, context.Background(), "profile", "--min-excess", bad, "--out", t.TempDir(), "--progress", "never")

@@ -81,7 +81,7 @@ func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
 // it was interrupted, the executions it kept (every line checked).
 func (d *Dir) keptSearch(pf *ProfileFile, cfg *SearchConfig) (*SearchFile, []CountsLine) {
 	sf, err := d.loadSearch(pf)
-	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns {
+	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns || sf.Verdict != cfg.Verdict.resolved() {
 		return nil, nil
 	}
 	if sf.Complete {

@@ -36,8 +36,9 @@ type Config struct {
 	// ProfileRuns and Thresholds configure phase 1b (ProfileConfig).
 	ProfileRuns int
 	Thresholds  Thresholds
-	// MaxRuns and TriageRuns configure phase 2 (SearchConfig).
+	// MaxRuns, TriageRuns and Verdict configure phase 2 (SearchConfig).
 	MaxRuns, TriageRuns int
+	Verdict             Verdict
 	// Walks and Confirm configure phase 3a (DivergeConfig).
 	Walks, Confirm int
 
@@ -61,7 +62,7 @@ type Config struct {
 // divergence.DefaultConfirm confirmation walks.
 func DefaultConfig(dir *Dir, target *Target) Config {
 	return Config{Env: Env{Dir: dir}, Target: target, Seed: 1, TrainRuns: 20, ProfileRuns: 50, Thresholds: DefaultThresholds(),
-		MaxRuns: 1000, TriageRuns: 200, Walks: 20, Confirm: divergence.DefaultConfirm}
+		MaxRuns: 1000, TriageRuns: 200, Verdict: DefaultVerdict(), Walks: 20, Confirm: divergence.DefaultConfirm}
 }
 
 // Result is what the phases of a run wrote: nil for a phase that did not
@@ -110,7 +111,7 @@ func (c *Config) check() error {
 	if c.Target == nil {
 		return errors.New("no target (Config.Target)")
 	}
-	return nil
+	return c.Verdict.check()
 }
 
 // Run runs the whole pipeline into cfg.Dir: phase 1a (if cfg.TrainRuns >
@@ -213,7 +214,7 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 	if err != nil {
 		return err
 	}
-	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Resume: cfg.Resume})
+	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Verdict: cfg.Verdict, Resume: cfg.Resume})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -25,12 +26,24 @@ type SearchFile struct {
 	Explored   int `json:"explored"`
 	// Complete is false when the search was interrupted before finding an
 	// anomaly or spending its budget.
-	Complete    bool    `json:"complete"`
-	ThresholdNS int64   `json:"threshold_ns"`
-	WindowNS    int64   `json:"window_ns"`   // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
-	FirstIndex  int     `json:"first_index"` // the first anomalous execution, -1 if none
-	Anomalies   int     `json:"anomalies"`   // anomalous executions explored
-	Classes     []Class `json:"classes"`
+	Complete    bool  `json:"complete"`
+	ThresholdNS int64 `json:"threshold_ns"`
+	WindowNS    int64 `json:"window_ns"` // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
+	// Verdict is how the executions above the threshold were judged;
+	// Significance the test that judged them (nil with the fence alone,
+	// or with nothing above the threshold).
+	Verdict      Verdict           `json:"verdict"`
+	Significance *SignificanceFile `json:"significance"`
+	// Candidates is how many explored executions were above the
+	// threshold or findings.
+	Candidates int     `json:"candidates"`
+	FirstIndex int     `json:"first_index"` // the first anomalous execution, -1 if none
+	Anomalies  int     `json:"anomalies"`   // anomalous executions explored
+	Classes    []Class `json:"classes"`
+	// Tail are the classes of executions above the threshold that the
+	// verdict found to be the normal tail, TailExecutions how many.
+	Tail           []Class `json:"tail"`
+	TailExecutions int     `json:"tail_executions"`
 	// Anomaly is the execution phase 3a analyses: the representative of
 	// the class ranked first, or of the class chosen (Diverge).
 	Anomaly *Anomaly `json:"anomaly"`
@@ -61,6 +74,9 @@ type Class struct {
 	ExcessNS       int64    `json:"excess_ns"`
 	Signature      []string `json:"signature"`
 	Representative Anomaly  `json:"representative"`
+	// Cause is the representative's critical path against a median
+	// execution of the search (nil for a finding).
+	Cause *Cause `json:"cause,omitempty"`
 }
 
 // MaxClassPaths is the number of classes whose representative gets a
@@ -76,6 +92,13 @@ func ClassPath(rank int) string {
 	return fmt.Sprintf("anomaly-class-%d.path.json", rank)
 }
 
+// MaxTailPaths is the number of normal-tail classes whose representative
+// gets a path file (TailPath).
+const MaxTailPaths = 3
+
+// TailPath is the path file of normal-tail class rank's representative.
+func TailPath(rank int) string { return fmt.Sprintf("tail-class-%d.path.json", rank) }
+
 // SearchConfig configures phase 2.
 type SearchConfig struct {
 	Env
@@ -89,6 +112,9 @@ type SearchConfig struct {
 	// TriageRuns is the number of executions explored after the first
 	// anomaly, to find the others and class them (0: stop at the first).
 	TriageRuns int
+	// Verdict says how executions above the threshold are judged
+	// (DefaultVerdict: the significance test).
+	Verdict Verdict
 	// Resume continues the search of Dir with these budgets if it was
 	// interrupted (from the executions it kept), or keeps it if it is
 	// complete; otherwise the search starts afresh. The files are those
@@ -108,7 +134,7 @@ func (c *SearchConfig) check() error {
 	case c.TriageRuns < 0:
 		return fmt.Errorf("--triage-runs must be at least 0, got %d", c.TriageRuns)
 	}
-	return nil
+	return c.Verdict.check()
 }
 
 // target is c.Target, or the profile's configuration.
@@ -152,6 +178,7 @@ func searchTarget(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 }
 
 func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
+	cfg.Verdict = cfg.Verdict.resolved()
 	pf, t, d := cfg.Profile, cfg.Target, cfg.Dir
 	opts := t.Options
 	opts.CountWindow = pf.CountWindow()
@@ -178,7 +205,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		prog.SetTotal(min(cfg.MaxRuns, first+1+cfg.TriageRuns))
 	}
 	prog.Add(len(execs), "")
-	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns, Start: len(execs), FirstBefore: first}, searchPredicate(pf), func(i int, r *timedsim.Result) {
+	each := func(i int, r *timedsim.Result) {
 		l := newCountsLine(PhaseSearch, i, 0, r.Path.Segments[0].Seed, r)
 		lines.add(l)
 		execs = append(execs, l)
@@ -187,13 +214,33 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 			prog.SetTotal(min(cfg.MaxRuns, i+1+cfg.TriageRuns))
 		}
 		prog.Add(1, "")
-	})
+	}
+	// Look 1: until the first candidate and the triage budget after it.
+	res, err := anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.TriageRuns, Start: len(execs), FirstBefore: first}, searchPredicate(pf), each)
+	explored := res.Explored
+	var sig *anomaly.SignificanceResult
+	var sigFile *SignificanceFile
+	look1, looks := planLooks(first, cfg.MaxRuns, cfg.TriageRuns)
+	if err == nil && first >= 0 && !cfg.Verdict.FenceOnly {
+		sig, sigFile = judge(pf, t, execs, look1, cfg.Verdict.Alpha, 1, looks)
+		if looks == 2 && sig.Cut == 0 && !hasFinding(execs[:look1]) {
+			// Nothing significant yet: search on to the budget, and judge
+			// again (look 2) on everything.
+			prog.SetTotal(cfg.MaxRuns)
+			res, err = anomaly.Search(ctx, ex, timedsim.Seeded(seed), anomaly.SearchConfig{MaxRuns: cfg.MaxRuns, Triage: cfg.MaxRuns, Start: len(execs), FirstBefore: -1}, searchPredicate(pf), each)
+			explored = res.Explored
+			if err == nil {
+				sig, sigFile = judge(pf, t, execs, len(execs), cfg.Verdict.Alpha, 2, looks)
+			}
+		}
+	}
 	prog.Done()
 	if errors.Is(err, timedsim.ErrNondeterministic) {
 		return nil, err
 	}
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
-		Explored: res.Explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
+		Explored: explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: cfg.Verdict, Significance: sigFile,
+		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	// The explored executions replace the files of an earlier search and
 	// of the phases after it, now and not before: a search refused at its
 	// start changes no file.
@@ -201,7 +248,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		return nil, cerr
 	}
 	if err == nil {
-		if err := triage(d, t, pf, sf, execs); err != nil {
+		if err := triage(ctx, cfg.Env, t, pf, sf, execs[:explored], sig); err != nil {
 			return nil, err
 		}
 	}
@@ -213,9 +260,38 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		return nil, werr
 	}
 	if err != nil {
-		return sf, d.interrupted(PhaseSearch, res.Explored, cfg.MaxRuns)
+		return sf, d.interrupted(PhaseSearch, explored, cfg.MaxRuns)
 	}
 	return sf, nil
+}
+
+// planLooks says where the verdict's first look judges (the first
+// candidate, found at index first, plus the triage budget, within the
+// search budget) and how many looks the search plans: two when the first
+// look comes before the budget's end, since a search whose first look
+// finds nothing significant goes on to the budget and looks again. With no
+// candidate (first < 0) the search explored the whole budget.
+func planLooks(first, maxRuns, triageRuns int) (look1, looks int) {
+	if first < 0 {
+		return maxRuns, 1
+	}
+	look1 = maxRuns
+	if first < maxRuns-triageRuns {
+		look1 = first + triageRuns + 1
+	}
+	if look1 < maxRuns {
+		return look1, 2
+	}
+	return look1, 1
+}
+
+func hasFinding(execs []CountsLine) bool {
+	for _, l := range execs {
+		if l.Finding != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // searchPredicate is phase 2's test of an execution.
@@ -230,34 +306,125 @@ func isAnomalous(pf *ProfileFile, l CountsLine) bool {
 }
 
 // triage classes the anomalies among the explored executions (in index
-// order), fills sf's anomaly fields and writes the path files of the
-// classes' representatives.
-func triage(d *Dir, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine) error {
-	in := make([]anomaly.Execution, len(execs))
-	byIndex := make(map[int]CountsLine)
-	for i, l := range execs {
-		in[i] = anomaly.Execution{Index: l.Index, ExecTime: time.Duration(l.ExecTimeNS), Steps: l.Steps, Anomalous: isAnomalous(pf, l),
-			Finding: findingBucket(l.Finding), Window: l.Window}
-		if in[i].Anomalous {
-			byIndex[l.Index] = l
-			sf.Anomalies++
-			if sf.FirstIndex < 0 {
-				sf.FirstIndex = l.Index
+// order), and the normal tail apart: findings and, with the fence alone,
+// every execution above the threshold are anomalies; otherwise the
+// executions the significance test found (sig, nil when nothing was above
+// the threshold) are, unless their class's excess over a median execution
+// is the simulator's own draws at their rate (Cause.Draws). It fills sf's
+// class fields and writes the path files of the classes' representatives.
+func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine, sig *anomaly.SignificanceResult) error {
+	d := env.Dir
+	byIndex := make(map[int]*CountsLine, len(execs))
+	for i := range execs {
+		byIndex[execs[i].Index] = &execs[i]
+	}
+	// kind: 0 normal, 1 anomaly, 2 normal tail.
+	kind := make(map[int]int)
+	for _, l := range execs {
+		switch {
+		case l.Finding != "":
+			kind[l.Index] = 1
+		case l.ExecTimeNS <= pf.Threshold:
+		case sf.Verdict.FenceOnly || sig != nil && sig.Significant(time.Duration(l.ExecTimeNS)):
+			kind[l.Index] = 1
+		default:
+			kind[l.Index] = 2
+		}
+		if kind[l.Index] != 0 {
+			sf.Candidates++
+		}
+	}
+	var causes *causer
+	if sf.Candidates > 0 {
+		var err error
+		if causes, err = newCauser(ctx, env, t, pf, execs, sf.Verdict.Alpha); err != nil {
+			return err
+		}
+	}
+	classesOf := func(k int) []anomaly.Class {
+		in := make([]anomaly.Execution, len(execs))
+		for i, l := range execs {
+			in[i] = anomaly.Execution{Index: l.Index, ExecTime: time.Duration(l.ExecTimeNS), Steps: l.Steps, Anomalous: kind[l.Index] == k,
+				Finding: findingBucket(l.Finding), Window: l.Window}
+		}
+		return anomaly.Triage(in, anomaly.TriageConfig{Median: time.Duration(pf.MedianNS)})
+	}
+	// A class of anomalies whose excess is the models' draws joins the
+	// normal tail (its members too), and the classes are made again.
+	var anomalies []anomaly.Class
+	for again := true; again; {
+		again = false
+		anomalies = classesOf(1)
+		for _, c := range anomalies {
+			if c.Finding != "" || sf.Verdict.FenceOnly {
+				continue
+			}
+			k, err := causes.cause(byIndex[c.Representative])
+			if err != nil {
+				return err
+			}
+			if k != nil && k.Draws {
+				for _, m := range c.Members {
+					kind[m] = 2
+				}
+				again = true
 			}
 		}
 	}
-	for _, c := range anomaly.Triage(in, anomaly.TriageConfig{Median: time.Duration(pf.MedianNS)}) {
+	newClass := func(c anomaly.Class, path string) (Class, error) {
 		l := byIndex[c.Representative]
-		rep := Anomaly{Index: l.Index, Seed: l.Seed, ExecTimeNS: l.ExecTimeNS, Steps: l.Steps, Outcome: l.Outcome, Finding: l.Finding, Class: c.Rank}
+		rep := Anomaly{Index: l.Index, Seed: l.Seed, ExecTimeNS: l.ExecTimeNS, Steps: l.Steps, Outcome: l.Outcome, Finding: l.Finding, Class: c.Rank, Path: path}
+		out := Class{Rank: c.Rank, Executions: len(c.Members), Members: c.Members, Finding: c.Finding,
+			MinNS: int64(c.Min), MedianNS: int64(c.Median), MaxNS: int64(c.Max), Slowdown: c.Slowdown, ExcessNS: int64(c.Excess),
+			Signature: c.Signature, Representative: rep}
+		if causes != nil {
+			k, err := causes.cause(l)
+			if err != nil {
+				return out, err
+			}
+			out.Cause = k
+		}
+		return out, nil
+	}
+	for _, c := range anomalies {
+		path := ""
 		if c.Rank <= MaxClassPaths {
-			rep.Path = ClassPath(c.Rank)
-			if err := writeAnomalyPath(d, t, sf.Seed, &rep, sf.ThresholdNS); err != nil {
+			path = ClassPath(c.Rank)
+		}
+		cl, err := newClass(c, path)
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			if err := writeAnomalyPath(d, t, sf.Seed, &cl.Representative, sf.ThresholdNS); err != nil {
 				return err
 			}
 		}
-		sf.Classes = append(sf.Classes, Class{Rank: c.Rank, Executions: len(c.Members), Members: c.Members, Finding: c.Finding,
-			MinNS: int64(c.Min), MedianNS: int64(c.Median), MaxNS: int64(c.Max), Slowdown: c.Slowdown, ExcessNS: int64(c.Excess),
-			Signature: c.Signature, Representative: rep})
+		sf.Classes = append(sf.Classes, cl)
+		sf.Anomalies += len(c.Members)
+		if sf.FirstIndex < 0 || c.Members[0] < sf.FirstIndex {
+			sf.FirstIndex = c.Members[0]
+		}
+	}
+	for _, c := range classesOf(2) {
+		path := ""
+		if c.Rank <= MaxTailPaths {
+			path = TailPath(c.Rank)
+		}
+		cl, err := newClass(c, path)
+		if err != nil {
+			return err
+		}
+		cl.Representative.Class = 0
+		if path != "" {
+			et := units.Duration(time.Duration(cl.Representative.ExecTimeNS))
+			note := fmt.Sprintf("normal tail: search seed=%d execution %d (tail class %d), %s: above the threshold, not an anomaly", sf.Seed, cl.Representative.Index, c.Rank, et)
+			if err := writePath(d.File(path), t, timedsim.SeedPath(cl.Representative.Seed), note); err != nil {
+				return err
+			}
+		}
+		sf.Tail = append(sf.Tail, cl)
+		sf.TailExecutions += len(c.Members)
 	}
 	if len(sf.Classes) > 0 {
 		an := sf.Classes[0].Representative

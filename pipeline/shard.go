@@ -173,23 +173,28 @@ func mergeProfile(env Env, set *shard.Set, res *MergeResult) error {
 // ---- search ----
 
 type searchShardParams struct {
-	PhaseSeed   uint64 `json:"phase_seed"`
-	ThresholdNS int64  `json:"threshold_ns"`
-	WindowNS    int64  `json:"window_ns"`
-	TriageRuns  int    `json:"triage_runs"`
+	PhaseSeed   uint64  `json:"phase_seed"`
+	ThresholdNS int64   `json:"threshold_ns"`
+	WindowNS    int64   `json:"window_ns"`
+	TriageRuns  int     `json:"triage_runs"`
+	Verdict     Verdict `json:"verdict"`
 }
 
-func searchParams(pf *ProfileFile, triageRuns int) searchShardParams {
-	return searchShardParams{PhaseSeed: PhaseSeed(pf.Seed, PhaseSearch), ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), TriageRuns: triageRuns}
+func searchParams(pf *ProfileFile, triageRuns int, v Verdict) searchShardParams {
+	return searchShardParams{PhaseSeed: PhaseSeed(pf.Seed, PhaseSearch), ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), TriageRuns: triageRuns, Verdict: v}
 }
 
 // SearchShard runs shard sh of phase 2 (Search) and writes its shard
-// file; it removes no other file. The shard explores its executions until
-// its first anomalous one k plus the triage runs: every execution of the
-// shard with a global index up to k + TriageRuns. Whichever shard holds
-// the first anomaly g of the whole search, every shard has then explored
-// its executions up to g + TriageRuns (its own first anomaly is at g or
-// later), which is what the merge needs. Interrupted, it writes nothing.
+// file; it removes no other file. With the fence alone, the shard
+// explores its executions until its first anomalous one k plus the triage
+// runs: every execution of the shard with a global index up to k +
+// TriageRuns. Whichever shard holds the first anomaly g of the whole
+// search, every shard has then explored its executions up to g +
+// TriageRuns (its own first anomaly is at g or later), which is what the
+// merge needs. With the significance test, whether the search goes on
+// after the first look depends on every shard's executions, so each shard
+// explores all of its share and the merge keeps what the unsharded search
+// explored. Interrupted, it writes nothing.
 func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
 	if err := cfg.check(); err != nil {
@@ -200,7 +205,7 @@ func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *Sh
 		return nil, err
 	}
 	pf, sp := cfg.Profile, sh.Spec
-	par := searchParams(pf, cfg.TriageRuns)
+	par := searchParams(pf, cfg.TriageRuns, cfg.Verdict.resolved())
 	sf := &shard.File{Header: shardHeader("search", t, pf.Seed, cfg.MaxRuns, sh, par)}
 	n := sp.Len(cfg.MaxRuns)
 	if n == 0 {
@@ -214,7 +219,11 @@ func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *Sh
 	prog := start(cfg.Progress, PhaseSearch, n)
 	// Global indexes k + TriageRuns of this shard are its local ones up
 	// to k's + ⌊TriageRuns/count⌋.
-	found, err := anomaly.Search(ctx, ex, func(j int) timedsim.Path { return path(sp.Global(j)) }, anomaly.SearchConfig{MaxRuns: n, Triage: cfg.TriageRuns / sp.Count},
+	triage := cfg.TriageRuns / sp.Count
+	if !par.Verdict.FenceOnly {
+		triage = n
+	}
+	found, err := anomaly.Search(ctx, ex, func(j int) timedsim.Path { return path(sp.Global(j)) }, anomaly.SearchConfig{MaxRuns: n, Triage: triage},
 		searchPredicate(pf), func(j int, r *timedsim.Result) {
 			g := sp.Global(j)
 			sf.Records = append(sf.Records, shard.Record{Index: g, Data: rawJSON(newCountsLine(PhaseSearch, g, 0, r.Path.Segments[0].Seed, r))})
@@ -244,9 +253,12 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	if err := decodeStrict(name, -1, h.Params, &par); err != nil {
 		return fmt.Errorf("%s: malformed search parameters", name)
 	}
-	if h.ConfigHash != pf.ConfigHash || h.Seed != pf.Seed || !bytes.Equal(h.Params, rawJSON(searchParams(pf, par.TriageRuns))) {
+	if h.ConfigHash != pf.ConfigHash || h.Seed != pf.Seed || !bytes.Equal(h.Params, rawJSON(searchParams(pf, par.TriageRuns, par.Verdict))) {
 		return fmt.Errorf("%s was searched against another profile than %s (config hash %s seed %d %s; the profile has %s seed %d %s): merge into the directory of the profile the shards used",
-			name, d.File(FileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf, par.TriageRuns)))
+			name, d.File(FileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf, par.TriageRuns, par.Verdict)))
+	}
+	if err := par.Verdict.check(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	// Decode every record; the first anomalous execution of the whole
 	// search bounds what the merged search explored.
@@ -267,27 +279,41 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 			}
 		}
 	}
-	limit := h.Runs
-	if first >= 0 && first < h.Runs-par.TriageRuns {
-		limit = first + par.TriageRuns + 1
+	limit, looks := planLooks(first, h.Runs, par.TriageRuns)
+	upto := limit
+	if looks == 2 && !par.Verdict.FenceOnly {
+		upto = h.Runs // the shards explored everything: look 2 may need it
 	}
-	recs, err := set.Upto(limit)
+	recs, err := set.Upto(upto)
 	if err != nil {
 		return err
 	}
-	var out jsonLines
 	execs := make([]CountsLine, 0, len(recs))
 	for _, r := range recs {
-		out.buf.Write(r.Data)
-		out.buf.WriteByte('\n')
 		execs = append(execs, lines[r.Index])
 	}
+	var sig *anomaly.SignificanceResult
+	var sigFile *SignificanceFile
+	if first >= 0 && !par.Verdict.FenceOnly {
+		sig, sigFile = judge(pf, t, execs, limit, par.Verdict.Alpha, 1, looks)
+		if looks == 2 && sig.Cut == 0 && !hasFinding(execs[:limit]) {
+			limit = h.Runs
+			sig, sigFile = judge(pf, t, execs, limit, par.Verdict.Alpha, 2, looks)
+		}
+	}
+	execs = execs[:limit]
+	var out jsonLines
+	for _, r := range recs[:limit] {
+		out.buf.Write(r.Data)
+		out.buf.WriteByte('\n')
+	}
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
-		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), FirstIndex: -1, Classes: []Class{}}
+		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: par.Verdict, Significance: sigFile,
+		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	if err := d.clearAfter(PhaseProfile); err != nil {
 		return err
 	}
-	if err := triage(d, t, pf, sf, execs); err != nil {
+	if err := triage(context.Background(), env, t, pf, sf, execs, sig); err != nil {
 		return err
 	}
 	if err := out.write(d.File(FileSearchExecs)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,17 @@ type SummaryAnomaly struct {
 	FirstIndex int            `json:"first_index"`
 	Anomalies  int            `json:"anomalies"`
 	Classes    []SummaryClass `json:"classes"`
+	// Verdict says how the executions above the threshold were judged;
+	// Candidates how many were (anomalies and normal tail together).
+	Verdict    string `json:"verdict"`
+	Candidates int    `json:"candidates"`
+	// Cause is what the analysed anomaly's critical path spent its excess
+	// on, against a median execution ("" for a finding).
+	Cause string `json:"cause,omitempty"`
+	// Tail are the classes of the normal tail: above the threshold, not
+	// anomalies.
+	Tail           []SummaryClass `json:"tail"`
+	TailExecutions int            `json:"tail_executions"`
 }
 
 type SummaryClass struct {
@@ -82,6 +94,9 @@ type SummaryClass struct {
 	Representative int      `json:"representative"`
 	Path           string   `json:"path,omitempty"`
 	Text           string   `json:"text"`
+	// Cause is the critical path's attribution of its representative's
+	// excess over a median execution.
+	Cause string `json:"cause,omitempty"`
 }
 
 type SummaryDivergence struct {
@@ -158,11 +173,25 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 		}
 		return nil, err
 	}
-	s.Anomaly = &SummaryAnomaly{Explored: sf.Explored, MaxRuns: sf.MaxRuns, Complete: sf.Complete, Index: -1, FirstIndex: sf.FirstIndex, Anomalies: sf.Anomalies, Classes: []SummaryClass{}}
-	for _, c := range sf.Classes {
-		s.Anomaly.Classes = append(s.Anomaly.Classes, SummaryClass{Rank: c.Rank, Executions: c.Executions, Min: Secs(c.MinNS), Median: Secs(c.MedianNS), Max: Secs(c.MaxNS),
+	s.Anomaly = &SummaryAnomaly{Explored: sf.Explored, MaxRuns: sf.MaxRuns, Complete: sf.Complete, Index: -1, FirstIndex: sf.FirstIndex, Anomalies: sf.Anomalies, Classes: []SummaryClass{},
+		Verdict: sf.DescribeVerdict(), Candidates: sf.Candidates, Tail: []SummaryClass{}, TailExecutions: sf.TailExecutions}
+	summaryClass := func(c Class, tail bool) SummaryClass {
+		sc := SummaryClass{Rank: c.Rank, Executions: c.Executions, Min: Secs(c.MinNS), Median: Secs(c.MedianNS), Max: Secs(c.MaxNS),
 			Slowdown: c.Slowdown, Finding: c.Representative.Finding, Signature: c.Signature, Representative: c.Representative.Index, Path: c.Representative.Path,
-			Text: c.Describe()})
+			Text: c.Describe()}
+		if tail {
+			sc.Text = c.DescribeTail(sf)
+		}
+		if c.Cause != nil {
+			sc.Cause = c.Cause.Headline
+		}
+		return sc
+	}
+	for _, c := range sf.Classes {
+		s.Anomaly.Classes = append(s.Anomaly.Classes, summaryClass(c, false))
+	}
+	for _, c := range sf.Tail {
+		s.Anomaly.Tail = append(s.Anomaly.Tail, summaryClass(c, true))
 	}
 	if strings.HasPrefix(pf.EDDSource, "trained") {
 		s.Training = "the event durations were trained from this machine's real handler times just now: a new training gives other durations, so the execution indexes, the times, the number of anomalies and the exact divergence step change; the classes, their signatures, the kind of divergence event and the top correlations are what should not. Pass --edd with this directory's " + FileEDD + " to repeat this run exactly"
@@ -175,6 +204,11 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 	if an != nil {
 		s.Anomaly.Found = true
 		s.Anomaly.Index, s.Anomaly.ExecutionTime, s.Anomaly.Steps, s.Anomaly.Finding, s.Anomaly.Path, s.Anomaly.Class = an.Index, Secs(an.ExecTimeNS), an.Steps, an.Finding, an.Path, an.Class
+		if an.Class >= 1 && an.Class <= len(sf.Classes) {
+			if k := sf.Classes[an.Class-1].Cause; k != nil {
+				s.Anomaly.Cause = k.Headline
+			}
+		}
 		s.Replay = append(s.Replay, "macepc replay --path "+an.Path)
 	}
 	switch {
@@ -238,6 +272,39 @@ func (c *Class) Describe() string {
 		sig = "set apart by " + strings.Join(c.Signature, ", ")
 	}
 	return fmt.Sprintf("%s of %s (%.1fx the median), %s", n, span, c.Slowdown, sig)
+}
+
+// DescribeTail says what a class of the normal tail is, in one line: its
+// executions, their times, slowdown and share of the search, and why they
+// are not anomalies.
+func (c *Class) DescribeTail(sf *SearchFile) string {
+	n := fmt.Sprintf("%d execution%s", c.Executions, plural(c.Executions, "", "s"))
+	span := ShortTime(time.Duration(c.MinNS))
+	if hi := ShortTime(time.Duration(c.MaxNS)); hi != span {
+		span += "–" + hi
+	}
+	var why []string
+	if sf.Significance != nil {
+		// The class's slowest member is the one most likely to be
+		// significant: judge the class by it.
+		slowest, at := -1, int64(-1)
+		for _, t := range sf.Significance.Tests {
+			if slices.Contains(c.Members, t.Index) && t.ExecTimeNS > at {
+				slowest, at = t.Index, t.ExecTimeNS
+			}
+		}
+		if t := sf.Significance.tailText(slowest); t != "" {
+			why = append(why, t)
+		}
+	}
+	if c.Cause != nil && c.Cause.Draws {
+		why = append(why, fmt.Sprintf("%.0f%% of the excess is the simulator's own draws (event durations, network delays) at a rate its models have", 100*c.Cause.DrawShare))
+	}
+	if len(why) == 0 {
+		why = append(why, "normal variance explains them")
+	}
+	return fmt.Sprintf("%s of %s (%.1fx the median, %.2g%% of the %d searched), not anomalies: %s", n, span, c.Slowdown,
+		100*float64(c.Executions)/float64(max(sf.Explored, 1)), sf.Explored, strings.Join(why, "; "))
 }
 
 // ShortTime is d with 4 significant digits in the unit that fits it

@@ -66,6 +66,28 @@ func (sf *SearchFile) validate() error {
 	if members != sf.Anomalies {
 		return fmt.Errorf("%d class members for %d anomalies", members, sf.Anomalies)
 	}
+	if !sf.Verdict.FenceOnly && !(sf.Verdict.Alpha > 0 && sf.Verdict.Alpha < 1) {
+		return fmt.Errorf("verdict alpha %v", sf.Verdict.Alpha)
+	}
+	tail := 0
+	for i, c := range sf.Tail {
+		if c.Rank != i+1 || c.Executions != len(c.Members) || c.Executions < 1 || !(c.MinNS <= c.MedianNS && c.MedianNS <= c.MaxNS) || c.Finding != "" {
+			return fmt.Errorf("tail class %d is malformed", i+1)
+		}
+		for _, m := range c.Members {
+			if m < 0 || m >= sf.Explored {
+				return fmt.Errorf("tail class %d: member %d of %d explored", i+1, m, sf.Explored)
+			}
+		}
+		r := c.Representative
+		if r.Index < 0 || r.Index >= sf.Explored || r.Class != 0 || r.Path != "" && r.Path != TailPath(c.Rank) {
+			return fmt.Errorf("tail class %d: representative %d is malformed", i+1, r.Index)
+		}
+		tail += c.Executions
+	}
+	if tail != sf.TailExecutions || sf.Anomalies+sf.TailExecutions != sf.Candidates {
+		return fmt.Errorf("%d tail class members for %d tail executions, %d anomalies of %d candidates", tail, sf.TailExecutions, sf.Anomalies, sf.Candidates)
+	}
 	if sf.Anomaly != nil {
 		if err := sf.Anomaly.validate(sf.Explored); err != nil {
 			return err

@@ -1,0 +1,370 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/critpath"
+	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/timedsim"
+)
+
+// Verdict says how phase 2 judges the executions above the threshold.
+type Verdict struct {
+	// Alpha is the family-wise error rate of the significance test: the
+	// chance that a search of a protocol whose slow executions are its
+	// normal variance reports an anomaly (anomaly.Significance).
+	Alpha float64 `json:"alpha"`
+	// FenceOnly is MacePC's verdict: every execution above the threshold
+	// is an anomaly (the paper's tables use it).
+	FenceOnly bool `json:"fence_only"`
+}
+
+// DefaultVerdict is the command line's: the significance test at a
+// family-wise rate of 0.01.
+func DefaultVerdict() Verdict { return Verdict{Alpha: anomaly.DefaultAlpha} }
+
+// resolved is v with a zero Alpha replaced by the default (the zero
+// Verdict is DefaultVerdict).
+func (v Verdict) resolved() Verdict {
+	if v.Alpha == 0 {
+		v.Alpha = anomaly.DefaultAlpha
+	}
+	return v
+}
+
+func (v Verdict) check() error {
+	if v = v.resolved(); !(v.Alpha > 0 && v.Alpha < 1) {
+		return fmt.Errorf("--alpha must be in (0, 1), got %v", v.Alpha)
+	}
+	return nil
+}
+
+// DrawShareTail is the share of an anomaly's excess over a median
+// execution that, made of the simulator's own draws (event durations and
+// network delays, critpath.Kind.Draw) at a rate they have, makes its class
+// the normal tail rather than an anomaly.
+const DrawShareTail = 0.5
+
+// SignificanceFile is the significance test of a search, in search.json.
+type SignificanceFile struct {
+	// Look is the look that decided (1: at the first candidate's triage
+	// budget, 2: at the search budget) of Looks planned; each look tests
+	// at the verdict's α/Looks, so that the search errs at most α in all.
+	Look  int `json:"look"`
+	Looks int `json:"looks"`
+	// Alpha is the look's family-wise rate; Level the level of each of its
+	// tests (Alpha over the number of windows).
+	Alpha float64 `json:"alpha"`
+	Level float64 `json:"level"`
+	// Searched is N, the executions the look judged.
+	Searched int `json:"searched"`
+	// CutNS: executions at least this slow are significant (0: none).
+	CutNS  int64            `json:"cut_ns"`
+	Models []TailModelFile  `json:"models"`
+	Tests  []TailTestFile   `json:"tests"`
+	Window []TailWindowFile `json:"windows"`
+}
+
+// TailModelFile is an anomaly.TailModel.
+type TailModelFile struct {
+	UNS       int64   `json:"u_ns"`
+	BelowNS   int64   `json:"below_ns"`
+	Excesses  int     `json:"excesses"`
+	Reference int     `json:"reference"`
+	Rate      float64 `json:"rate"`
+	SigmaNS   float64 `json:"sigma_ns"`
+	Xi        float64 `json:"xi"`
+	XiLow     float64 `json:"xi_low"`
+	XiHigh    float64 `json:"xi_high"`
+	MinShape  float64 `json:"min_shape"`
+	// Reason says why no model could be fitted ("" when one was): the
+	// fence then decides.
+	Reason string `json:"reason,omitempty"`
+}
+
+// TailTestFile is an anomaly.TailTest; P and PValue are null without a
+// model.
+type TailTestFile struct {
+	Index       int      `json:"index"`
+	ExecTimeNS  int64    `json:"exec_time_ns"`
+	Rank        int      `json:"rank"`
+	Model       int      `json:"model"`
+	P           *float64 `json:"p"`
+	PValue      *float64 `json:"p_value"`
+	Significant bool     `json:"significant"`
+}
+
+// TailWindowFile is a rejected anomaly.Window.
+type TailWindowFile struct {
+	FromNS int64   `json:"from_ns"`
+	ToNS   int64   `json:"to_ns"`
+	Open   bool    `json:"open"`
+	Count  int     `json:"count"`
+	Mass   float64 `json:"mass"`
+	PValue float64 `json:"p_value"`
+}
+
+// maxTailTests bounds the tests search.json keeps (the slowest).
+const maxTailTests = 50
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	x = round6sig(x)
+	return &x
+}
+
+// round6sig keeps 6 significant digits, so that files do not carry the
+// last bits of a float computation.
+func round6sig(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	return r
+}
+
+// judge runs the significance test of look (of looks) over the first n
+// executions of execs (index order). Findings are not judged (they are
+// anomalies) and do not enter the tail model: their time is the
+// scenario's timeout, not a measurement.
+func judge(pf *ProfileFile, t *Target, execs []CountsLine, n int, alpha float64, look, looks int) (*anomaly.SignificanceResult, *SignificanceFile) {
+	var prof, searched []time.Duration
+	for _, e := range pf.Executions {
+		if !findingOutcome(e.Outcome) {
+			prof = append(prof, time.Duration(e.ExecTimeNS))
+		}
+	}
+	var cands []anomaly.Candidate
+	for _, l := range execs[:n] {
+		if l.Finding != "" {
+			continue
+		}
+		searched = append(searched, time.Duration(l.ExecTimeNS))
+		if l.ExecTimeNS > pf.Threshold {
+			cands = append(cands, anomaly.Candidate{Index: l.Index, ExecTime: time.Duration(l.ExecTimeNS)})
+		}
+	}
+	cfg := anomaly.SignificanceConfig{Alpha: alpha / float64(looks), Tail: anomaly.TailConfig{MinShape: modelShape(t)}}
+	res := anomaly.Significance(prof, searched, cands, cfg)
+	f := &SignificanceFile{Look: look, Looks: looks, Alpha: round6sig(res.Alpha), Level: round6sig(res.Level), Searched: res.Searched, CutNS: int64(res.Cut),
+		Models: []TailModelFile{}, Tests: []TailTestFile{}, Window: []TailWindowFile{}}
+	for i, m := range res.Models {
+		if m == nil {
+			f.Models = append(f.Models, TailModelFile{Reason: res.Reasons[i]})
+			continue
+		}
+		f.Models = append(f.Models, TailModelFile{UNS: int64(m.U), BelowNS: int64(m.Below), Excesses: m.Excesses, Reference: m.Reference, Rate: round6sig(m.Rate),
+			SigmaNS: round6sig(m.Sigma), Xi: round6sig(m.Xi), XiLow: round6sig(m.XiLow), XiHigh: round6sig(m.XiHigh), MinShape: round6sig(m.MinShape)})
+	}
+	for i, tt := range res.Tests {
+		if i == maxTailTests {
+			break
+		}
+		f.Tests = append(f.Tests, TailTestFile{Index: tt.Index, ExecTimeNS: int64(tt.ExecTime), Rank: tt.Rank, Model: tt.Model, P: finite(tt.P), PValue: finite(tt.PValue), Significant: tt.Significant})
+	}
+	for i, w := range res.Windows {
+		if i == maxTailTests {
+			break
+		}
+		f.Window = append(f.Window, TailWindowFile{FromNS: int64(w.From), ToNS: int64(w.To), Open: w.Open, Count: w.Count, Mass: round6sig(w.Mass), PValue: round6sig(w.PValue)})
+	}
+	return res, f
+}
+
+// modelShape is the tail index of the simulator's network delays (ξ =
+// 1/α of its Pareto distribution): a sum or maximum of them has that
+// tail, so the tail model never extrapolates a lighter one.
+func modelShape(t *Target) float64 {
+	if a := t.Scenario.Network.WithDefaults().ParetoShape; a > 0 {
+		return 1 / a
+	}
+	return 0
+}
+
+// findingOutcome reports whether an execution's outcome is a finding
+// (its time is the scenario's timeout, not a measurement).
+func findingOutcome(o string) bool {
+	switch o {
+	case timedsim.Panicked.String(), timedsim.Hung.String(), timedsim.SafetyViolated.String():
+		return true
+	}
+	return false
+}
+
+// Cause is the critical-path attribution of a class's representative
+// against a median execution of the search (package critpath).
+type Cause struct {
+	// Headline says in one line what most of the excess was spent on.
+	Headline string `json:"headline"`
+	// Against is the median execution compared with: its index and time.
+	AgainstIndex int   `json:"against_index"`
+	AgainstNS    int64 `json:"against_ns"`
+	ExcessNS     int64 `json:"excess_ns"`
+	// DrawShare is the share of the excess made of the models' own draws.
+	DrawShare float64 `json:"draw_share"`
+	// Draws says whether the class is the normal tail because its excess
+	// is the models' draws at a rate they have (DrawShareTail).
+	Draws bool        `json:"draws"`
+	Parts []CausePart `json:"parts"`
+	// Steps are the steps on the representative's critical path.
+	Steps []int `json:"steps"`
+	// Labels are the event labels on the representative's critical path
+	// that the median execution's lacks (phase 3b ranks them first).
+	Labels []string `json:"labels"`
+}
+
+// CausePart is one part of a Cause (critpath.Part).
+type CausePart struct {
+	Kind     string `json:"kind"`
+	Label    string `json:"label"`
+	SlowNS   int64  `json:"slow_ns"`
+	NormalNS int64  `json:"normal_ns"`
+	ExcessNS int64  `json:"excess_ns"`
+	Text     string `json:"text"`
+}
+
+// maxCauseParts bounds the parts a Cause keeps.
+const maxCauseParts = 6
+
+// medianExecution is the search execution closest in time to the
+// profile's median (the lowest index among ties), not above the threshold
+// and no finding; -1 when there is none.
+func medianExecution(pf *ProfileFile, execs []CountsLine) int {
+	best, bestD := -1, int64(math.MaxInt64)
+	for i, l := range execs {
+		if l.Finding != "" || l.ExecTimeNS > pf.Threshold {
+			continue
+		}
+		d := l.ExecTimeNS - pf.MedianNS
+		if d < 0 {
+			d = -d
+		}
+		if d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// causer computes the causes of classes' representatives against one
+// median execution, replaying each once.
+type causer struct {
+	ctx    context.Context
+	env    Env
+	t      *Target
+	n      int // executions searched: the rate of draws
+	alpha  float64
+	median *CountsLine
+	normal *critpath.Path
+	nlabel map[string]bool
+	cache  map[int]*Cause
+}
+
+func newCauser(ctx context.Context, env Env, t *Target, pf *ProfileFile, execs []CountsLine, alpha float64) (*causer, error) {
+	c := &causer{ctx: ctx, env: env, t: t, n: len(execs), alpha: alpha, cache: map[int]*Cause{}}
+	m := medianExecution(pf, execs)
+	if m < 0 {
+		return c, nil
+	}
+	c.median = &execs[m]
+	r, err := record(ctx, env, t, timedsim.SeedPath(c.median.Seed))
+	if err != nil {
+		return nil, err
+	}
+	if c.normal, err = critpath.Compute(r.Events); err != nil {
+		return nil, err
+	}
+	c.nlabel = map[string]bool{}
+	for _, l := range c.normal.Labels(r.Events) {
+		c.nlabel[l] = true
+	}
+	return c, nil
+}
+
+// cause is the attribution of execution l (nil when there is no median
+// execution to compare with, or l is a finding).
+func (c *causer) cause(l *CountsLine) (*Cause, error) {
+	if c.normal == nil || l.Finding != "" {
+		return nil, nil
+	}
+	if k, ok := c.cache[l.Index]; ok {
+		return k, nil
+	}
+	r, err := record(c.ctx, c.env, c.t, timedsim.SeedPath(l.Seed))
+	if err != nil {
+		return nil, err
+	}
+	p, err := critpath.Compute(r.Events)
+	if err != nil {
+		return nil, err
+	}
+	a := critpath.Attribute(p, c.normal)
+	k := &Cause{Headline: a.Headline(), AgainstIndex: c.median.Index, AgainstNS: c.median.ExecTimeNS, ExcessNS: int64(a.Excess),
+		DrawShare: round6sig(a.DrawShare), Parts: []CausePart{}, Steps: p.Steps, Labels: []string{}}
+	for _, pt := range a.Parts {
+		if len(k.Parts) == maxCauseParts || pt.Excess <= 0 {
+			break
+		}
+		k.Parts = append(k.Parts, CausePart{Kind: pt.Kind.String(), Label: pt.Label, SlowNS: int64(pt.Slow), NormalNS: int64(pt.Normal), ExcessNS: int64(pt.Excess), Text: pt.Describe()})
+	}
+	for _, lb := range p.Labels(r.Events) {
+		if !c.nlabel[lb] {
+			k.Labels = append(k.Labels, lb)
+		}
+	}
+	k.Draws = a.DrawShare >= DrawShareTail && c.plausibleDraws(a)
+	c.cache[l.Index] = k
+	return k, nil
+}
+
+// plausibleDraws reports whether the draws that make up an attribution's
+// excess are ones the models make at the rate of this search: a network
+// delay at quantile q is drawn about N·draws·(1−q) times in N executions of
+// that many draws, and one expected less than alpha times is no ordinary
+// draw. (Event durations come from empirical tables, whose quantiles the
+// path does not record: they count as plausible.)
+func (c *causer) plausibleDraws(a critpath.Attribution) bool {
+	for _, pt := range a.Parts {
+		if pt.Excess <= 0 || pt.Kind != critpath.Propagation {
+			continue
+		}
+		q := pt.Largest.Quantile
+		if float64(c.n)*float64(a.SlowDraws)*(1-q) < c.alpha {
+			return false
+		}
+	}
+	return true
+}
+
+// DescribeVerdict says in one line how the search judged its candidates,
+// for the search phase's line and the summary.
+func (sf *SearchFile) DescribeVerdict() string {
+	switch {
+	case sf.Verdict.FenceOnly:
+		return "the fence alone (--fence-only): every execution above the threshold is an anomaly"
+	case sf.Significance == nil:
+		return fmt.Sprintf("significance test at family-wise α = %g", sf.Verdict.Alpha)
+	}
+	g := sf.Significance
+	return fmt.Sprintf("significance test at family-wise α = %g, look %d of %d over %d executions", sf.Verdict.Alpha, g.Look, g.Looks, g.Searched)
+}
+
+// tailText says why the slowest execution of a normal-tail class, idx,
+// is not an anomaly ("" when the test did not judge it).
+func (g *SignificanceFile) tailText(idx int) string {
+	for _, t := range g.Tests {
+		if t.Index != idx || t.P == nil || t.PValue == nil {
+			continue
+		}
+		return fmt.Sprintf("the tail model of the faster executions puts a normal one at %s or more with p = %.2g, and %d of %d that slow with probability %.2g (the test's level is %.2g)",
+			units.Duration(time.Duration(t.ExecTimeNS)), *t.P, t.Rank, g.Searched, *t.PValue, g.Level)
+	}
+	return ""
+}
