@@ -85,13 +85,15 @@ type Summary struct {
 		Class         int     `json:"class"`
 		FirstIndex    int     `json:"first_index"`
 		Anomalies     int     `json:"anomalies"`
-		Classes       []struct {
-			Rank           int    `json:"rank"`
-			Executions     int    `json:"executions"`
-			Representative int    `json:"representative"`
-			Path           string `json:"path"`
-			Text           string `json:"text"`
-		} `json:"classes"`
+		Classes       []SummaryClass `json:"classes"`
+		// Verdict says how the executions above the threshold were
+		// judged; Cause is the analysed anomaly's critical path; Tail the
+		// classes above the threshold that are not anomalies.
+		Verdict        string         `json:"verdict"`
+		Candidates     int            `json:"candidates"`
+		Cause          string         `json:"cause"`
+		Tail           []SummaryClass `json:"tail"`
+		TailExecutions int            `json:"tail_executions"`
 	} `json:"anomaly"`
 	Divergence *struct {
 		Step                 int     `json:"step"`
@@ -109,6 +111,16 @@ type Summary struct {
 	Correlations []SummaryCorr `json:"correlations"`
 	LengthOnly   []SummaryCorr `json:"length_only"`
 	Replay       []string      `json:"replay"`
+}
+
+// SummaryClass is a class of summary.json's anomalies or normal tail.
+type SummaryClass struct {
+	Rank           int    `json:"rank"`
+	Executions     int    `json:"executions"`
+	Representative int    `json:"representative"`
+	Path           string `json:"path"`
+	Text           string `json:"text"`
+	Cause          string `json:"cause"`
 }
 
 // SummaryCorr is one label of summary.json's correlation lists.

@@ -74,6 +74,8 @@ func verdict(r *Results) (string, bool) {
 		return "Profile only: the anomaly search has not run.", false
 	case !a.Found && !a.Complete:
 		return fmt.Sprintf("The anomaly search was interrupted after %d executions without finding an anomaly.", a.Explored), false
+	case !a.Found && a.TailExecutions > 0:
+		return fmt.Sprintf("No anomaly in %d executions: the %d above the threshold %s are the normal tail, which normal variance explains.", a.Explored, a.TailExecutions, fmtSec(s.Profile.Threshold)), false
 	case !a.Found:
 		return fmt.Sprintf("No anomaly in %d executions: every execution finished within the threshold %s.", a.Explored, fmtSec(s.Profile.Threshold)), false
 	}
@@ -89,16 +91,19 @@ func verdict(r *Results) (string, bool) {
 	return fmt.Sprintf("Anomaly: execution %d%s took %s, %.1f× the median %s.", a.Index, classes, fmtSec(a.ExecutionTime), a.ExecutionTime/max(s.Profile.Median, 1e-9), fmtSec(s.Profile.Median)), true
 }
 
-// causeText names the cause of the analysed anomaly in one sentence: the
-// divergence event (the step after which no walk recovers) and the label
-// ranked first by its correlation with execution time; "" when neither
-// phase ran.
+// causeText names the cause of the analysed anomaly in one sentence: what
+// its critical path spent the excess on, the divergence event (the step
+// after which no walk recovers) and the label ranked first by its
+// correlation with execution time; "" when none is known.
 func causeText(r *Results) string {
 	s := r.Summary
 	if s == nil || s.Anomaly == nil || !s.Anomaly.Found {
 		return ""
 	}
 	var parts []string
+	if c := s.Anomaly.Cause; c != "" {
+		parts = append(parts, c)
+	}
 	if d := s.Divergence; d != nil {
 		if d.Step < 0 {
 			parts = append(parts, "no divergence point (no walk recovers even from the start)")
@@ -211,6 +216,26 @@ func summaryRows(r *Results) []row {
 			what = a.Finding + fmt.Sprintf(", %d steps", a.Steps)
 		}
 		rows = append(rows, row{"analysed execution", fmt.Sprintf("execution %d, class %d's representative: %s", a.Index, a.Class, what)})
+		if a.Cause != "" {
+			rows = append(rows, row{"critical path", a.Cause})
+		}
+	}
+	if a != nil && a.Verdict != "" && a.Candidates > 0 {
+		rows = append(rows, row{"verdict", a.Verdict})
+	}
+	if a != nil && a.TailExecutions > 0 {
+		rows = append(rows, row{"normal tail", fmt.Sprintf("%d of %d executions above the threshold, not anomalies", a.TailExecutions, a.Explored)})
+		for i, c := range a.Tail {
+			if i == maxClassRows {
+				rows = append(rows, row{"…", fmt.Sprintf("%d more tail classes in %s", len(a.Tail)-i, FileSearch)})
+				break
+			}
+			v := c.Text
+			if c.Cause != "" {
+				v += "; critical path: " + c.Cause
+			}
+			rows = append(rows, row{fmt.Sprintf("tail %d", c.Rank), v + ifs(c.Path != "", "; replay "+c.Path, "")})
+		}
 	}
 	if d := s.Divergence; d != nil {
 		if d.Step < 0 {

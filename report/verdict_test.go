@@ -11,7 +11,8 @@ import (
 )
 
 // The verdict leads with the cause: on the RandTree run, the line under
-// the title names the divergence event of divergence.json and the label
+// the title names what the anomaly's critical path waited for (the
+// recovery timer), the divergence event of divergence.json and the label
 // ranked first in summary.json, in summary.md and in report.html's banner.
 func TestVerdictNamesCause(t *testing.T) {
 	dir := runPipeline(t)
@@ -23,7 +24,10 @@ func TestVerdictNamesCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := r.Divergence.Event
-	want := fmt.Sprintf("Cause: divergence at step %d, %s on %s; top-ranked label %s (r = ", ev.Step, ev.Label, ev.Node, r.Summary.Correlations[0].Label)
+	if c := r.Summary.Anomaly.Cause; !strings.Contains(c, "waiting on timer recovery") {
+		t.Fatalf("the critical path does not name the recovery timer: %q", c)
+	}
+	want := fmt.Sprintf("Cause: %s; divergence at step %d, %s on %s; top-ranked label %s (r = ", r.Summary.Anomaly.Cause, ev.Step, ev.Label, ev.Node, r.Summary.Correlations[0].Label)
 	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
