@@ -73,18 +73,18 @@ type Summary struct {
 		Warnings    []string `json:"warnings"`
 	} `json:"profile"`
 	Anomaly *struct {
-		Found         bool    `json:"found"`
-		Explored      int     `json:"explored"`
-		MaxRuns       int     `json:"max_runs"`
-		Complete      bool    `json:"complete"`
-		Index         int     `json:"index"`
-		ExecutionTime float64 `json:"execution_time"`
-		Steps         int     `json:"steps"`
-		Finding       string  `json:"finding"`
-		Path          string  `json:"path"`
-		Class         int     `json:"class"`
-		FirstIndex    int     `json:"first_index"`
-		Anomalies     int     `json:"anomalies"`
+		Found         bool           `json:"found"`
+		Explored      int            `json:"explored"`
+		MaxRuns       int            `json:"max_runs"`
+		Complete      bool           `json:"complete"`
+		Index         int            `json:"index"`
+		ExecutionTime float64        `json:"execution_time"`
+		Steps         int            `json:"steps"`
+		Finding       string         `json:"finding"`
+		Path          string         `json:"path"`
+		Class         int            `json:"class"`
+		FirstIndex    int            `json:"first_index"`
+		Anomalies     int            `json:"anomalies"`
 		Classes       []SummaryClass `json:"classes"`
 		// Verdict says how the executions above the threshold were
 		// judged; Cause is the analysed anomaly's critical path; Tail the
