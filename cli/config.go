@@ -24,6 +24,7 @@ type simFlags struct {
 	execTime        string
 	maxSteps        int
 	checkSafety     bool
+	ignoreNotes     bool
 	checkDet        bool // --check-determinism
 }
 
@@ -42,6 +43,7 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.execTime, "exec-time", "stop-time", "execution time: stop-time (when the stopping condition first holds) or avg-clock (the paper's average node clock)")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "end each execution after this many events (0: no limit; for systems that never stop)")
 	fs.BoolVar(&f.checkSafety, "check-safety", false, "check the system's safety properties after every event; a violation is a finding")
+	fs.BoolVar(&f.ignoreNotes, "ignore-notes", false, "leave the handlers' notes (ctx.Note) out of the event labels, as if the protocol had none: how phase 3b ranks a protocol written without them")
 	fs.BoolVar(&f.checkDet, "check-determinism", false, checkDetDoc)
 }
 
@@ -83,7 +85,7 @@ func (a *app) resolve(f *simFlags) (*pipeline.Target, error) {
 }
 
 func simOptions(f *simFlags) (timedsim.Options, error) {
-	o := timedsim.Options{MaxSteps: f.maxSteps, CheckSafety: f.checkSafety}
+	o := timedsim.Options{MaxSteps: f.maxSteps, CheckSafety: f.checkSafety, IgnoreNotes: f.ignoreNotes}
 	switch f.semantics {
 	case "requeue":
 		o.Semantics = timedsim.Requeue

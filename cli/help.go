@@ -84,9 +84,9 @@ func flagGroup(cmd, flag string) string {
 	switch flag {
 	case "liveness":
 		return "Mode"
-	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "runs":
+	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "ignore-notes", "runs":
 		return "What to run"
-	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "confirm-walks", "class":
+	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "alpha", "fence-only", "confirm-walks", "class":
 		return "Phases"
 	case "walks":
 		if cmd == "run --liveness" {

@@ -211,3 +211,56 @@ func TestCheckNote(t *testing.T) {
 type badNote struct{ pingpong.Node }
 
 func (*badNote) Init(ctx timedsim.Context) { ctx.Note("dropped") }
+
+// TestIgnoreNotes (issue 26): with Options.IgnoreNotes the same path runs
+// the same execution (times, steps, plain counts) while no label carries
+// a note, and a handler that only noted counts as having done nothing, as
+// a protocol written without notes would.
+func TestIgnoreNotes(t *testing.T) {
+	sc := noterScenario(6, true)
+	run := func(ignore bool) *timedsim.Result {
+		sim, err := timedsim.NewSimulator(sc, timedsim.Options{IgnoreNotes: ignore, Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim.Run(timedsim.SeedPath(3))
+	}
+	with, without := run(false), run(true)
+	if with.ExecTime != without.ExecTime || with.Steps != without.Steps || !maps.Equal(with.Counts, without.Counts) {
+		t.Fatalf("ignoring notes changed the execution: %v/%d vs %v/%d", with.ExecTime, with.Steps, without.ExecTime, without.Steps)
+	}
+	noted := 0
+	for l, n := range with.Composite {
+		if strings.Contains(l, "ignored: no news") {
+			noted += n
+		}
+	}
+	if noted == 0 {
+		t.Fatal("the test's premise: some handler noted 'ignored: no news'")
+	}
+	for l := range without.Composite {
+		if strings.Contains(l, "ignored: no news") || strings.Contains(l, "merged: news") || strings.Contains(l, "tick: every third") {
+			t.Fatalf("label %q carries a note with IgnoreNotes", l)
+		}
+	}
+	if without.Composite["deliver Rumor → (nothing)"] < noted {
+		t.Fatalf("the %d Rumors that only noted do not count as (nothing): %v", noted, without.Composite)
+	}
+	for _, e := range without.Events {
+		if len(e.Notes) > 0 {
+			t.Fatalf("step %d records notes %v with IgnoreNotes", e.Step, e.Notes)
+		}
+	}
+	// The config hash tells the two apart, and a path file keeps the
+	// choice.
+	if timedsim.ConfigHash("g", "v", sc, timedsim.Options{}) == timedsim.ConfigHash("g", "v", sc, timedsim.Options{IgnoreNotes: true}) {
+		t.Fatal("IgnoreNotes does not change the config hash")
+	}
+	pf, err := timedsim.NewPathFile("g", "v", sc, timedsim.Options{IgnoreNotes: true}, timedsim.SeedPath(3), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := pf.Options(); err != nil || !o.IgnoreNotes {
+		t.Fatalf("path file options %+v, %v", o, err)
+	}
+}

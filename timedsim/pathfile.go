@@ -38,6 +38,9 @@ type PathFile struct {
 	ExecTime   string    `json:"exec_time"`
 	MaxSteps   int       `json:"max_steps,omitempty"`
 	Safety     bool      `json:"check_safety,omitempty"`
+	// IgnoreNotes: the execution's labels leave the handlers' notes out
+	// (Options.IgnoreNotes).
+	IgnoreNotes bool `json:"ignore_notes,omitempty"`
 	Note       string    `json:"note,omitempty"`
 	Segments   []Segment `json:"segments"`
 	// EDD is the event duration distribution set, embedded (edd JSON).
@@ -63,7 +66,7 @@ func NewPathFile(system, variant string, sc *Scenario, opts Options, p Path, not
 		System: system, Variant: variant, Nodes: sc.Nodes, Params: maps.Clone(sc.Params),
 		ConfigHash: ConfigHash(system, variant, sc, opts),
 		Semantics:  opts.Semantics.String(), ExecTime: opts.ExecTime.String(),
-		MaxSteps: opts.MaxSteps, Safety: opts.CheckSafety,
+		MaxSteps: opts.MaxSteps, Safety: opts.CheckSafety, IgnoreNotes: opts.IgnoreNotes,
 		Note: note, Segments: append([]Segment(nil), p.Segments...),
 		EDD: json.RawMessage(bytes.TrimSpace(buf.Bytes())),
 	}, nil
@@ -94,7 +97,7 @@ func (f *PathFile) Options() (Options, error) {
 	if f.MaxSteps < 0 {
 		return o, fmt.Errorf("timedsim: path file has negative max_steps %d", f.MaxSteps)
 	}
-	o.MaxSteps, o.CheckSafety = f.MaxSteps, f.Safety
+	o.MaxSteps, o.CheckSafety, o.IgnoreNotes = f.MaxSteps, f.Safety, f.IgnoreNotes
 	set, err := edd.Read(bytes.NewReader(f.EDD))
 	if err != nil {
 		return o, fmt.Errorf("timedsim: path file's edd: %w", err)
@@ -173,6 +176,9 @@ func ConfigHash(system, variant string, sc *Scenario, opts Options) string {
 	fmt.Fprintf(h, "system=%s\nvariant=%s\nnodes=%d\nrevision=%s\ntimeout=%d\ncheck=%d\nsemantics=%s\nexec=%s\nmaxsteps=%d\nsafety=%t\nedd=%x\nnet=",
 		system, variant, sc.Nodes, sc.Revision, int64(sc.Timeout), sc.CheckEvery, opts.Semantics, opts.ExecTime, opts.MaxSteps, opts.CheckSafety, set.Hash())
 	h.Write(netJSON)
+	if opts.IgnoreNotes { // only then, so that every other hash stays what it was
+		fmt.Fprintf(h, "\nnotes=ignored")
+	}
 	if len(sc.Params) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(sc.Params)) {
 			fmt.Fprintf(h, "\nparam %s=%s", k, sc.Params[k])

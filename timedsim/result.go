@@ -74,6 +74,13 @@ type Options struct {
 	CheckSafety bool
 	// MaxSteps ends an execution after this many events (0: no limit).
 	MaxSteps int
+	// IgnoreNotes leaves the handlers' notes (Context.Note) out of the
+	// labels, the counts and the event log, as if the protocol had been
+	// written without them: a handler that only noted something counts
+	// as SentNothing. Notes never change an execution, so its times and
+	// steps are the same either way; phase 3b's ranking is then measured
+	// on labels a protocol written elsewhere would have.
+	IgnoreNotes bool
 	// CountWindow, if positive, also counts the events that start before
 	// this simulated time (Result.WindowCounts, WindowComposite). Phase 3b
 	// sets it to the normal execution time (the profile's Q3): an event

@@ -1184,7 +1184,16 @@ func (c *nodeCtx) TimerPending(name string) bool {
 	return *slot >= 0
 }
 
-func (c *nodeCtx) Note(text string) { c.alive(); c.s.note(c.label, text) }
+func (c *nodeCtx) Note(text string) {
+	c.alive()
+	if c.s.opts.IgnoreNotes {
+		if err := CheckNote(text); err != nil {
+			panic(err.Error()) // the same caller bug either way
+		}
+		return
+	}
+	c.s.note(c.label, text)
+}
 
 func (c *nodeCtx) Logf(format string, args ...any) {
 	c.alive()
