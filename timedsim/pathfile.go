@@ -27,22 +27,22 @@ const (
 // simulator options, the EDD, and a hash of the configuration so a stale
 // file is refused rather than silently replaying something else.
 type PathFile struct {
-	Format     string    `json:"format"`
-	Version    int       `json:"version"`
-	System     string    `json:"system"`
-	Variant    string    `json:"variant"`
-	Nodes      int       `json:"nodes"`
-	Params     Params    `json:"params,omitempty"`
-	ConfigHash string    `json:"config_hash"`
-	Semantics  string    `json:"semantics"`
-	ExecTime   string    `json:"exec_time"`
-	MaxSteps   int       `json:"max_steps,omitempty"`
-	Safety     bool      `json:"check_safety,omitempty"`
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	System     string `json:"system"`
+	Variant    string `json:"variant"`
+	Nodes      int    `json:"nodes"`
+	Params     Params `json:"params,omitempty"`
+	ConfigHash string `json:"config_hash"`
+	Semantics  string `json:"semantics"`
+	ExecTime   string `json:"exec_time"`
+	MaxSteps   int    `json:"max_steps,omitempty"`
+	Safety     bool   `json:"check_safety,omitempty"`
 	// IgnoreNotes: the execution's labels leave the handlers' notes out
 	// (Options.IgnoreNotes).
-	IgnoreNotes bool `json:"ignore_notes,omitempty"`
-	Note       string    `json:"note,omitempty"`
-	Segments   []Segment `json:"segments"`
+	IgnoreNotes bool      `json:"ignore_notes,omitempty"`
+	Note        string    `json:"note,omitempty"`
+	Segments    []Segment `json:"segments"`
 	// EDD is the event duration distribution set, embedded (edd JSON).
 	EDD json.RawMessage `json:"edd"`
 }
