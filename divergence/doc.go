@@ -128,6 +128,26 @@
 // shown to Config.Each: they are not whole executions. A probe that
 // recovers stops at its first recovering walk, as in MacePC.
 //
+// # Time budget
+//
+// The criterion is absolute: a walk must finish within Limit. A prefix
+// that replays many steps has spent part of that budget, and late enough
+// in a slow execution none is left: its walks fail because they start
+// too late, not because its last step made things worse. A fixed-backoff
+// duel between two proposers shows it: every round can still end the duel,
+// so "some walk recovers" holds round after round until the rounds have
+// used up the limit, and the search reports the round where time ran
+// out, many steps after the collision that decided the duel.
+//
+// The pipeline checks for it (budgetBound): when the fastest walk from the
+// prefix one step past the divergence point needed no more time after
+// its prefix than the similar walk needed after its own, the point is
+// where the budget ran out. It then searches again with MinRecovered =
+// k/2, asking where recovery stops being likely rather than possible,
+// and reports that step, saying why. MinRecovered > 1 runs no
+// confirmation walks: a probe's count of recoveries among k walks is the
+// estimate it needs.
+//
 // # Cost
 //
 // Search makes at most 2·⌈log2(s+1)⌉+2 probes for an execution of s steps,

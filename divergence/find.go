@@ -39,6 +39,14 @@ type Config struct {
 	// Recovers is the criterion a walk must meet to count as recovered
 	// (MacePC: "ExecTime <= the profile's Q3"; see Criterion).
 	Recovers func(*timedsim.Result) bool
+	// MinRecovered is how many of a probe's k walks must recover for the
+	// prefix to recover (0 or 1: one, MacePC's probe, with the
+	// confirmation walks). More asks whether recovery is likely from the
+	// prefix rather than possible: with k/2 the divergence point is where
+	// half the continuations stop recovering (see "Time budget" in the
+	// package documentation). A probe with MinRecovered > 1 runs no
+	// confirmation walks.
+	MinRecovered int
 	// Each, if set, sees the walks among the first k of each probe that
 	// count — up to and including its first recovering walk, or all k —
 	// in a deterministic order: probe order, then walk index (never a
@@ -60,8 +68,11 @@ type ProbeRecord struct {
 	// Recovered says some walk met the criterion.
 	Recovered bool
 	// RecoveredWalk is the index of the first recovering walk, -1 if none
-	// (an index of k or more is a confirmation walk).
+	// (an index of k or more is a confirmation walk); with MinRecovered >
+	// 1 the probe ran on to the MinRecovered-th.
 	RecoveredWalk int
+	// Recoveries counts the recovering walks among those counted.
+	Recoveries int
 	// ExecTimes are the execution times of the counted walks among the
 	// first k, in walk order, then of a recovering confirmation walk; the
 	// confirmation walks that did not recover are counted in Cut (they
@@ -146,7 +157,10 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		panic(fmt.Sprintf("divergence: Find with %d walks per probe", cfg.Walks))
 	case totalSteps < 0:
 		panic(fmt.Sprintf("divergence: Find over %d steps", totalSteps))
+	case cfg.MinRecovered < 0 || cfg.MinRecovered > max(cfg.Walks, DefaultWalks*boolInt(cfg.Walks == 0)):
+		panic(fmt.Sprintf("divergence: Find with MinRecovered %d of %d walks", cfg.MinRecovered, cfg.Walks))
 	}
+	need := max(cfg.MinRecovered, 1)
 	if err := anomalous.Validate(); err != nil {
 		return nil, fmt.Errorf("divergence: anomalous path: %w", err)
 	}
@@ -155,10 +169,10 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		k = DefaultWalks
 	}
 	switch {
+	case need > 1 || confirm < 0:
+		confirm = 0
 	case confirm == 0:
 		confirm = DefaultConfirm
-	case confirm < 0:
-		confirm = 0
 	}
 	cut := *cfg.Explorer
 	if cfg.Deadline > 0 {
@@ -181,13 +195,22 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 					cfg.Each(p, j, r)
 				}
 				if cfg.Recovers(r) {
-					rec.Recovered, rec.RecoveredWalk, first = true, j, r
-					return false
+					rec.Recoveries++
+					if first == nil {
+						first, rec.RecoveredWalk = r, j
+					}
+					if rec.Recoveries == need {
+						rec.Recovered = true
+						return false
+					}
 				}
 				return true
 			},
 		})
 		rec.Walks = done
+		if !rec.Recovered {
+			first, rec.RecoveredWalk = nil, -1 // too few recovered
+		}
 		if err == nil && !rec.Recovered && confirm > 0 {
 			// Confirmation walks k, k+1, …: only whether one recovers.
 			_, done, err = cut.Run(ctx, timedsim.Work{
@@ -195,6 +218,7 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 				Path: func(i int) timedsim.Path { return walk(k + i) },
 				Each: func(i int, r *timedsim.Result) bool {
 					if cfg.Recovers(r) {
+						rec.Recoveries++
 						rec.Recovered, rec.RecoveredWalk, first = true, k+i, r
 						rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
 						return false
@@ -231,4 +255,11 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		}
 	}
 	return rep, err
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

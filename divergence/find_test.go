@@ -457,3 +457,38 @@ func BenchmarkFind(b *testing.B) {
 	b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "executions/s")
 	b.ReportMetric(float64(execs)/float64(b.N), "executions/op")
 }
+
+// TestFindMinRecovered (issue 26): asking that half the walks recover
+// puts the divergence point no later than asking for one, each probe
+// stops at its MinRecovered-th recovering walk and runs no confirmation
+// walks, and the similar walk is the probe's first recovering one.
+func TestFindMinRecovered(t *testing.T) {
+	c := newRandTreeCase(t)
+	const k = 20
+	any, _ := c.find(t, 2, k)
+	half, err := Find(context.Background(), Config{
+		Explorer: &timedsim.Explorer{Scenario: c.sc, Jobs: 2}, Walks: k, MinRecovered: k / 2,
+		Deadline: c.q3, Seed: walkSeed, Recovers: c.recovers,
+	}, c.bad.Path, c.bad.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("divergence step: %d with one recovering walk, %d with half", any.Step, half.Step)
+	if half.Step > any.Step {
+		t.Fatalf("half the walks recover up to step %d, beyond the last step (%d) from which one does", half.Step, any.Step)
+	}
+	for _, p := range half.Probes {
+		if p.Cut != 0 || p.Walks > k {
+			t.Errorf("probe %+v ran confirmation walks", p)
+		}
+		if p.Recovered != (p.Recoveries >= k/2) || p.Recovered && p.Recoveries != k/2 {
+			t.Errorf("probe %+v: %d recoveries", p, p.Recoveries)
+		}
+		if p.Recovered && (p.RecoveredWalk < 0 || !c.recovers(&timedsim.Result{Finished: true, ExecTime: p.ExecTimes[p.RecoveredWalk]})) {
+			t.Errorf("probe %+v: its first recovering walk does not recover", p)
+		}
+	}
+	if half.Step >= 0 && (half.Similar == nil || !c.recovers(half.Similar)) {
+		t.Errorf("similar walk %v does not recover", half.Similar)
+	}
+}

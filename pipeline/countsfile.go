@@ -51,7 +51,7 @@ func searchLines(sf *SearchFile) countsSpec {
 // divergence.WalkSeed(df.Seed, p, j).
 func walkLines(df *DivergenceFile) countsSpec {
 	seen := map[[2]int]bool{}
-	return countsSpec{phase: PhaseDiverge, lines: df.Executions, atMost: true, check: func(_ int, l *CountsLine) error {
+	return countsSpec{phase: PhaseDiverge, lines: df.Executions + df.BudgetExecutions, atMost: true, check: func(_ int, l *CountsLine) error {
 		k := [2]int{l.Prefix, l.Index}
 		if seen[k] {
 			return fmt.Errorf("walk %d of prefix %d again", l.Index, l.Prefix)

@@ -47,7 +47,18 @@ type DivergenceFile struct {
 	Executions        int      `json:"executions"`
 	Probes            []Probe  `json:"probes"`
 	// Why says in one line why step Step decides the outcome.
-	Why         string   `json:"why"`
+	Why string `json:"why"`
+	// BudgetStep is the step at which the first search (one recovering
+	// walk suffices) put the divergence point when that was only where
+	// the time budget ran out: the walks from the step after it were as
+	// fast after their prefix as the similar one after its own, but
+	// started too late to finish within the limit. Step is then where
+	// half the walks stop recovering (Majority). Nil: not so.
+	BudgetStep *int `json:"budget_step,omitempty"`
+	Majority   bool `json:"majority,omitempty"`
+	// BudgetExecutions are the walks of that first search (its walks
+	// are the ones in divergence-walks.jsonl; Probes are the second's).
+	BudgetExecutions int `json:"budget_executions,omitempty"`
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Anomaly     *Anomaly `json:"anomaly"`
 }
@@ -83,6 +94,9 @@ type Probe struct {
 	RecoveredWalk int     `json:"recovered_walk"`
 	ExecTimesNS   []int64 `json:"exec_times_ns"`
 	Cut           int     `json:"cut_walks"` // confirmation walks that did not recover (exec_times_ns holds the others)
+	// Recoveries counts the recovering walks (several when the search
+	// asked for half the walks: DivergenceFile.Majority).
+	Recoveries int `json:"recoveries,omitempty"`
 }
 
 // DivergeConfig configures phase 3a.
@@ -237,13 +251,35 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		steps++
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
-	prog.Done()
 	if errors.Is(err, timedsim.ErrNondeterministic) {
+		prog.Done()
 		return nil, err
 	}
 	if err != nil {
+		prog.Done()
 		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}
+	// Replay the anomaly with the event log on: its step times tell
+	// whether the divergence point is only where the time budget ran out.
+	aRes, err := record(ctx, env, t, anomalous)
+	if err != nil {
+		prog.Done()
+		return nil, err
+	}
+	var budgetStep *int
+	budgetExecs := 0
+	if budgetBound(rep, aRes) {
+		step := rep.Step
+		budgetStep, budgetExecs = &step, rep.Executions
+		cfg.Each, cfg.MinRecovered = nil, max(walks/2, 1)
+		half, err := divergence.Find(ctx, cfg, anomalous, steps)
+		if err != nil {
+			prog.Done()
+			return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", rep.Executions+countProbeWalks(half), d.path)
+		}
+		rep = half
+	}
+	prog.Done()
 	// The divergence point is found: the files of an earlier one go now,
 	// and not before (a refused or interrupted phase changes no file).
 	if err := d.clearAfter(PhaseSearch); err != nil {
@@ -252,20 +288,15 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.MedianNS, Q3NS: pf.Q3NS, ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
-		AnomalyLog: FileAnomalyLog, Anomaly: an}
+		AnomalyLog: FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
 	for _, pr := range rep.Probes {
 		ts := make([]int64, len(pr.ExecTimes))
 		for i, t := range pr.ExecTimes {
 			ts[i] = int64(t)
 		}
-		df.Probes = append(df.Probes, Probe{Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, RecoveredWalk: pr.RecoveredWalk, ExecTimesNS: ts, Cut: pr.Cut})
+		df.Probes = append(df.Probes, Probe{Prefix: pr.Prefix, Walks: pr.Walks, Recovered: pr.Recovered, RecoveredWalk: pr.RecoveredWalk, ExecTimesNS: ts, Cut: pr.Cut, Recoveries: pr.Recoveries})
 	}
 
-	// Replay both executions with the event log on.
-	aRes, err := record(ctx, env, t, anomalous)
-	if err != nil {
-		return nil, err
-	}
 	if aRes.ExecTime != time.Duration(an.ExecTimeNS) || aRes.Steps != an.Steps {
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
@@ -320,6 +351,39 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	return df, nil
 }
 
+// budgetBound reports whether a divergence point is only where the time
+// budget ran out: the prefix one step longer did not recover, yet its
+// fastest walk needed no more time after its prefix (10% slack) than the
+// similar walk needed after its own — it failed by starting later, not by
+// going worse. A fixed-backoff duel looks so: every round can still end
+// the duel, until the rounds have used up the limit (see "Time budget" in
+// package divergence's documentation).
+func budgetBound(rep *divergence.Report, a *timedsim.Result) bool {
+	dStep := rep.Step
+	if dStep < 0 || dStep >= len(a.Events) || rep.Similar == nil {
+		return false
+	}
+	var after *divergence.ProbeRecord
+	for i := range rep.Probes {
+		if rep.Probes[i].Prefix == dStep+1 {
+			after = &rep.Probes[i]
+		}
+	}
+	if after == nil || after.Recovered || len(after.ExecTimes) == 0 {
+		return false
+	}
+	prefixEnd := func(p int) time.Duration { // when the replayed steps 0..p-1 ended
+		if p == 0 {
+			return 0
+		}
+		e := a.Events[p-1]
+		return e.Start + e.Duration
+	}
+	similar := rep.Similar.ExecTime - prefixEnd(dStep)
+	fastest := slices.Min(after.ExecTimes) - prefixEnd(dStep+1)
+	return float64(fastest) <= 1.1*float64(similar)
+}
+
 func newEvent(e timedsim.TimedEvent) *Event {
 	r := &Event{Step: e.Step, Node: e.Node.String(), Label: e.Label, StartNS: int64(e.Start)}
 	if e.From != timedsim.None {
@@ -348,11 +412,17 @@ func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 	limit := units.Duration(time.Duration(df.LimitNS))
 	var b strings.Builder
 	fmt.Fprintf(&b, "step %d decides the outcome:", df.Step)
-	if before != nil && before.Recovered {
+	switch {
+	case before != nil && before.Recovered && df.Majority:
+		fmt.Fprintf(&b, " replaying the %d steps before it, %d of the first %d walks finished within %s;", df.Step, before.Recoveries, before.Walks, limit)
+	case before != nil && before.Recovered:
 		t := before.ExecTimesNS[len(before.ExecTimesNS)-1]
 		fmt.Fprintf(&b, " replaying the %d steps before it, walk %d finished in %s (within %s);", df.Step, before.RecoveredWalk, units.Duration(time.Duration(t)), limit)
 	}
-	if after != nil && !after.Recovered {
+	if after != nil && !after.Recovered && df.Majority {
+		fmt.Fprintf(&b, " replaying it too, only %d of %d did", after.Recoveries, after.Walks)
+		b.WriteString(";")
+	} else if after != nil && !after.Recovered {
 		fmt.Fprintf(&b, " replaying it too, none of %d walks did", after.Walks)
 		if len(after.ExecTimesNS) > 0 {
 			fmt.Fprintf(&b, " (fastest %s)", units.Duration(time.Duration(slices.Min(after.ExecTimesNS))))
@@ -369,16 +439,37 @@ func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 	default:
 		fmt.Fprintf(&b, " both executions run %s here, with other random draws: %s", eventWhat(newEvent(*a)), drawsDiffer(a, s))
 	}
+	if df.BudgetStep != nil {
+		fmt.Fprintf(&b, " (asking for one recovering walk puts the point at step %d, but only because the time budget runs out there: the walks from the step after it are as fast after it as the similar one, they start too late; so the point is where half the walks stop recovering)",
+			*df.BudgetStep)
+	}
 	return b.String()
 }
 
-// drawsDiffer says how one event differs between two executions: its
-// duration, the arrival of the messages it sent, the timers it set.
+// drawsDiffer says how one event differs between two executions: every
+// random draw that differs — its duration, the protocol's own draws
+// (Context.Rand) and what they chose (a timer's firing time, a message's
+// destination), the arrival of the messages it sent — and its logs.
 func drawsDiffer(a, s *timedsim.TimedEvent) string {
 	var out []string
 	if a.Duration != s.Duration {
 		da, ds := twoTimes(a.Duration, s.Duration)
 		out = append(out, fmt.Sprintf("it takes %s in the anomaly and %s in the similar fast execution", da, ds))
+	}
+	if !slices.Equal(a.Draws, s.Draws) {
+		out = append(out, fmt.Sprintf("its handler's own random draws (ctx.Rand) differ: %s in the anomaly, %s in the similar one", fmtDraws(a.Draws), fmtDraws(s.Draws)))
+	}
+	for _, ta := range a.Timers {
+		for _, ts := range s.Timers {
+			if ta.Name == ts.Name && !ta.Cancel && !ts.Cancel && ta.At != ts.At {
+				x, y := twoTimes(ta.At, ts.At)
+				out = append(out, fmt.Sprintf("it sets timer %s to fire at %s in the anomaly and at %s in the similar one", ta.Name, x, y))
+				break
+			}
+		}
+	}
+	if sa, ss := sendTargets(a), sendTargets(s); sa != ss {
+		out = append(out, fmt.Sprintf("it sends %s in the anomaly and %s in the similar one", sa, ss))
 	}
 	for _, m := range a.Sends {
 		for _, n := range s.Sends {
@@ -399,6 +490,36 @@ func drawsDiffer(a, s *timedsim.TimedEvent) string {
 		return "the difference is in the random choices of the handler"
 	}
 	return strings.Join(out, "; ")
+}
+
+// fmtDraws renders a handler's Context.Rand draws as fractions of their
+// 64-bit range ("u = 0.913, 0.127"), the first few.
+func fmtDraws(ds []uint64) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i, d := range ds {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("… (%d in all)", len(ds)))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%.3f", float64(d)/(1<<64)))
+	}
+	return "u = " + strings.Join(parts, ", ")
+}
+
+// sendTargets is what an event sent to whom, in order: "Gossip to n3,
+// Ack to n1" ("nothing").
+func sendTargets(e *timedsim.TimedEvent) string {
+	if len(e.Sends) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(e.Sends))
+	for i, m := range e.Sends {
+		parts[i] = fmt.Sprintf("%s to %v", m.Type, m.To)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // arrival is when m arrives, told apart from other, the arrival it is

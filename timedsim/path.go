@@ -82,12 +82,32 @@ type stepRand struct {
 	cur    int // index of the current segment
 	fw, h  rand.PCG
 	fwR, R *rand.Rand
+	// recR draws from the handler's stream as R does, and records each
+	// draw into *rec (a recorded event's Draws).
+	recR *rand.Rand
+	rec  recSource
+}
+
+// recSource is the handler's PCG stream, recording what it draws.
+type recSource struct {
+	h   *rand.PCG
+	out *[]uint64
+}
+
+func (r *recSource) Uint64() uint64 {
+	v := r.h.Uint64()
+	if r.out != nil {
+		*r.out = append(*r.out, v)
+	}
+	return v
 }
 
 func newStepRand() *stepRand {
 	s := &stepRand{}
 	s.fwR = rand.New(&s.fw)
 	s.R = rand.New(&s.h)
+	s.rec.h = &s.h
+	s.recR = rand.New(&s.rec)
 	return s
 }
 

@@ -231,6 +231,11 @@ type TimedEvent struct {
 	// Notes are the handler's distinct notes (Context.Note), in the order
 	// it first made them.
 	Notes []string
+	// Draws are the 64-bit values the handler drew from Context.Rand, in
+	// order (a gossip target, a randomized timeout, a backoff): the
+	// protocol's own random choices, beside the duration and the network
+	// delays the simulator drew.
+	Draws []uint64
 	Logs  []string
 	// State is Describe of Node's service right after the event
 	// (Options.RecordStates; "" for an event without a node).

@@ -1075,7 +1075,13 @@ type nodeCtx struct {
 func (c *nodeCtx) Self() NodeID       { return NodeID(c.node) }
 func (c *nodeCtx) Nodes() int         { return len(c.s.nodes) }
 func (c *nodeCtx) Now() time.Duration { c.alive(); return c.start }
-func (c *nodeCtx) Rand() *rand.Rand   { return c.s.rnd.R }
+func (c *nodeCtx) Rand() *rand.Rand {
+	if ev := c.s.ev; ev != nil { // recording: the draws go into the event
+		c.s.rnd.rec.out = &ev.Draws
+		return c.s.rnd.recR
+	}
+	return c.s.rnd.R
+}
 
 func (c *nodeCtx) Send(to NodeID, msg Message) error { c.alive(); return c.send(0, to, msg) }
 
