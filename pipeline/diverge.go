@@ -58,9 +58,9 @@ type DivergenceFile struct {
 	Majority   bool `json:"majority,omitempty"`
 	// BudgetExecutions are the walks of that first search (its walks
 	// are the ones in divergence-walks.jsonl; Probes are the second's).
-	BudgetExecutions int `json:"budget_executions,omitempty"`
-	Interrupted bool     `json:"interrupted,omitempty"`
-	Anomaly     *Anomaly `json:"anomaly"`
+	BudgetExecutions int      `json:"budget_executions,omitempty"`
+	Interrupted      bool     `json:"interrupted,omitempty"`
+	Anomaly          *Anomaly `json:"anomaly"`
 }
 
 // Event is one event of an execution in a results file.
