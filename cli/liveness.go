@@ -173,7 +173,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	if err != nil {
 		return ExitError, err
 	}
-	if res.Report().Violation != nil {
+	if rep := res.Report(); rep.Violation != nil && !rep.Inconclusive() {
 		return ExitFinding, nil
 	}
 	return ExitOK, nil
@@ -223,10 +223,21 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	if len(v.Failed) > 0 {
 		what += " (failing: " + strings.Join(v.Failed, ", ") + ")"
 	}
-	fmt.Fprintf(w, "VIOLATION (%s): %s at step %d -> %s, %s\n", v.Kind, what, v.Step, filepath.Join(dir, pipeline.FileDeadPath), filepath.Join(dir, pipeline.FileDeadLog))
+	verdict := "VIOLATION"
+	if rep.Inconclusive() {
+		verdict = "INCONCLUSIVE (no dead state isolated: not a violation, exit 0)"
+	}
+	fmt.Fprintf(w, "%s (%s): %s at step %d -> %s, %s\n", verdict, v.Kind, what, v.Step, filepath.Join(dir, pipeline.FileDeadPath), filepath.Join(dir, pipeline.FileDeadLog))
 	c := rep.Critical
 	if c == nil {
 		return
+	}
+	for _, r := range c.Rechecks {
+		class := r.Class
+		if class == "" {
+			class = "no search"
+		}
+		fmt.Fprintf(w, "  re-checked with dmax %d: %s: %s\n", r.DMax, class, r.Reason)
 	}
 	switch c.Class {
 	case liveness.C1:

@@ -112,10 +112,13 @@ func TestParamsThroughTheCLI(t *testing.T) {
 func TestParamsInLivenessPaths(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a")
-	_, stderr, st := runP(t, "run", "--liveness", "--system", "pingpong-p", "--param", "rounds=2", "--nodes", "2",
+	stdout, stderr, st := runP(t, "run", "--liveness", "--system", "pingpong-p", "--param", "rounds=2", "--nodes", "2",
 		"--depth", "2", "--max-depth", "2", "--dmax", "20", "--walks", "2", "--out", a)
-	if st != 1 {
-		t.Fatalf("liveness with a property that never holds: status %d: %s", st, stderr)
+	// A property that never holds: no walk becomes live even from the
+	// initial state, with dmax raised eightfold: dead from the start, a
+	// violation (exit 1).
+	if st != 1 || !strings.Contains(stdout, "dead from the start") {
+		t.Fatalf("liveness with a property that never holds: status %d: %s%s", st, stdout, stderr)
 	}
 	dead := filepath.Join(a, "dead.path.json")
 	b, err := os.ReadFile(dead)

@@ -145,7 +145,7 @@ func (a *app) merge(args []string) (int, error) {
 			switch {
 			case err != nil:
 				return ExitError, err
-			case rep.Violation != nil:
+			case rep.Violation != nil && !rep.Inconclusive():
 				return ExitFinding, nil
 			}
 			return ExitOK, nil

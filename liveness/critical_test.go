@@ -118,19 +118,24 @@ func TestFindCritical(t *testing.T) {
 }
 
 // TestCriticalC2: when dmax is too small for the system to become live,
-// the search says so (C2) instead of naming a critical transition. The
-// DFS (depth 3) cannot reach the trap and walks never fire it: the dead
-// paths are merely slow, one tick per step.
+// the search says so (C2) instead of naming a critical transition, and
+// re-checks with dmax doubled (issue 26 item 4): the dead walk, continued,
+// becomes live, so the violation is inconclusive, not a verdict. The DFS
+// (depth 3) cannot reach the trap and walks never fire it: the dead paths
+// are merely slow, one tick per step.
 func TestCriticalC2(t *testing.T) {
 	for _, c := range []struct {
 		need, step int
 		live       bool
+		rechecks   int // re-checks until the continued walk is live
 	}{
-		// 50 ticks never fit in 20 steps, even from the initial state.
-		{50, -1, false},
+		// 50 ticks never fit in 20 or 40 steps, even from the initial
+		// state; the walk continued to 80 steps is live at step 50.
+		{50, -1, false, 2},
 		// 21 ticks fit in 20 steps from any state but the initial one:
-		// walks from the end of the 20-step dead path become live.
-		{21, 20, true},
+		// walks from the end of the 20-step dead path become live, and
+		// so does the dead walk continued to 40 steps.
+		{21, 20, true, 1},
 	} {
 		cfg := Config{Scenario: trapSystem(1, c.need), Depth: 3, MaxDepth: 3, DMax: 20, Weights: trapWeights(), Jobs: 2}
 		rep, err := Run(context.Background(), cfg)
@@ -141,8 +146,15 @@ func TestCriticalC2(t *testing.T) {
 			t.Fatalf("need %d: violation %+v", c.need, v)
 		}
 		cr := rep.Critical
-		if cr == nil || cr.Class != C2 || cr.Step != c.step || (cr.Live != nil) != c.live || !strings.Contains(cr.Reason, "raise dmax") || cr.Diff != nil {
+		if cr == nil || cr.Class != C2 || cr.Diff != nil || !rep.Inconclusive() || len(cr.Rechecks) != c.rechecks {
 			t.Fatalf("need %d: critical %+v", c.need, cr)
+		}
+		last := cr.Rechecks[len(cr.Rechecks)-1]
+		if want := fmt.Sprintf("reaches a live state at step %d", c.need); last.DMax != 20<<len(cr.Rechecks) || !strings.Contains(last.Reason, want) || !strings.Contains(cr.Reason, "inconclusive") {
+			t.Fatalf("need %d: last re-check %+v, reason %q (want %q)", c.need, last, cr.Reason, want)
+		}
+		if c.rechecks > 1 && (cr.Rechecks[0].Class != C2 || cr.Step != c.step || (cr.Live != nil) != c.live) {
+			t.Fatalf("need %d: the re-check with dmax 40 %+v, critical step %d", c.need, cr.Rechecks[0], cr.Step)
 		}
 	}
 }

@@ -149,6 +149,30 @@ type Critical struct {
 	// their random walks.
 	Probes []Probe `json:"probes"`
 	Walks  int     `json:"walks"`
+	// Rechecks are the searches a C2 led to, each with dmax doubled
+	// (MaceMC: "raise dmax"), in order.
+	Rechecks []Recheck `json:"rechecks,omitempty"`
+	// DeadFromStart says a C2 is a violation all the same: with dmax
+	// raised, no walk from the initial state becomes live (the initial
+	// state is dead, as in MaceMC's Chord bug).
+	DeadFromStart bool `json:"dead_from_start,omitempty"`
+}
+
+// Recheck is one re-check of a C2 with a longer dmax: the class it found
+// (empty when the dead walk, continued, became live or met another
+// violation) and why.
+type Recheck struct {
+	DMax   int    `json:"dmax"`
+	Class  string `json:"class,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Inconclusive reports whether the report's liveness violation is not a
+// verdict: no critical transition was isolated even with dmax raised
+// (C2), and the walks are not dead from the initial state, so the dead
+// path may be a slow one. A command exits 0 on it.
+func (r *Report) Inconclusive() bool {
+	return r != nil && r.Violation != nil && r.Violation.Kind == KindLiveness && r.Critical != nil && r.Critical.Class == C2 && !r.Critical.DeadFromStart
 }
 
 // NodeDiff is one node's state diff: lines only on the dead path start

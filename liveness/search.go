@@ -109,17 +109,73 @@ func (s *searcher) livePrefix(p Path) (Path, error) {
 	return p, nil
 }
 
-// finish runs the critical-transition search of a liveness violation.
+// MaxRecheck bounds the re-checks of a C2: dmax doubles up to this many
+// times its setting before the violation is called inconclusive.
+const MaxRecheck = 8
+
+// finish runs the critical-transition search of a liveness violation. A
+// C2 is no verdict (MaceMC: "raise dmax"): finish raises it itself,
+// doubling dmax up to MaxRecheck times its setting. It continues the dead
+// walk to the new bound: a walk that becomes live was slow, not dead, and
+// one that does not is searched for its critical transition again, with
+// walks of the new length. A C1 found so replaces the violation's path; a
+// C2 at the last bound leaves the violation inconclusive
+// (Report.Inconclusive).
 func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
-	if v := rep.Violation; v != nil && v.Kind == KindLiveness && !s.r.NoCritical {
-		c, err := s.critical(ctx, v.Path)
+	v := rep.Violation
+	if v == nil || v.Kind != KindLiveness || s.r.NoCritical {
+		return rep, nil
+	}
+	c, err := s.critical(ctx, v.Path)
+	if err != nil {
+		// An interrupted critical search has no class or step: the
+		// violation stands, the analysis is incomplete.
+		rep.End = "interrupted"
+		return rep, err
+	}
+	rep.Critical = c
+	base := s.r.DMax
+	defer func() { s.r.DMax = base }()
+	for dmax := 2 * base; c.Class == C2 && dmax <= MaxRecheck*base; dmax *= 2 {
+		ext := v.Path
+		ext.Steps = v.Path.Steps - base + dmax // the same walk, dmax steps long
+		res := s.dfs.walk(ext, walkOptions{liveFrom: v.Path.Steps})
+		check := Recheck{DMax: dmax}
+		switch {
+		case res.err != nil:
+			return rep, res.err
+		case res.live:
+			check.Reason = fmt.Sprintf("the dead walk, continued, reaches a live state at step %d: it was slow, not dead", res.liveAt)
+			c.Rechecks = append(c.Rechecks, check)
+			c.Reason = fmt.Sprintf("inconclusive: with dmax %d the dead walk becomes live at step %d (it was slow, not dead); the search saw no dead state", dmax, res.liveAt)
+			return rep, nil
+		case res.safety != "" || res.panicked != "":
+			check.Reason = "the dead walk, continued, ends in another violation: " + cmp.Or(res.safety, res.panicked)
+			c.Rechecks = append(c.Rechecks, check)
+			return rep, nil
+		}
+		s.r.DMax = dmax
+		nc, err := s.critical(ctx, ext)
 		if err != nil {
-			// An interrupted critical search has no class or step: the
-			// violation stands, the analysis is incomplete.
 			rep.End = "interrupted"
 			return rep, err
 		}
-		rep.Critical = c
+		check.Class, check.Reason = nc.Class, nc.Reason
+		nc.Rechecks = append(c.Rechecks, check)
+		c, rep.Critical = nc, nc
+		if nc.Class == C1 {
+			v.Path, v.Step = ext, ext.Steps
+		}
+	}
+	switch {
+	case c.Class == C2 && c.Step < 0:
+		// Not even a walk from the initial state becomes live, with
+		// dmax raised MaxRecheck-fold: the initial state is dead (MaceMC's
+		// Chord bug), unless the system needs yet longer to become live.
+		c.DeadFromStart = true
+		c.Reason = fmt.Sprintf("dead from the start: no random walk of up to %d steps from the initial state reaches a live state (dmax raised to %d); if the system needs longer, raise --dmax", s.r.DMax, s.r.DMax)
+	case c.Class == C2:
+		c.Reason = fmt.Sprintf("inconclusive after raising dmax to %d: %s; try a larger --dmax, or --unbiased weights", s.r.DMax, c.Reason)
 	}
 	return rep, nil
 }

@@ -459,11 +459,14 @@ func drawsDiffer(a, s *timedsim.TimedEvent) string {
 	if !slices.Equal(a.Draws, s.Draws) {
 		out = append(out, fmt.Sprintf("its handler's own random draws (ctx.Rand) differ: %s in the anomaly, %s in the similar one", fmtDraws(a.Draws), fmtDraws(s.Draws)))
 	}
+	// A timer fires after the handler's end: only a delay that differs
+	// (a randomized timeout, a backoff) is a draw of its own.
+	aEnd, sEnd := a.Start+a.Duration, s.Start+s.Duration
 	for _, ta := range a.Timers {
 		for _, ts := range s.Timers {
-			if ta.Name == ts.Name && !ta.Cancel && !ts.Cancel && ta.At != ts.At {
-				x, y := twoTimes(ta.At, ts.At)
-				out = append(out, fmt.Sprintf("it sets timer %s to fire at %s in the anomaly and at %s in the similar one", ta.Name, x, y))
+			if ta.Name == ts.Name && !ta.Cancel && !ts.Cancel && ta.At-aEnd != ts.At-sEnd {
+				x, y := twoTimes(ta.At-aEnd, ts.At-sEnd)
+				out = append(out, fmt.Sprintf("it sets timer %s to fire %s after it in the anomaly and %s in the similar one", ta.Name, x, y))
 				break
 			}
 		}

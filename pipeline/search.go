@@ -248,8 +248,15 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		return nil, cerr
 	}
 	if err == nil {
-		if err := triage(ctx, cfg.Env, t, pf, sf, execs[:explored], sig); err != nil {
-			return nil, err
+		if terr := triage(ctx, cfg.Env, t, pf, sf, execs[:explored], sig); terr != nil {
+			if ctx.Err() == nil {
+				return nil, terr
+			}
+			// Interrupted while replaying the classes' representatives:
+			// the executions are kept, the triage is done again on resume.
+			err = ctx.Err()
+			sf.Complete, sf.Classes, sf.Tail, sf.Anomaly = false, []Class{}, []Class{}, nil
+			sf.Anomalies, sf.TailExecutions, sf.Candidates, sf.FirstIndex = 0, 0, 0, -1
 		}
 	}
 	// The executions explored so far are kept even when interrupted.

@@ -16,13 +16,13 @@ import (
 func TestWhyNamesTheProtocolsDraws(t *testing.T) {
 	ev := func(dur time.Duration, draws []uint64, timerAt time.Duration, to timedsim.NodeID) *timedsim.TimedEvent {
 		return &timedsim.TimedEvent{Step: 7, Node: 1, From: timedsim.None, Label: "deliver Nack", Duration: dur, Draws: draws,
-			Timers: []timedsim.TimerChange{{Name: "retry", At: timerAt}},
+			Timers: []timedsim.TimerChange{{Name: "retry", At: dur + timerAt}}, // after the handler's end
 			Sends:  []timedsim.SentMessage{{To: to, Type: "Gossip", Transport: "tcp", Status: "sent", Arrive: 9 * time.Millisecond}}}
 	}
 	a := ev(time.Microsecond, []uint64{1 << 63}, 20*time.Millisecond, 3)
 	s := ev(time.Microsecond, []uint64{1 << 61}, 8*time.Millisecond, 2)
 	got := drawsDiffer(a, s)
-	for _, want := range []string{"ctx.Rand", "u = 0.500", "u = 0.125", "timer retry to fire at 20 ms in the anomaly and at 8 ms", "Gossip to n3 in the anomaly and Gossip to n2"} {
+	for _, want := range []string{"ctx.Rand", "u = 0.500", "u = 0.125", "timer retry to fire 20 ms after it in the anomaly and 8 ms in the similar one", "Gossip to n3 in the anomaly and Gossip to n2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("why-line %q lacks %q", got, want)
 		}

@@ -354,10 +354,11 @@ type Liveness struct {
 			Depth    int      `json:"depth"`
 		} `json:"violation"`
 		Critical *struct {
-			Class  string `json:"class"`
-			Reason string `json:"reason"`
-			Step   int    `json:"step"`
-			Dead   struct {
+			Class         string `json:"class"`
+			Reason        string `json:"reason"`
+			Step          int    `json:"step"`
+			DeadFromStart bool   `json:"dead_from_start"`
+			Dead          struct {
 				Steps int `json:"steps"`
 			} `json:"dead"`
 			Live *struct {

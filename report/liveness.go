@@ -75,8 +75,12 @@ func livenessVerdict(lv *Liveness) (string, bool) {
 		return fmt.Sprintf("Liveness: no violation (the search ended: %s; %d states, %d random walks).", lv.Report.End, lv.Report.Stats.States, lv.Report.Stats.Walks), false
 	}
 	s := fmt.Sprintf("%s violation: property %s fails at step %d", upper(v.Kind), v.Property, v.Step)
-	if c := lv.Report.Critical; c != nil && c.Class == "C1" {
+	c := lv.Report.Critical
+	if c != nil && c.Class == "C1" {
 		s += fmt.Sprintf("; critical transition at step %d: %s", c.Step, c.DeadEvent)
+	}
+	if v.Kind == "liveness" && c != nil && c.Class == "C2" && !c.DeadFromStart {
+		return fmt.Sprintf("Liveness: inconclusive, not a violation: property %s does not hold after %d steps, but no dead state was isolated (%s).", v.Property, v.Step, c.Reason), false
 	}
 	return s + ".", true
 }
