@@ -78,6 +78,40 @@ type Correlation struct {
 	// composite says nothing the event label does not ("deliver Remove →
 	// (nothing)" when no Remove handler ever sends). Such labels rank last.
 	SameAs string `json:"same_as,omitempty"`
+	// Critical says the analysis of the anomaly points at the label
+	// (Prioritize): it sets the anomaly's class apart, or its node ran it
+	// while waiting on the anomaly's critical path. Such labels rank
+	// first.
+	Critical bool `json:"critical,omitempty"`
+}
+
+// Prioritize marks the labels of cs in first Critical and moves them to
+// the front, ranked among themselves by |WindowR|, then |R| (LengthOnly
+// ignored: an event the anomaly's own analysis points at is no
+// length-driven consequence, even when it happened after the count
+// window), then label; the others keep their order. A SameAs label is
+// never Critical. cs is modified in place.
+func Prioritize(cs []Correlation, first map[string]bool) {
+	for i := range cs {
+		cs[i].Critical = first[cs[i].Label] && cs[i].SameAs == ""
+	}
+	slices.SortStableFunc(cs, func(a, b Correlation) int {
+		switch {
+		case a.Critical && !b.Critical:
+			return -1
+		case !a.Critical && b.Critical:
+			return 1
+		case !a.Critical:
+			return 0
+		}
+		if c := byAbsDesc(a.WindowR, b.WindowR); c != 0 {
+			return c
+		}
+		if c := byAbsDesc(a.R, b.R); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Label, b.Label)
+	})
 }
 
 // MinWindowSamples is the least number of samples that must run for the

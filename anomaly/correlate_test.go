@@ -357,3 +357,28 @@ func TestCorrelateSameAs(t *testing.T) {
 		t.Errorf("the length-only %s should rank just before the SameAs label:\n%s", timer, table(got))
 	}
 }
+
+// Prioritize moves the labels the anomaly's analysis points at to the
+// front, even a length-only one, ranked among themselves by |WindowR|,
+// and never marks a label that is SameAs its event's.
+func TestPrioritize(t *testing.T) {
+	r := func(x float64) *float64 { return &x }
+	cs := []Correlation{
+		{Label: "a", R: r(0.9), WindowR: r(0.9)},
+		{Label: "b", R: r(0.8), WindowR: r(0.1), LengthOnly: true},
+		{Label: "c → (nothing)", R: r(0.5), WindowR: r(0.5), SameAs: "c"},
+		{Label: "d", R: r(0.4), WindowR: r(0.6)},
+		{Label: "e", R: r(0.3), WindowR: r(0.2)},
+	}
+	Prioritize(cs, map[string]bool{"b": true, "d": true, "c → (nothing)": true})
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.Label)
+		if c.Critical != (c.Label == "b" || c.Label == "d") {
+			t.Errorf("%s: Critical %v", c.Label, c.Critical)
+		}
+	}
+	if want := []string{"d", "b", "a", "c → (nothing)", "e"}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}

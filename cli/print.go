@@ -127,9 +127,19 @@ func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 		}
 	}
 	if len(s.Correlations) > 0 {
-		fmt.Fprintf(w, "  events correlated with execution time (r, r within the normal time):\n")
+		legend := ""
 		for _, c := range s.Correlations {
-			fmt.Fprintf(w, "    %s %s  %s\n", fmtR(c.R), fmtR(c.WindowR), c.Label)
+			if c.Critical {
+				legend = "; * the anomaly's analysis points at it"
+			}
+		}
+		fmt.Fprintf(w, "  events correlated with execution time (r, r within the normal time%s):\n", legend)
+		for _, c := range s.Correlations {
+			mark := " "
+			if c.Critical {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "    %s %s %s %s\n", fmtR(c.R), fmtR(c.WindowR), mark, c.Label)
 		}
 		if len(s.LengthOnly) > 0 {
 			var names []string

@@ -381,3 +381,55 @@ func percentile(q float64) string {
 	}
 	return s + suffix
 }
+
+// LeadIn returns the labels, plain and composite (what each handler sent,
+// noted, or "(nothing)": timedsim.CompositeLabel), of the events that ran
+// on a waiting segment's node from the segment's start until until (or
+// the segment's end, if earlier): what the node did while it waited,
+// before a normal execution would have been done. A timer wait armed at
+// the node's start covers the race that stranded it; the repair work
+// after the median's end does not count. Sorted, without duplicates.
+func LeadIn(events []timedsim.TimedEvent, seg Segment, until time.Duration) []string {
+	end := min(seg.End, until)
+	set := map[string]bool{}
+	for _, e := range events {
+		if e.Node != seg.Node || e.Start < seg.Start || e.Start >= end {
+			continue
+		}
+		for _, l := range EventLabels(e) {
+			set[l] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// EventLabels are an event's labels as phase 3b counts them: its own, and
+// a composite per message type it sent and per note it made, or with
+// "(nothing)" when it did neither (a driver fault has only its own).
+func EventLabels(e timedsim.TimedEvent) []string {
+	out := []string{e.Label}
+	seen := map[string]bool{}
+	for _, m := range e.Sends {
+		if !seen[m.Type] {
+			seen[m.Type] = true
+			out = append(out, timedsim.CompositeLabel(e.Label, m.Type))
+		}
+	}
+	for _, n := range e.Notes {
+		out = append(out, timedsim.CompositeLabel(e.Label, n))
+	}
+	if len(e.Sends) == 0 && len(e.Notes) == 0 && !driverFault(e.Label) {
+		out = append(out, timedsim.CompositeLabel(e.Label, timedsim.SentNothing))
+	}
+	return out
+}
+
+// driverFault reports whether label is a driver's fault, which runs no
+// handler (and so has no composite label).
+func driverFault(label string) bool {
+	switch label {
+	case "reset", "break", "partition", "heal":
+		return true
+	}
+	return false
+}

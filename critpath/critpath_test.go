@@ -1,6 +1,7 @@
 package critpath_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,37 @@ func TestBadEvents(t *testing.T) {
 	if _, err := critpath.Compute(evs); err == nil {
 		t.Fatal("a send index out of range accepted")
 	}
+}
+
+// The lead-in of elect's early-Elected bug: the node that waits on its
+// 200 ms tick ignored an Elected before a normal execution would have
+// been done, and that note is among the labels of what it did while it
+// waited; the tick's own firing, 200 ms later, is not.
+func TestLeadInHoldsTheIgnoredElected(t *testing.T) {
+	for seed := uint64(1); seed < 300; seed++ {
+		r := record(t, elect.System(), elect.VariantEarlyElected, 5, "../systems/elect/testdata/edd.json", seed)
+		if r.ExecTime < 100*time.Millisecond {
+			continue
+		}
+		p, err := critpath.Compute(r.Events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wait *critpath.Segment
+		for i, s := range p.Segments {
+			if s.Kind == critpath.Timer && (wait == nil || s.Len() > wait.Len()) {
+				wait = &p.Segments[i]
+			}
+		}
+		if wait == nil {
+			t.Fatalf("seed %d: no timer wait on the path of a %v execution", seed, r.ExecTime)
+		}
+		labels := critpath.LeadIn(r.Events, *wait, 20*time.Millisecond)
+		want := timedsim.CompositeLabel("deliver Elected", "ignored: still collecting")
+		if !slices.Contains(labels, want) || slices.Contains(labels, "timer tick") {
+			t.Fatalf("seed %d: lead-in of %v's wait: %v", seed, wait.Node, labels)
+		}
+		return
+	}
+	t.Fatal("no slow execution in 300 seeds")
 }

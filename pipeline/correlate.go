@@ -29,6 +29,49 @@ type CorrelationFile struct {
 
 const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
 
+// criticalLabels are the labels the analysis of the anomaly points at
+// (anomaly.Prioritize): the signature of its class (the events within the
+// normal time that set it apart), and what the node of its critical
+// path's longest wait did while waiting (Cause.LeadIn) that fewer than
+// anomaly.DefaultRare of the normal executions of the search did at all.
+// The critical path's own labels are not among them: they are mostly the
+// repair (a recovery timer and the work it triggers), a consequence.
+func criticalLabels(pf *ProfileFile, sf *SearchFile, df *DivergenceFile, search []CountsLine) map[string]bool {
+	an := sf.Anomaly
+	if df != nil && df.Anomaly != nil {
+		an = df.Anomaly
+	}
+	if an == nil || an.Class < 1 || an.Class > len(sf.Classes) {
+		return nil
+	}
+	c := sf.Classes[an.Class-1]
+	out := map[string]bool{}
+	for _, s := range c.Signature {
+		out[s[1:]] = true // "+label", "-label"
+	}
+	if c.Cause == nil {
+		return out
+	}
+	normal, present := 0, map[string]int{}
+	for _, l := range search {
+		if l.Finding != "" || l.ExecTimeNS > pf.Threshold {
+			continue
+		}
+		normal++
+		for lb, n := range l.Counts {
+			if n > 0 {
+				present[lb]++
+			}
+		}
+	}
+	for _, lb := range c.Cause.LeadIn {
+		if float64(present[lb]) < anomaly.DefaultRare*float64(normal) {
+			out[lb] = true
+		}
+	}
+	return out
+}
+
 // minCorrelate is the fewest executions phase 3b correlates.
 const minCorrelate = 3
 
@@ -118,6 +161,7 @@ func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*Co
 	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
 		Labels: anomaly.Correlate(samples, pf.CountWindow())}
+	anomaly.Prioritize(cf.Labels, criticalLabels(pf, sf, df, search))
 	if err := d.clearAfter(PhaseDiverge); err != nil { // once the correlation is computed
 		return nil, err
 	}

@@ -120,6 +120,9 @@ type SummaryCorr struct {
 	Label   string   `json:"label"`
 	R       *float64 `json:"r"`
 	WindowR *float64 `json:"window_r"`
+	// Critical: the anomaly's analysis points at the label (its class's
+	// signature, or what its critical path's waiting node did).
+	Critical bool `json:"critical,omitempty"`
 }
 
 const summaryTop = 5
@@ -238,12 +241,12 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 		return nil, err
 	}
 	for _, c := range cf.Labels {
-		sc := SummaryCorr{Label: c.Label, R: c.R, WindowR: c.WindowR}
+		sc := SummaryCorr{Label: c.Label, R: c.R, WindowR: c.WindowR, Critical: c.Critical}
 		switch {
 		case c.SameAs != "": // its event label says the same
-		case c.LengthOnly && len(s.LengthOnly) < summaryTop:
+		case c.LengthOnly && !c.Critical && len(s.LengthOnly) < summaryTop:
 			s.LengthOnly = append(s.LengthOnly, sc)
-		case !c.LengthOnly && len(s.Correlations) < summaryTop && c.R != nil:
+		case (!c.LengthOnly || c.Critical) && len(s.Correlations) < summaryTop && c.R != nil:
 			s.Correlations = append(s.Correlations, sc)
 		}
 	}

@@ -216,8 +216,13 @@ type Cause struct {
 	// Steps are the steps on the representative's critical path.
 	Steps []int `json:"steps"`
 	// Labels are the event labels on the representative's critical path
-	// that the median execution's lacks (phase 3b ranks them first).
+	// that the median execution's lacks.
 	Labels []string `json:"labels"`
+	// LeadIn are the labels of what the node of the longest wait behind
+	// the excess did while it waited, before the median execution's end
+	// (critpath.LeadIn); phase 3b ranks first those that normal
+	// executions rarely have.
+	LeadIn []string `json:"lead_in"`
 }
 
 // CausePart is one part of a Cause (critpath.Part).
@@ -318,6 +323,10 @@ func (c *causer) cause(l *CountsLine) (*Cause, error) {
 		if !c.nlabel[lb] {
 			k.Labels = append(k.Labels, lb)
 		}
+	}
+	k.LeadIn = []string{}
+	if top, ok := a.Top(); ok && (top.Kind == critpath.Timer || top.Kind == critpath.Busy) {
+		k.LeadIn = critpath.LeadIn(r.Events, top.Largest, time.Duration(c.median.ExecTimeNS))
 	}
 	k.Draws = a.DrawShare >= DrawShareTail && c.plausibleDraws(a)
 	c.cache[l.Index] = k

@@ -125,9 +125,11 @@ type SummaryClass struct {
 
 // SummaryCorr is one label of summary.json's correlation lists.
 type SummaryCorr struct {
-	Label   string   `json:"label"`
-	R       *float64 `json:"r"`
-	WindowR *float64 `json:"window_r"`
+	// Critical: the anomaly's analysis points at the label.
+	Critical bool     `json:"critical"`
+	Label    string   `json:"label"`
+	R        *float64 `json:"r"`
+	WindowR  *float64 `json:"window_r"`
 }
 
 // Profile is profile.json (phase 1b).

@@ -281,7 +281,11 @@ func profileWarnings(r *Results) []string {
 func corrRows(cs []SummaryCorr) [][3]string {
 	var out [][3]string
 	for _, c := range cs {
-		out = append(out, [3]string{c.Label, fmtRp(c.R), fmtRp(c.WindowR)})
+		l := c.Label
+		if c.Critical {
+			l += " (the anomaly's analysis points at it)"
+		}
+		out = append(out, [3]string{l, fmtRp(c.R), fmtRp(c.WindowR)})
 	}
 	return out
 }
