@@ -295,6 +295,12 @@ func TestExploreInBrowser(t *testing.T) {
 		if mark := evalJS[string](t, b, `document.querySelector('#stepinfo .markline').textContent`); !strings.Contains(mark, "divergence") {
 			t.Errorf("the step's mark says %q, want the divergence point", mark)
 		}
+		// The last step ends the execution: it is on the critical path,
+		// and the side panel says so (issue 26: the path is highlighted).
+		b.keys(t, kb.End)
+		if crit := evalJS[string](t, b, `(e => e ? e.textContent : '')(document.querySelector('#stepinfo .critline'))`); !strings.Contains(crit, "critical path") {
+			t.Errorf("the last step's panel says %q, want it on the critical path", crit)
+		}
 		// Step 0 against the end of the anomalous execution: n0 went
 		// from init to its final state.
 		b.keys(t, kb.Home, "m", kb.End, "m")

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"github.com/macepc/macepc/critpath"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ type Execution struct {
 	Steps   []Step
 	Initial []string // each node's state before step 0 ("" unknown)
 	Marks   []Mark
+	// Critical are the steps on the execution's critical path (package
+	// critpath), ascending; explore.html highlights them.
+	Critical []int
 	// End says how the execution ended (outcome, execution time).
 	End string
 }
@@ -159,6 +163,9 @@ func FromTimed(name string, h timedsim.LogHeader, r *timedsim.Result) *Execution
 			ended[key{s.Node, ev.Start + ev.Duration}] = i
 		}
 		e.Steps = append(e.Steps, s)
+	}
+	if p, err := critpath.Compute(r.Events); err == nil {
+		e.Critical = p.Steps
 	}
 	if p := r.Panic; p != nil {
 		e.Mark(p.Step, MarkViolation, "panic in the "+p.Where+": "+p.Value)

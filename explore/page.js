@@ -41,6 +41,8 @@
       if (!seen[l]) { seen[l] = true; e.labels.push(l); }
     }
     e.texts = null; // built on the first text search
+    e.crit = new Uint8Array(n); // on the critical path
+    (e.critical || []).forEach(function (s) { if (s >= 0 && s < n) e.crit[s] = 1; });
     e.marks.sort(function (a, b) { return MARK_ORDER.indexOf(a.kind) - MARK_ORDER.indexOf(b.kind) || a.step - b.step; });
     return e;
   }
@@ -318,6 +320,7 @@
       if (s === V.cur) bg = '#fff3b0';
       if (bg) { c.fillStyle = bg; c.fillRect(0, y, W, RH); }
       if (m) { c.fillStyle = MARK_COLOR[m.kind] || '#555'; c.fillRect(0, y, 4, RH); }
+      if (e.crit[s]) { c.fillStyle = '#2471a3'; c.fillRect(5, y + 1, 4, RH - 2); } // the critical path
     }
     // Lanes.
     c.strokeStyle = '#e6e6e6';
@@ -547,6 +550,7 @@
       h += '</div>';
       if (e.desc && e.desc[s]) h += '<pre>' + esc(e.desc[s]) + '</pre>';
       e.marks.forEach(function (m) { if (m.step === s) h += '<div class="markline">◆ ' + esc(m.kind) + ': ' + esc(m.text) + '</div>'; });
+      if (e.crit[s]) h += '<div class="critline">▮ on the critical path: the execution\'s end waited for this step</div>';
       var k;
       for (k = e.sendAt[s]; k < e.sendAt[s + 1]; k++) {
         var st = D.statuses[e.send_status[k]];

@@ -96,6 +96,8 @@ type wireExec struct {
 	StSuf   []int      `json:"st_suf"`
 	StText  []string   `json:"st_text"`
 	Marks   []wireMark `json:"marks"`
+	// Critical are the steps on the critical path, ascending.
+	Critical []int `json:"critical"`
 }
 
 // strTable interns strings.
@@ -201,6 +203,13 @@ func encodeExec(e *Execution) (*wireExec, error) {
 		for i := range e.Steps {
 			w.Desc[i] = e.Steps[i].Desc
 		}
+	}
+	w.Critical = []int{}
+	for _, s := range e.Critical {
+		if s < 0 || s >= n {
+			return nil, fmt.Errorf("explore: execution %q: critical step %d of %d", e.Name, s, n)
+		}
+		w.Critical = append(w.Critical, s)
 	}
 	for _, m := range e.Marks {
 		w.Marks = append(w.Marks, wireMark{Step: m.Step, Kind: m.Kind, Text: m.Text})
