@@ -26,6 +26,9 @@ type commands struct {
 	jobs     int
 	systems  timedsim.Registry
 	progress io.Writer // nil: none; else one line per command
+	// fenceOnly runs the phase-2 verdict of the paper (--fence-only):
+	// every execution above the threshold is an anomaly.
+	fenceOnly bool
 }
 
 func (c *commands) errorf(format string, args ...any) error {
@@ -106,6 +109,7 @@ func (c *commands) run(dir, cmd string, t *pipeline.Target, eddFile string, seed
 	if maxRuns > 0 {
 		cfg.MaxRuns = maxRuns
 	}
+	cfg.Verdict.FenceOnly = c.fenceOnly
 	start := time.Now()
 	res, err := pipeline.Run(c.ctx, cfg)
 	if err == nil {

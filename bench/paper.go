@@ -226,7 +226,9 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 		}
 	}
 	res := &PaperResult{}
-	c := &commands{ctx: ctx, what: "paper", work: cfg.Work, jobs: cfg.Jobs, systems: systems, progress: progress}
+	// The paper's tables use the paper's verdict (--fence-only): every
+	// execution above the threshold is an anomaly.
+	c := &commands{ctx: ctx, what: "paper", work: cfg.Work, jobs: cfg.Jobs, systems: systems, progress: progress, fenceOnly: true}
 	for _, s := range cfg.Systems {
 		name, key := s.System.Name, s.Key()
 		for _, v := range append([]string{s.BugVariant()}, s.FixedVariants()...) {
@@ -268,7 +270,7 @@ func RunPaper(ctx context.Context, cfg PaperConfig, progress io.Writer) (*PaperR
 		for seed := 1; seed <= cfg.Seeds; seed++ {
 			for _, v := range append([]string{bug}, s.FixedVariants()...) {
 				dir := fmt.Sprintf("run-%s-%s-%d", name, v, seed)
-				args := []string{"run", "--system", name, "--variant", v, "--seed", itoa(seed), "--edd", s.EDD}
+				args := []string{"run", "--system", name, "--variant", v, "--seed", itoa(seed), "--edd", s.EDD, "--fence-only"}
 				maxRuns := 0 // the default
 				if v != bug {
 					args, maxRuns = append(args, "--max-runs", itoa(cfg.MaxRuns)), cfg.MaxRuns
