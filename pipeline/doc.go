@@ -31,10 +31,16 @@
 //     and the template path file every later phase takes its
 //     configuration from).
 //   - Search (2): new executions until one exceeds the threshold (the
-//     lowest such index), then TriageRuns more, whose anomalies it
-//     classes; writes search.json (SearchFile), search-executions.jsonl
-//     (every explored execution with its event counts, CountsLine) and
-//     the path files of the classes' representatives.
+//     lowest such index), then TriageRuns more; the Verdict judges those
+//     above the threshold (anomaly.Significance at α/2; when nothing is
+//     significant, the search goes on to MaxRuns and judges again), and
+//     every class's representative gets its critical path against a
+//     median execution (Cause, package critpath), which sends a class
+//     whose excess is the models' own draws to the normal tail too. It
+//     classes the anomalies and the normal tail apart; writes search.json
+//     (SearchFile), search-executions.jsonl (every explored execution
+//     with its event counts, CountsLine) and the path files of the
+//     classes' representatives (anomaly-class-N, tail-class-N).
 //   - Diverge (3a): the divergence point of a class's representative, by
 //     exponential and binary search over its prefixes with k walks each;
 //     writes divergence.json (DivergenceFile), divergence-walks.jsonl,
@@ -44,7 +50,9 @@
 //   - Correlate (3b): Pearson correlation of every label's count with the
 //     execution time over the executions of phases 2 and 3a, and within
 //     the normal execution time, which exposes the labels that only scale
-//     with length; writes correlation.json (CorrelationFile).
+//     with length; the labels the anomaly's analysis points at (its
+//     class's signature, what its critical path's waiting node did) rank
+//     first; writes correlation.json (CorrelationFile).
 //
 // Run, and Dir.WriteSummary after a single phase, write summary.json
 // (SummaryFile; paths relative to the directory). StartRegress and
