@@ -27,7 +27,7 @@ func TestReportInBrowser(t *testing.T) {
 	bin := browsertest.Chromium(t, "report.html")
 	t.Run("run", func(t *testing.T) {
 		shot := openInBrowser(t, bin, runPipeline(t), "randtree/buggy", 2000, []check{
-			{"the verdict banner names the cause", `(() => { const c = document.querySelector("#verdict .verdict.finding #cause"); return c && /^Cause: divergence at step \d+, .+; top-ranked label .+ \(r = [+-]\d/.test(c.textContent) ? "" : "no cause in the red banner: " + document.querySelector("#verdict").textContent })()`},
+			{"the verdict banner names the cause, the critical path's first", `(() => { const c = document.querySelector("#verdict .verdict.finding #cause"); return c && /^Cause: the whole .+ excess: n\d+ waiting on timer recovery .+; divergence at step \d+, .+; top-ranked label .+ \(r = [+-]\d/.test(c.textContent) ? "" : "no cause in the red banner: " + document.querySelector("#verdict").textContent })()`},
 			{"the diff box shows its rule whole", `(() => { const pre = document.querySelector("#diff pre"), dp = pre && pre.querySelector(".dp"); if (!dp) return "no divergence point rule in the diff box"; const r = dp.getBoundingClientRect(), p = pre.getBoundingClientRect(); return pre.scrollWidth <= pre.clientWidth && r.right <= p.right - parseFloat(getComputedStyle(pre).paddingRight) + 0.5 && dp.textContent.endsWith("divergence point") ? "" : "the rule " + JSON.stringify(dp.textContent.slice(-30)) + " ends at " + r.right + " px, the box at " + p.right + " px (scroll width " + pre.scrollWidth + ", client " + pre.clientWidth + ")" })()`},
 			{"the event graph's texts do not overlap", textsOverlapJS("#eventgraph svg")},
 		})
