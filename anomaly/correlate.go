@@ -127,9 +127,10 @@ const MinWindowSamples = 3
 // same time as the others' (0: every sample with windowed counts covers
 // it). A label absent from a sample counts 0 there.
 //
-// The result is ranked: first the labels that are not LengthOnly, by
-// |WindowR| descending (nil last), then |R| descending (nil last), then
-// label; then the LengthOnly labels by |R| descending, then label; then,
+// The result is ranked: first the labels that are not LengthOnly, those
+// whose count varies (R defined) before those whose count is the same in
+// every sample, each by |WindowR| descending (nil last), then |R|
+// descending (nil last), then label; then the LengthOnly labels by |R| descending, then label; then,
 // ranked the same way among themselves, the composite labels that are
 // SameAs their event label. r values
 // are rounded to 6 decimals before they are compared, so the ranking and
@@ -224,6 +225,16 @@ func compareCorrelations(a, b Correlation) int {
 		return 1
 	}
 	if !a.LengthOnly {
+		// A label whose count is the same in every execution (R
+		// undefined: every node starts once, say) says nothing by its
+		// frequency; its windowed r only says when it happens. It ranks
+		// after the labels whose count varies.
+		if (a.R == nil) != (b.R == nil) {
+			if a.R == nil {
+				return 1
+			}
+			return -1
+		}
 		if c := byAbsDesc(a.WindowR, b.WindowR); c != 0 {
 			return c
 		}
