@@ -120,7 +120,9 @@ const MaxRecheck = 8
 // one that does not is searched for its critical transition again, with
 // walks of the new length. A C1 found so replaces the violation's path; a
 // C2 at the last bound leaves the violation inconclusive
-// (Report.Inconclusive).
+// (Report.Inconclusive). A C1 is checked too: its dead walk, continued to
+// the largest bound, must stay dead, or the critical transition was only
+// k walks that all missed a rare way to become live.
 func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
 	v := rep.Violation
 	if v == nil || v.Kind != KindLiveness || s.r.NoCritical {
@@ -165,6 +167,24 @@ func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
 		c, rep.Critical = nc, nc
 		if nc.Class == C1 {
 			v.Path, v.Step = ext, ext.Steps
+		}
+	}
+	if c.Class == C1 {
+		// A C1 says the path is dead from its critical step on. The dead
+		// walk itself, continued to the largest bound, must stay dead: one
+		// that becomes live refutes it (with a low chance of becoming live
+		// from any state, k walks at the step after it can all miss).
+		ext := v.Path
+		ext.Steps = v.Path.Steps - s.r.DMax + MaxRecheck*base
+		res := s.dfs.walk(ext, walkOptions{liveFrom: v.Path.Steps})
+		if res.err != nil {
+			return rep, res.err
+		}
+		if res.live {
+			c.Rechecks = append(c.Rechecks, Recheck{DMax: MaxRecheck * base, Reason: fmt.Sprintf("the dead walk, continued, reaches a live state at step %d: the critical transition at step %d was a run of unlucky walks, the path slow, not dead", res.liveAt, c.Step)})
+			c.Class = C2
+			c.Reason = fmt.Sprintf("inconclusive: the dead walk becomes live at step %d when continued to %d steps (it was slow, not dead); the walks from step %d that did not were too few or too short: try a larger --dmax or more --walks", res.liveAt, ext.Steps, c.Step+1)
+			return rep, nil
 		}
 	}
 	switch {

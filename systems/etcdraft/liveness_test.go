@@ -2,6 +2,7 @@ package etcdraft_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/macepc/macepc/liveness"
@@ -28,5 +29,30 @@ func TestLivenessNoViolation(t *testing.T) {
 	}
 	if rep.End != "walk-budget" || rep.Stats.Walks < 40 {
 		t.Fatalf("the search stopped early: %+v (ended %s)", rep.Stats, rep.End)
+	}
+}
+
+// With its defaults (200 proposals, 3 nodes, dmax 1000) a random walk
+// rarely applies everything in 1000 steps, so the search reports a dead
+// path; its critical-transition search then names a step after which none
+// of 20 walks of 1000 steps became live. The dead walk itself, continued,
+// becomes live: the critical transition is refuted and the violation is
+// inconclusive, not a verdict (issue 26: no liveness false alarm on
+// etcd's recommended configuration).
+func TestLivenessDefaultsAreInconclusive(t *testing.T) {
+	sc, err := etcdraft.System().ScenarioParams("prevote", 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := liveness.Run(context.Background(), liveness.Config{Scenario: sc, Seed: 2, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Critical
+	if rep.Violation == nil || c == nil || !rep.Inconclusive() || len(c.Rechecks) == 0 {
+		t.Fatalf("want an inconclusive dead path: violation %+v, critical %+v", rep.Violation, c)
+	}
+	if last := c.Rechecks[len(c.Rechecks)-1]; !strings.Contains(last.Reason, "reaches a live state") {
+		t.Fatalf("the re-check does not find the dead walk live: %+v", last)
 	}
 }
