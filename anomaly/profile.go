@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -62,6 +63,10 @@ type Profile struct {
 	// Q3 + IQRFactor·(Q3−Q1): MildOutliers (1.5, the paper) or
 	// ExtremeOutliers (3).
 	IQRFactor float64 `json:"iqr_factor"`
+	// FastMode, when not 0, is the number of executions TukeyThreshold
+	// was computed from: the fast mode below a gap, because the upper
+	// quartile of all of them lay in a slow mode (FenceFastMode).
+	FastMode int `json:"fast_mode,omitempty"`
 
 	// Warnings say why the profile may be misleading; they do not stop
 	// the analysis.
@@ -139,6 +144,49 @@ func NewProfile(times []time.Duration, unfinished int, iqrFactor float64) (*Prof
 			units.Duration(p.Q3), SlowQ3, units.Duration(p.Median)))
 	}
 	return p, nil
+}
+
+// FenceFastMode moves Tukey's fence below a slow mode that holds the
+// upper quartile. When more than a quarter of the profile's executions
+// are slow — a latent bug that slows a fifth of the executions, sampled
+// 50 times, often is — Q3 lies in the slow mode and so does the fence:
+// every slow execution is then below the threshold and the search finds
+// nothing. When Q3 is more than SlowQ3 times the median and the sorted
+// times have a gap wider than DefaultModeGap above the median, the fence
+// is Tukey's over the executions below the gap, the fast mode (at least
+// RoughRuns of them), and FastMode says how many; the floors apply as
+// before. The verdict then judges the slow mode's executions, which it
+// calls anomalies only if normal variance cannot explain them. times must
+// be the profile's. It reports whether it moved the fence.
+func (p *Profile) FenceFastMode(times []time.Duration) bool {
+	if float64(p.Q3) <= SlowQ3*float64(p.Median) {
+		return false
+	}
+	sorted := slices.Clone(times)
+	slices.Sort(sorted)
+	cut := -1
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i-1] >= p.Median && float64(sorted[i]) > DefaultModeGap*float64(sorted[i-1]) {
+			cut = i
+			break
+		}
+	}
+	if cut < RoughRuns {
+		return false
+	}
+	fast := make([]float64, cut)
+	for i, d := range sorted[:cut] {
+		fast[i] = float64(d)
+	}
+	q1 := roundNS(stat.Quantile(0.25, stat.LinInterp, fast, nil))
+	q3 := roundNS(stat.Quantile(0.75, stat.LinInterp, fast, nil))
+	p.TukeyThreshold = q3 + time.Duration(math.Round(p.IQRFactor*float64(q3-q1)))
+	p.FastMode = cut
+	p.setThreshold()
+	p.Warnings = slices.DeleteFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, "Q3 ") }) // the SlowQ3 warning: no longer so
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the anomaly threshold is Tukey's fence over the %d executions of the fast mode (up to %s), not over all %d: their upper quartile is in a slow mode (from %s)",
+		cut, units.Duration(sorted[cut-1]), p.Runs, units.Duration(sorted[cut])))
+	return true
 }
 
 // RequireSlowdown raises the threshold to at least factor·Median (rounded

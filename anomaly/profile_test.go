@@ -219,3 +219,36 @@ func TestRequireSlowdown(t *testing.T) {
 		}
 	}
 }
+
+// FenceFastMode: when a fifth of the executions sit in a slow mode and
+// the profile's sample holds more than a quarter of them, Q3 and the
+// fence lie in the slow mode; the fence moves to Tukey's over the fast
+// mode, below every slow execution, and says so. A profile whose Q3 is
+// near its median keeps its fence.
+func TestFenceFastMode(t *testing.T) {
+	var times []time.Duration
+	for i := 0; i < 36; i++ {
+		times = append(times, time.Second+time.Duration(i)*time.Millisecond)
+	}
+	for i := 0; i < 14; i++ {
+		times = append(times, 20*time.Second+time.Duration(i)*time.Millisecond)
+	}
+	p, err := NewProfile(times, 0, MildOutliers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Threshold < 20*time.Second {
+		t.Fatalf("the test's premise: the fence %v is in the slow mode", p.Threshold)
+	}
+	if !p.FenceFastMode(times) || p.FastMode != 36 || p.Threshold >= 2*time.Second || p.Threshold <= time.Second+35*time.Millisecond {
+		t.Fatalf("fast-mode fence: moved to %v over %d executions", p.Threshold, p.FastMode)
+	}
+	if p.Above(times) != 14 || !strings.Contains(strings.Join(p.Warnings, "|"), "fast mode") {
+		t.Fatalf("%d above the fence; warnings %q", p.Above(times), p.Warnings)
+	}
+	q, _ := NewProfile(times[:36], 0, MildOutliers)
+	before := q.Threshold
+	if q.FenceFastMode(times[:36]) || q.Threshold != before {
+		t.Fatal("a profile without a slow mode moved its fence")
+	}
+}

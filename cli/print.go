@@ -173,7 +173,11 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 	}
 	fmt.Fprintf(a.stdout, "phase 1b profile: %d executions (seed %d): min %s Q1 %s median %s Q3 %s max %s%s\n",
 		pf.Runs, pf.Seed, fmtNS(pf.MinNS), fmtNS(pf.Q1NS), fmtNS(pf.MedianNS), fmtNS(pf.Q3NS), fmtNS(pf.MaxNS), unfinishedNote(outcomes))
-	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(Q3+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtNS(pf.Threshold), pf.IQRFactor, fmtNS(pf.TukeyNS), pf.MinSlowdown,
+	tukey := "Q3"
+	if pf.FastMode > 0 {
+		tukey = fmt.Sprintf("Q3 of the fast mode's %d", pf.FastMode)
+	}
+	fmt.Fprintf(a.stdout, "  anomaly threshold %s = max(%s+%g*IQR = %s, %g*median, median + %s (%s))\n", fmtNS(pf.Threshold), tukey, pf.IQRFactor, fmtNS(pf.TukeyNS), pf.MinSlowdown,
 		fmtNS(pf.MinExcessNS), pf.MinExcessBy)
 	if above := aboveThreshold(pf); above > 0 {
 		note := fmt.Sprintf("too few to say that more than %.0f%% of executions are this slow", 100*pipeline.RareRate)

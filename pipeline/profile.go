@@ -29,18 +29,22 @@ type ProfileFile struct {
 	IQRFactor  float64 `json:"iqr_factor"`
 	// Threshold is the largest of Tukey's (Q3 + IQRFactor·IQR),
 	// MinSlowdown·median and median + MinExcess.
-	MinSlowdown float64  `json:"min_slowdown"`
-	MinExcessNS int64    `json:"min_excess_ns"`
-	MinExcessBy string   `json:"min_excess_by"` // where MinExcess came from: "--min-excess", "auto: …"
-	TukeyNS     int64    `json:"tukey_threshold_ns"`
-	MinNS       int64    `json:"min_ns"`
-	Q1NS        int64    `json:"q1_ns"`
-	MedianNS    int64    `json:"median_ns"`
-	Q3NS        int64    `json:"q3_ns"`
-	MaxNS       int64    `json:"max_ns"`
-	Threshold   int64    `json:"threshold_ns"`
-	Unfinished  int      `json:"unfinished"`
-	Warnings    []string `json:"warnings"`
+	MinSlowdown float64 `json:"min_slowdown"`
+	MinExcessNS int64   `json:"min_excess_ns"`
+	MinExcessBy string  `json:"min_excess_by"` // where MinExcess came from: "--min-excess", "auto: …"
+	TukeyNS     int64   `json:"tukey_threshold_ns"`
+	// FastMode, when not 0, is how many executions Tukey's fence was
+	// computed from: the fast mode, below a slow mode that held the upper
+	// quartile (anomaly.Profile.FenceFastMode).
+	FastMode   int      `json:"fast_mode,omitempty"`
+	MinNS      int64    `json:"min_ns"`
+	Q1NS       int64    `json:"q1_ns"`
+	MedianNS   int64    `json:"median_ns"`
+	Q3NS       int64    `json:"q3_ns"`
+	MaxNS      int64    `json:"max_ns"`
+	Threshold  int64    `json:"threshold_ns"`
+	Unfinished int      `json:"unfinished"`
+	Warnings   []string `json:"warnings"`
 	// Coverage classifies the labels the profile's executions ran by the
 	// distribution they got: trained, a fallback of their kind, or the seed.
 	Coverage   edd.Coverage `json:"coverage"`
@@ -221,6 +225,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	if err != nil {
 		return nil, err
 	}
+	prof.FenceFastMode(times)
 	if err := prof.RequireSlowdown(th.MinSlowdown); err != nil {
 		return nil, err
 	}
@@ -252,7 +257,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	pf := &ProfileFile{Header: newHeader("macepc-profile", t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
 		MinExcessNS: int64(prof.MinExcess), MinExcessBy: th.MinExcessBy,
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
-		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
+		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), FastMode: prof.FastMode, MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
 		Coverage: t.Options.EDD.Coverage(labels), Executions: lines, Template: tmpl}
 	return pf, nil
 }
@@ -284,7 +289,7 @@ func slowWarning(above, runs int, threshold, slowest time.Duration) string {
 	if !notRare {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d profile executions (%.0f%%) are already above the threshold %s (the slowest %s): more than %.0f%% of this scenario's executions are this slow (one-sided binomial test, p = %.2g < %g), so they are part of its normal behaviour, and the search will report them as anomalies; profile more executions, or raise the threshold (--iqr-factor, --min-slowdown, --min-excess)",
+	return fmt.Sprintf("%d of %d profile executions (%.0f%%) are already above the threshold %s (the slowest %s): more than %.0f%% of this scenario's executions are this slow (one-sided binomial test, p = %.2g < %g), so they are a regular part of its behaviour: the search calls them anomalies only if the tail of the faster executions cannot explain them (a distinct slow mode, such as a latent bug's, it calls so however often it happens); to see them as normal, raise the threshold (--iqr-factor, --min-slowdown, --min-excess)",
 		above, runs, 100*float64(above)/float64(runs), units.Duration(threshold), units.Duration(slowest), 100*RareRate, p, RareLevel)
 }
 
