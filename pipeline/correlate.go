@@ -31,9 +31,13 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 
 // criticalLabels are the labels the analysis of the anomaly points at
 // (anomaly.Prioritize): the signature of its class (the events within the
-// normal time that set it apart), and what the node of its critical
-// path's longest wait did while waiting (Cause.LeadIn) that fewer than
-// anomaly.DefaultRare of the normal executions of the search did at all.
+// normal time that set it apart), what the node of its critical path's
+// longest wait did while waiting (Cause.LeadIn) that fewer than
+// anomaly.DefaultRare of the normal executions of the search did at all,
+// and what the anomaly did after the divergence point that the similar
+// fast execution never did (DivergenceFile.Contrast: etcd raft's
+// 'timer persist → MsgVote', the returning node's disruptive campaign,
+// which its length-controlled r ranked twelfth in some trainings).
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
 func criticalLabels(pf *ProfileFile, sf *SearchFile, df *DivergenceFile, search []CountsLine) map[string]bool {
@@ -46,6 +50,11 @@ func criticalLabels(pf *ProfileFile, sf *SearchFile, df *DivergenceFile, search 
 	}
 	c := sf.Classes[an.Class-1]
 	out := map[string]bool{}
+	if df != nil {
+		for _, l := range df.Contrast {
+			out[l] = true
+		}
+	}
 	for _, s := range c.Signature {
 		out[s[1:]] = true // "+label", "-label"
 	}

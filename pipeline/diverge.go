@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/critpath"
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/timedsim"
@@ -58,9 +60,15 @@ type DivergenceFile struct {
 	Majority   bool `json:"majority,omitempty"`
 	// BudgetExecutions are the walks of that first search (its walks
 	// are the ones in divergence-walks.jsonl; Probes are the second's).
-	BudgetExecutions int      `json:"budget_executions,omitempty"`
-	Interrupted      bool     `json:"interrupted,omitempty"`
-	Anomaly          *Anomaly `json:"anomaly"`
+	BudgetExecutions int `json:"budget_executions,omitempty"`
+	// Contrast are the labels (plain and composite) of the anomaly's
+	// events from the divergence step on, within the similar fast
+	// execution's time, that the similar execution has nowhere from that
+	// step on: what the anomaly does, after the two part, that the fast
+	// continuation never does (phase 3b ranks them first). Sorted.
+	Contrast    []string `json:"contrast,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Anomaly     *Anomaly `json:"anomaly"`
 }
 
 // Event is one event of an execution in a results file.
@@ -332,6 +340,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 			df.Similar.Event = newEvent(*sEv)
 		}
 		df.Diff = FileDiff
+		df.Contrast = contrast(aRes.Events, sRes.Events, rep.Step, sRes.ExecTime)
 		if err := d.write(FileDiff, func(w io.Writer) error {
 			return sideBySide(w, aRes, sRes, rep.Step)
 		}); err != nil {
@@ -349,6 +358,31 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		return nil, err
 	}
 	return df, nil
+}
+
+// contrast are the labels of the anomaly's events from step on that start
+// within until (the similar execution's time), absent from every event of
+// the similar execution from step on: the counterfactual of the two
+// executions that share their first step steps (DivergenceFile.Contrast).
+func contrast(anomalous, similar []timedsim.TimedEvent, step int, until time.Duration) []string {
+	seen := map[string]bool{}
+	for _, e := range similar[min(step, len(similar)):] {
+		for _, l := range critpath.EventLabels(e) {
+			seen[l] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, e := range anomalous[min(step, len(anomalous)):] {
+		if e.Start > until {
+			break
+		}
+		for _, l := range critpath.EventLabels(e) {
+			if !seen[l] {
+				out[l] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(out))
 }
 
 // budgetBound reports whether a divergence point is only where the time

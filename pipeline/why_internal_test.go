@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,28 @@ func TestBudgetBound(t *testing.T) {
 	}
 	if budgetBound(rep(10*time.Second), a) {
 		t.Error("walks that wait 10 s more are budget-bound")
+	}
+}
+
+// The contrast of an anomaly with its similar fast execution holds the
+// labels of what the anomaly did from the divergence step on, within the
+// similar execution's time, that the similar one never did from there:
+// not what both did, not what the anomaly did before the step, not what it
+// did after the fast one was done.
+func TestContrast(t *testing.T) {
+	ev := func(step int, start time.Duration, label string, sends ...string) timedsim.TimedEvent {
+		e := timedsim.TimedEvent{Step: step, Node: 0, From: timedsim.None, Label: label, Start: start, Duration: time.Microsecond}
+		for _, s := range sends {
+			e.Sends = append(e.Sends, timedsim.SentMessage{Type: s, Status: "sent"})
+		}
+		return e
+	}
+	anomalous := []timedsim.TimedEvent{ev(0, 0, "init", "Hello"), ev(1, time.Millisecond, "deliver Hello", "Vote"),
+		ev(2, 2*time.Millisecond, "timer persist", "MsgVote"), ev(3, 9*time.Millisecond, "timer late")}
+	similar := []timedsim.TimedEvent{ev(0, 0, "init", "Hello"), ev(1, time.Millisecond, "deliver Hello", "Vote"), ev(2, 3*time.Millisecond, "timer persist")}
+	got := contrast(anomalous, similar, 1, 5*time.Millisecond)
+	want := []string{"timer persist → MsgVote"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("contrast %q, want %q", got, want)
 	}
 }
