@@ -320,7 +320,6 @@
       if (s === V.cur) bg = '#fff3b0';
       if (bg) { c.fillStyle = bg; c.fillRect(0, y, W, RH); }
       if (m) { c.fillStyle = MARK_COLOR[m.kind] || '#555'; c.fillRect(0, y, 4, RH); }
-      if (e.crit[s]) { c.fillStyle = '#2471a3'; c.fillRect(5, y + 1, 4, RH - 2); } // the critical path
     }
     // Lanes.
     c.strokeStyle = '#e6e6e6';
@@ -423,6 +422,7 @@
         var mm = markAt(e, s);
         if (mm) { c.fillStyle = MARK_COLOR[mm.kind] || '#555'; c.fillRect(0, y0 - RH / 2, 4, RH); }
         if (s === V.cur) { c.fillStyle = '#fff3b0'; c.fillRect(4, y0 - RH / 2, GUTTER - 6, RH); }
+        if (s < e.n && e.crit[s]) { c.fillStyle = '#2471a3'; c.fillRect(4, y0 - RH / 2 + 1, 3, RH - 2); } // the critical path
         c.fillStyle = s < e.n ? '#555' : '#bbb';
         c.fillText(String(s), 8, y0);
         if (s < e.n && e.timed) c.fillText(fmtTime(e, e.start[s]), 52, y0);
