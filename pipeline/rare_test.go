@@ -1,10 +1,13 @@
 package pipeline_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/systems/bamboo"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // The warning "slow executions are not rare" fired at 1 of 50 (issue 18).
@@ -41,4 +44,41 @@ func binom(n, k int) float64 {
 		r = r * float64(n-k+i) / float64(i)
 	}
 	return r
+}
+
+// A buggy Bamboo profile whose upper quartile lies in the 20 s slow mode
+// (seed 8, the committed durations: 30% of the 50 executions slow) gets
+// its fence over the fast mode, and the whole pipeline runs on it: the
+// divergence criterion takes the fast mode's Q3 (the overall one is above
+// the threshold), profile.json validates when read back, and the search
+// finds the slow mode, with the fence alone and with the test.
+func TestPipelineOnAFastModeFence(t *testing.T) {
+	set, err := pipeline.ReadEDD("../systems/bamboo/testdata/edd.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := pipeline.ResolveTarget(bamboo.System(), "buggy", 0, nil, timedsim.Options{EDD: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fenceOnly := range []bool{true, false} {
+		d := openDir(t)
+		cfg := pipeline.DefaultConfig(d, target)
+		cfg.Seed, cfg.TrainRuns, cfg.Walks, cfg.Confirm = 8, 0, 6, 6
+		cfg.Verdict.FenceOnly = fenceOnly
+		res, err := pipeline.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("fence only %v: %v", fenceOnly, err)
+		}
+		pf := res.Profile
+		if pf.FastMode == 0 || pf.Threshold >= pf.Q3NS || pf.NormalQ3NS() > pf.Threshold {
+			t.Fatalf("the test's premise: a fast-mode fence below Q3; profile fast mode %d, Q3 %d, threshold %d", pf.FastMode, pf.Q3NS, pf.Threshold)
+		}
+		if _, _, err := d.LoadProfile(timedsim.Registry{bamboo.System()}); err != nil {
+			t.Fatalf("profile.json with a fast-mode fence does not read back: %v", err)
+		}
+		if !res.Found() || res.Divergence == nil || res.Divergence.Q3NS != pf.FastQ3NS {
+			t.Fatalf("fence only %v: found %v, divergence %+v", fenceOnly, res.Found(), res.Divergence)
+		}
+	}
 }

@@ -372,7 +372,7 @@ func readBaseline(arg string) (string, *ProfileFile, error) {
 		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
 	case pf.Template.System != pf.System || pf.Template.Variant != pf.Variant || pf.Template.Nodes != pf.Nodes:
 		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: its header and its template name different configurations", path)
-	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.Q3NS || pf.Threshold <= 0:
+	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.NormalQ3NS() || pf.Threshold <= 0:
 		return "", nil, fmt.Errorf("--baseline: %s is malformed: inconsistent quartiles or threshold", path)
 	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
 		return "", nil, fmt.Errorf("--baseline: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
