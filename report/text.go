@@ -155,7 +155,7 @@ func configRows(r *Results) []row {
 	if a := s.Anomaly; a != nil {
 		budget := fmt.Sprintf("%d executions", a.MaxRuns)
 		if sr := r.Search; sr != nil {
-			budget += fmt.Sprintf("; after the first anomaly, %d more to find and class the others", sr.TriageRuns)
+			budget += fmt.Sprintf("; after the first execution above the threshold, %d more to find and class the others, and on to the budget when none of them is significant", sr.TriageRuns)
 		}
 		rows = append(rows, row{"search budget", budget})
 	}
@@ -197,6 +197,8 @@ func summaryRows(r *Results) []row {
 	switch {
 	case a == nil:
 		rows = append(rows, row{"anomaly search", "not run"})
+	case !a.Found && a.TailExecutions > 0:
+		rows = append(rows, row{"anomaly search", fmt.Sprintf("no anomaly in %d executions%s: %d above the threshold, the normal tail", a.Explored, ifs(a.Complete, "", " (interrupted)"), a.TailExecutions)})
 	case !a.Found:
 		rows = append(rows, row{"anomaly search", fmt.Sprintf("nothing above the threshold in %d executions%s", a.Explored, ifs(a.Complete, "", " (interrupted)"))})
 	default:
