@@ -172,6 +172,13 @@ type Search struct {
 		Signature []string `json:"signature"`
 	} `json:"classes"`
 	Anomaly *SearchAnomaly `json:"anomaly"`
+	// Tail are the classes above the threshold that the verdict found to
+	// be the normal tail.
+	Tail []struct {
+		Rank    int   `json:"rank"`
+		Members []int `json:"members"`
+	} `json:"tail"`
+	TailExecutions int `json:"tail_executions"`
 }
 
 // SearchAnomaly is search.json's anomaly: the representative of the

@@ -619,6 +619,9 @@ type SearchData struct {
 	Explored     int  `json:"explored"`
 	MaxRuns      int  `json:"max_runs"`
 	Complete     bool `json:"complete"`
+	// Tail is how many executions above the threshold the verdict found
+	// to be the normal tail (Point.Tail).
+	Tail int `json:"tail"`
 }
 
 // SearchPoint is one explored execution.
@@ -628,6 +631,8 @@ type SearchPoint struct {
 	// Class is the rank of the anomaly class the execution is in, 0 for
 	// a normal execution.
 	Class int `json:"class,omitempty"`
+	// Tail says the execution is above the threshold but the normal tail.
+	Tail bool `json:"tail,omitempty"`
 }
 
 // NewSearchData extracts the search plot's data.
@@ -640,7 +645,7 @@ func NewSearchData(r *Results) (*SearchData, string) {
 		return nil, "the anomaly search explored no execution"
 	}
 	d := &SearchData{Threshold: secsNS(s.ThresholdNS), AnomalyIndex: -1, FirstIndex: -1, Explored: s.Explored, MaxRuns: s.MaxRuns, Complete: s.Complete,
-		Anomalies: s.Anomalies, Classes: len(s.Classes)}
+		Anomalies: s.Anomalies, Classes: len(s.Classes), Tail: s.TailExecutions}
 	if r.Profile != nil {
 		d.Q3 = secsNS(r.Profile.Q3NS)
 	}
@@ -656,8 +661,14 @@ func NewSearchData(r *Results) (*SearchData, string) {
 			class[m] = c.Rank
 		}
 	}
+	tail := map[int]bool{}
+	for _, c := range s.Tail {
+		for _, m := range c.Members {
+			tail[m] = true
+		}
+	}
 	for _, l := range r.SearchExecs {
-		d.Points = append(d.Points, SearchPoint{Index: l.Index, Time: secsNS(l.ExecTimeNS), Class: class[l.Index]})
+		d.Points = append(d.Points, SearchPoint{Index: l.Index, Time: secsNS(l.ExecTimeNS), Class: class[l.Index], Tail: tail[l.Index]})
 	}
 	slices.SortFunc(d.Points, func(a, b SearchPoint) int { return cmp.Compare(a.Index, b.Index) })
 	return d, ""
@@ -669,9 +680,15 @@ func searchFigure(r *Results) Figure {
 	if d != nil {
 		f.Data = d
 		what := fmt.Sprintf("no execution crossed it in %d executions", d.Explored)
+		if d.Tail > 0 {
+			what = fmt.Sprintf("%d of the %d executions crossed it and are the normal tail (amber): normal variance, a tail model of the faster executions, explains them", d.Tail, d.Explored)
+		}
 		if d.AnomalyIndex >= 0 {
 			what = fmt.Sprintf("execution %d is the first above it; the search went on for %d more executions to find the others, %d anomalous in all (red), which it classed into %d class%s by execution time and by the events that set them apart from the normal executions. The ringed one, execution %d, is the representative of the class analysed below",
 				d.FirstIndex, d.Explored-d.FirstIndex-1, d.Anomalies, d.Classes, ifs(d.Classes == 1, "", "es"), d.AnomalyIndex)
+			if d.Tail > 0 {
+				what += fmt.Sprintf(". The %d others above it (amber) are the normal tail", d.Tail)
+			}
 		}
 		f.Guide = fmt.Sprintf("Each dot is one execution the search explored, in index order, at its execution time; the orange line is the anomaly threshold %s and the dashed grey line the profile's Q3 %s. %s. "+
 			"Executions just under the threshold hint at a family of slow executions; a lone dot far above it is typically a rare ordering that a recovery mechanism eventually repairs. "+
@@ -687,7 +704,7 @@ func searchPlot(d *SearchData) func(draw.Canvas) { return newSearchPlot(d).Draw 
 func newSearchPlot(d *SearchData) *plot.Plot {
 	p := newPlot("", "execution index", "execution time (s)")
 	p.Add(plotter.NewGrid())
-	var norm, anom, chosen plotter.XYs
+	var norm, anom, chosen, tail plotter.XYs
 	lo, hi := math.Min(d.Threshold, d.Q3), d.Threshold
 	for _, pt := range d.Points {
 		xy := plotter.XY{X: float64(pt.Index), Y: pt.Time}
@@ -697,6 +714,8 @@ func newSearchPlot(d *SearchData) *plot.Plot {
 			anom = append(anom, xy)
 		case pt.Class > 0:
 			anom = append(anom, xy)
+		case pt.Tail:
+			tail = append(tail, xy)
 		default:
 			norm = append(norm, xy)
 		}
@@ -727,6 +746,12 @@ func newSearchPlot(d *SearchData) *plot.Plot {
 		q3 := hline(d.Q3, p.X.Min, p.X.Max, colQuartile, 1, vg.Points(4), vg.Points(2))
 		p.Add(q3)
 		p.Legend.Add("Q3 "+fmtSec(d.Q3), q3)
+	}
+	if len(tail) > 0 {
+		s, _ := plotter.NewScatter(tail)
+		s.GlyphStyle = draw.GlyphStyle{Color: colTail, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("normal tail (%d)", len(tail)), s)
 	}
 	if len(anom) > 0 {
 		s, _ := plotter.NewScatter(anom)

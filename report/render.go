@@ -24,6 +24,7 @@ var (
 	colSimilar    = color.RGBA{R: 0x1e, G: 0x84, B: 0x49, A: 0xff} // the similar fast execution, recovered
 	colNormal     = color.RGBA{R: 0x2e, G: 0x6d, B: 0xb4, A: 0xff} // profile and search executions
 	colThreshold  = color.RGBA{R: 0xd3, G: 0x54, B: 0x00, A: 0xff} // the anomaly threshold
+	colTail       = color.RGBA{R: 0xe6, G: 0xa2, B: 0x17, A: 0xff} // above the threshold, the normal tail
 	colQuartile   = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff} // Q1, Q3, bounds
 	colMuted      = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff} // length-only labels, context
 	colLight      = color.RGBA{R: 0xdd, G: 0xdd, B: 0xdd, A: 0xff}
