@@ -89,11 +89,15 @@ type Correlation struct {
 // the front, ranked among themselves by |WindowR|, then |R| (LengthOnly
 // ignored: an event the anomaly's own analysis points at is no
 // length-driven consequence, even when it happened after the count
-// window), then label; the others keep their order. A SameAs label is
-// never Critical. cs is modified in place.
+// window), then label; the others keep their order. A label is Critical
+// only if it also correlates: |R| or |WindowR| at least MinR (an event
+// the analysis points at that the executions' times do not follow is no
+// headline). A SameAs label is never Critical. cs is modified in place.
 func Prioritize(cs []Correlation, first map[string]bool) {
+	strong := func(r *float64) bool { return r != nil && math.Abs(*r) >= MinR }
 	for i := range cs {
-		cs[i].Critical = first[cs[i].Label] && cs[i].SameAs == ""
+		c := &cs[i]
+		c.Critical = first[c.Label] && c.SameAs == "" && (strong(c.R) || strong(c.WindowR))
 	}
 	slices.SortStableFunc(cs, func(a, b Correlation) int {
 		switch {

@@ -361,7 +361,8 @@ func TestCorrelateSameAs(t *testing.T) {
 
 // Prioritize moves the labels the anomaly's analysis points at to the
 // front, even a length-only one, ranked among themselves by |WindowR|,
-// and never marks a label that is SameAs its event's.
+// and never marks a label that is SameAs its event's, nor one that does
+// not correlate (e: |R| and |WindowR| below MinR).
 func TestPrioritize(t *testing.T) {
 	r := func(x float64) *float64 { return &x }
 	cs := []Correlation{
@@ -369,9 +370,9 @@ func TestPrioritize(t *testing.T) {
 		{Label: "b", R: r(0.8), WindowR: r(0.1), LengthOnly: true},
 		{Label: "c → (nothing)", R: r(0.5), WindowR: r(0.5), SameAs: "c"},
 		{Label: "d", R: r(0.4), WindowR: r(0.6)},
-		{Label: "e", R: r(0.3), WindowR: r(0.2)},
+		{Label: "e", R: r(0.25), WindowR: r(0.2)},
 	}
-	Prioritize(cs, map[string]bool{"b": true, "d": true, "c → (nothing)": true})
+	Prioritize(cs, map[string]bool{"b": true, "d": true, "c → (nothing)": true, "e": true})
 	var got []string
 	for _, c := range cs {
 		got = append(got, c.Label)
