@@ -65,10 +65,14 @@ type Profile struct {
 	IQRFactor float64 `json:"iqr_factor"`
 	// FastMode, when not 0, is the number of executions TukeyThreshold
 	// was computed from: the fast mode below a gap, because the upper
-	// quartile of all of them lay in a slow mode (FenceFastMode); FastQ3
-	// is their third quartile, the normal execution's Q3 (NormalQ3).
-	FastMode int           `json:"fast_mode,omitempty"`
-	FastQ3   time.Duration `json:"fast_q3_ns,omitempty"`
+	// quartile of all of them lay in a slow mode (FenceFastMode);
+	// FastMedian and FastQ3 are their median and third quartile, the
+	// normal execution's (NormalMedian, NormalQ3). The fast mode can be
+	// barely more than half of the executions, so its Q3 may be below
+	// the median of all of them: the two go together.
+	FastMode   int           `json:"fast_mode,omitempty"`
+	FastMedian time.Duration `json:"fast_median_ns,omitempty"`
+	FastQ3     time.Duration `json:"fast_q3_ns,omitempty"`
 
 	// Warnings say why the profile may be misleading; they do not stop
 	// the analysis.
@@ -181,14 +185,25 @@ func (p *Profile) FenceFastMode(times []time.Duration) bool {
 		fast[i] = float64(d)
 	}
 	q1 := roundNS(stat.Quantile(0.25, stat.LinInterp, fast, nil))
+	med := roundNS(stat.Quantile(0.5, stat.LinInterp, fast, nil))
 	q3 := roundNS(stat.Quantile(0.75, stat.LinInterp, fast, nil))
 	p.TukeyThreshold = q3 + time.Duration(math.Round(p.IQRFactor*float64(q3-q1)))
-	p.FastMode, p.FastQ3 = cut, q3
+	p.FastMode, p.FastMedian, p.FastQ3 = cut, med, q3
 	p.setThreshold()
 	p.Warnings = slices.DeleteFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, "Q3 ") }) // the SlowQ3 warning: no longer so
 	p.Warnings = append(p.Warnings, fmt.Sprintf("the anomaly threshold is Tukey's fence over the %d executions of the fast mode (up to %s), not over all %d: their upper quartile is in a slow mode (from %s)",
 		cut, units.Duration(sorted[cut-1]), p.Runs, units.Duration(sorted[cut])))
 	return true
+}
+
+// NormalMedian is the median of the normal executions: the fast mode's
+// when the fence was moved below a slow mode (FenceFastMode), Median
+// otherwise. It is at most NormalQ3.
+func (p *Profile) NormalMedian() time.Duration {
+	if p.FastMode > 0 {
+		return p.FastMedian
+	}
+	return p.Median
 }
 
 // NormalQ3 is the third quartile of the normal executions: the fast

@@ -246,9 +246,43 @@ func TestFenceFastMode(t *testing.T) {
 	if p.Above(times) != 14 || !strings.Contains(strings.Join(p.Warnings, "|"), "fast mode") {
 		t.Fatalf("%d above the fence; warnings %q", p.Above(times), p.Warnings)
 	}
-	q, _ := NewProfile(times[:36], 0, MildOutliers)
+	q, _ := NewProfile(times[:36], 0, MildOutliers) // the fast mode alone
+	if p.NormalMedian() != q.Median || p.NormalQ3() != q.Q3 {
+		t.Fatalf("normal median %v and Q3 %v, want the fast mode's %v and %v", p.NormalMedian(), p.NormalQ3(), q.Median, q.Q3)
+	}
 	before := q.Threshold
 	if q.FenceFastMode(times[:36]) || q.Threshold != before {
 		t.Fatal("a profile without a slow mode moved its fence")
+	}
+	if q.NormalMedian() != q.Median || q.NormalQ3() != q.Q3 {
+		t.Fatalf("without a fast-mode fence the normal median %v and Q3 %v are not the profile's %v and %v", q.NormalMedian(), q.NormalQ3(), q.Median, q.Q3)
+	}
+}
+
+// A fast mode barely larger than half of the executions has its Q3 below
+// the median of all of them (Bamboo's buggy variant, seed 1, profiled 33
+// fast executions of 50: median 7.956 s, fast Q3 7.952 s); the normal
+// median is then the fast mode's, at most its Q3, as phase 3a's recovery
+// criterion needs.
+func TestFenceFastModeOfHalf(t *testing.T) {
+	var times []time.Duration
+	for i := 0; i < 33; i++ {
+		times = append(times, 7*time.Second+time.Duration(i)*30*time.Millisecond)
+	}
+	for i := 0; i < 17; i++ {
+		times = append(times, 20*time.Second+time.Duration(i)*time.Millisecond)
+	}
+	p, err := NewProfile(times, 0, MildOutliers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.FenceFastMode(times) || p.FastMode != 33 {
+		t.Fatalf("the test's premise: a fast-mode fence over 33 executions, got %d", p.FastMode)
+	}
+	if p.FastQ3 >= p.Median {
+		t.Fatalf("the test's premise: the fast mode's Q3 %v below the median %v of all", p.FastQ3, p.Median)
+	}
+	if !(p.NormalMedian() <= p.NormalQ3() && p.NormalQ3() <= p.Threshold) {
+		t.Fatalf("normal median %v, Q3 %v, threshold %v out of order", p.NormalMedian(), p.NormalQ3(), p.Threshold)
 	}
 }

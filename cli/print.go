@@ -75,7 +75,12 @@ func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 	if pr.Unfinished > 0 {
 		unfinished = fmt.Sprintf(", %d of them unfinished, counted at the scenario's timeout", pr.Unfinished)
 	}
-	fmt.Fprintf(w, "  normal execution time: median %s, Q3 %s; anomalous above %s (%d profile executions%s)\n", fmtS(pr.Median), fmtS(pr.Q3), fmtS(pr.Threshold), pr.Runs, unfinished)
+	if pr.FastMode > 0 {
+		fmt.Fprintf(w, "  normal execution time: median %s, Q3 %s of the fast mode (%d of %d profile executions%s; all: median %s, Q3 %s); anomalous above %s\n",
+			fmtS(pr.FastMedian), fmtS(pr.FastQ3), pr.FastMode, pr.Runs, unfinished, fmtS(pr.Median), fmtS(pr.Q3), fmtS(pr.Threshold))
+	} else {
+		fmt.Fprintf(w, "  normal execution time: median %s, Q3 %s; anomalous above %s (%d profile executions%s)\n", fmtS(pr.Median), fmtS(pr.Q3), fmtS(pr.Threshold), pr.Runs, unfinished)
+	}
 	an := s.Anomaly
 	switch {
 	case an == nil:

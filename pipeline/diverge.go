@@ -223,7 +223,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	anomalous := apf.Path()
 	opts := t.Options
 	opts.CountWindow = pf.CountWindow()
-	crit, err := divergence.NewCriterion(time.Duration(pf.MedianNS), time.Duration(pf.NormalQ3NS()), time.Duration(pf.Threshold), time.Duration(an.ExecTimeNS))
+	crit, err := divergence.NewCriterion(time.Duration(pf.NormalMedianNS()), time.Duration(pf.NormalQ3NS()), time.Duration(pf.Threshold), time.Duration(an.ExecTimeNS))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.File(FileProfile), err)
 	}
@@ -294,7 +294,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		return nil, err
 	}
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
-		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.MedianNS, Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
+		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
 		AnomalyLog: FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
 	for _, pr := range rep.Probes {

@@ -36,16 +36,17 @@ type ProfileFile struct {
 	// FastMode, when not 0, is how many executions Tukey's fence was
 	// computed from: the fast mode, below a slow mode that held the upper
 	// quartile (anomaly.Profile.FenceFastMode).
-	FastMode   int      `json:"fast_mode,omitempty"`
-	FastQ3NS   int64    `json:"fast_q3_ns,omitempty"`
-	MinNS      int64    `json:"min_ns"`
-	Q1NS       int64    `json:"q1_ns"`
-	MedianNS   int64    `json:"median_ns"`
-	Q3NS       int64    `json:"q3_ns"`
-	MaxNS      int64    `json:"max_ns"`
-	Threshold  int64    `json:"threshold_ns"`
-	Unfinished int      `json:"unfinished"`
-	Warnings   []string `json:"warnings"`
+	FastMode     int      `json:"fast_mode,omitempty"`
+	FastMedianNS int64    `json:"fast_median_ns,omitempty"`
+	FastQ3NS     int64    `json:"fast_q3_ns,omitempty"`
+	MinNS        int64    `json:"min_ns"`
+	Q1NS         int64    `json:"q1_ns"`
+	MedianNS     int64    `json:"median_ns"`
+	Q3NS         int64    `json:"q3_ns"`
+	MaxNS        int64    `json:"max_ns"`
+	Threshold    int64    `json:"threshold_ns"`
+	Unfinished   int      `json:"unfinished"`
+	Warnings     []string `json:"warnings"`
 	// Coverage classifies the labels the profile's executions ran by the
 	// distribution they got: trained, a fallback of their kind, or the seed.
 	Coverage   edd.Coverage `json:"coverage"`
@@ -258,7 +259,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	pf := &ProfileFile{Header: newHeader("macepc-profile", t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
 		MinExcessNS: int64(prof.MinExcess), MinExcessBy: th.MinExcessBy,
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
-		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), FastMode: prof.FastMode, FastQ3NS: int64(prof.FastQ3), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
+		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), FastMode: prof.FastMode, FastMedianNS: int64(prof.FastMedian), FastQ3NS: int64(prof.FastQ3), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
 		Coverage: t.Options.EDD.Coverage(labels), Executions: lines, Template: tmpl}
 	return pf, nil
 }
@@ -292,6 +293,17 @@ func slowWarning(above, runs int, threshold, slowest time.Duration) string {
 	}
 	return fmt.Sprintf("%d of %d profile executions (%.0f%%) are already above the threshold %s (the slowest %s): more than %.0f%% of this scenario's executions are this slow (one-sided binomial test, p = %.2g < %g), so they are a regular part of its behaviour: the search calls them anomalies only if the tail of the faster executions cannot explain them (a distinct slow mode, such as a latent bug's, it calls so however often it happens); to see them as normal, raise the threshold (--iqr-factor, --min-slowdown, --min-excess)",
 		above, runs, 100*float64(above)/float64(runs), units.Duration(threshold), units.Duration(slowest), 100*RareRate, p, RareLevel)
+}
+
+// NormalMedianNS is the median of the normal executions: the fast mode's
+// when the fence was moved below a slow mode, the median otherwise
+// (anomaly.Profile.NormalMedian): what phase 3a's recovery criterion
+// takes with NormalQ3NS.
+func (pf *ProfileFile) NormalMedianNS() int64 {
+	if pf.FastMode > 0 {
+		return pf.FastMedianNS
+	}
+	return pf.MedianNS
 }
 
 // NormalQ3NS is the third quartile of the normal executions: the fast

@@ -77,7 +77,7 @@ func TestPipelineOnAFastModeFence(t *testing.T) {
 		if _, _, err := d.LoadProfile(timedsim.Registry{bamboo.System()}); err != nil {
 			t.Fatalf("profile.json with a fast-mode fence does not read back: %v", err)
 		}
-		if !res.Found() || res.Divergence == nil || res.Divergence.Q3NS != pf.FastQ3NS {
+		if !res.Found() || res.Divergence == nil || res.Divergence.Q3NS != pf.FastQ3NS || res.Divergence.MedianNS != pf.FastMedianNS {
 			t.Fatalf("fence only %v: found %v, divergence %+v", fenceOnly, res.Found(), res.Divergence)
 		}
 	}

@@ -41,16 +41,22 @@ type PhaseSeeds struct {
 }
 
 type SummaryProfile struct {
-	Runs        int      `json:"runs"`
-	Q1          float64  `json:"q1"`
-	Median      float64  `json:"median"`
-	Q3          float64  `json:"q3"`
-	Threshold   float64  `json:"threshold"`
-	IQRFactor   float64  `json:"iqr_factor"`
-	MinSlowdown float64  `json:"min_slowdown"`
-	MinExcess   float64  `json:"min_excess"`
-	Unfinished  int      `json:"unfinished"`
-	Warnings    []string `json:"warnings"`
+	Runs        int     `json:"runs"`
+	Q1          float64 `json:"q1"`
+	Median      float64 `json:"median"`
+	Q3          float64 `json:"q3"`
+	Threshold   float64 `json:"threshold"`
+	IQRFactor   float64 `json:"iqr_factor"`
+	MinSlowdown float64 `json:"min_slowdown"`
+	MinExcess   float64 `json:"min_excess"`
+	Unfinished  int     `json:"unfinished"`
+	// FastMode, when not 0, is how many executions the fence is Tukey's
+	// over (ProfileFile.FastMode); FastMedian and FastQ3 are theirs, the
+	// normal execution's.
+	FastMode   int      `json:"fast_mode,omitempty"`
+	FastMedian float64  `json:"fast_median,omitempty"`
+	FastQ3     float64  `json:"fast_q3,omitempty"`
+	Warnings   []string `json:"warnings"`
 }
 
 type SummaryAnomaly struct {
@@ -168,6 +174,9 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 		Profile: SummaryProfile{Runs: pf.Runs, Q1: Secs(pf.Q1NS), Median: Secs(pf.MedianNS), Q3: Secs(pf.Q3NS), Threshold: Secs(pf.Threshold),
 			IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcess: Secs(pf.MinExcessNS), Unfinished: pf.Unfinished, Warnings: pf.Warnings},
 		Correlations: []SummaryCorr{}, LengthOnly: []SummaryCorr{}, Replay: []string{}}
+	if pf.FastMode > 0 {
+		s.Profile.FastMode, s.Profile.FastMedian, s.Profile.FastQ3 = pf.FastMode, Secs(pf.FastMedianNS), Secs(pf.FastQ3NS)
+	}
 	notExist := func(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 	sf, err := d.loadSearch(pf)
 	if err != nil {

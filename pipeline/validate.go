@@ -21,8 +21,8 @@ func (pf *ProfileFile) validate() error {
 		return fmt.Errorf("unfinished %d of %d runs", pf.Unfinished, pf.Runs)
 	case !(0 <= pf.MinNS && pf.MinNS <= pf.Q1NS && pf.Q1NS <= pf.MedianNS && pf.MedianNS <= pf.Q3NS && pf.Q3NS <= pf.MaxNS):
 		return errors.New("inconsistent quartiles (want 0 <= min <= q1 <= median <= q3 <= max)")
-	case pf.FastMode < 0 || pf.FastMode > pf.Runs || (pf.FastMode > 0) != (pf.FastQ3NS > 0) || pf.FastMode > 0 && !(pf.MedianNS <= pf.FastQ3NS && pf.FastQ3NS <= pf.Q3NS):
-		return fmt.Errorf("fast mode of %d executions with q3 %d", pf.FastMode, pf.FastQ3NS)
+	case pf.FastMode < 0 || pf.FastMode > pf.Runs || (pf.FastMode > 0) != (pf.FastQ3NS > 0) || pf.FastMode > 0 && !(pf.MinNS <= pf.FastMedianNS && pf.FastMedianNS <= pf.MedianNS && pf.FastMedianNS <= pf.FastQ3NS && pf.FastQ3NS <= pf.Q3NS):
+		return fmt.Errorf("fast mode of %d executions with median %d and q3 %d", pf.FastMode, pf.FastMedianNS, pf.FastQ3NS)
 	case pf.Threshold < pf.NormalQ3NS() || pf.TukeyNS < pf.NormalQ3NS():
 		return errors.New("a threshold below q3 (of the fast mode, when the fence is its)")
 	case !(pf.IQRFactor > 0) || !(pf.MinSlowdown >= 0) || pf.MinExcessNS < 0:
