@@ -38,6 +38,9 @@ const (
 	// TestTail is the test of the tail: more executions above the
 	// baseline's threshold, or more time spent above it.
 	TestTail = "tail"
+	// TestSlowRate is a Gate's sequential test of the share of current
+	// executions above the baseline's threshold.
+	TestSlowRate = "slow-rate"
 )
 
 // CompareConfig holds the thresholds of the regression test (Compare);
@@ -164,12 +167,18 @@ type Comparison struct {
 	BootstrapP float64 `json:"bootstrap_p"`
 	// Outliers is nil when no threshold was given.
 	Outliers *Outliers `json:"outliers"`
+	// SlowRate is the sequential slow-rate test of a Gate (nil for
+	// Compare alone).
+	SlowRate *SlowRateResult `json:"slow_rate,omitempty"`
 	// Tests are the shift test and, with a threshold, the tail test, in
-	// that order.
+	// that order, then a Gate's slow-rate test.
 	Tests []Test `json:"tests"`
 
 	// Config is the configuration compared with.
 	Config CompareConfig `json:"-"`
+	// atMost are the bootstrap fractions of the median's and Q3's
+	// ratios at or below 1+MaxSlowdown.
+	atMost []float64
 	// Regression is the verdict, true when a test is rejected; Reasons
 	// say why (empty when false).
 	Regression bool     `json:"regression"`
@@ -237,8 +246,23 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	if cfg.Threshold > 0 {
 		o, p := tailTest(base, cur, cfg.Threshold, cfg.Resamples, rng)
 		c.Outliers = o
-		c.Tests = append(c.Tests, Test{Name: TestTail, P: p, Attainable: tailAttainable(o.Base+o.Current, len(xs), len(ys))})
+		// The random splits estimate the exact permutation p-value, which
+		// is never below the attainable one: an estimate below it is
+		// sampling noise, and reporting it would read as a contradiction.
+		att := tailAttainable(o.Base+o.Current, len(xs), len(ys))
+		c.Tests = append(c.Tests, Test{Name: TestTail, P: max(p, att), Attainable: att})
 	}
+	c.atMost = atMost
+	c.decide()
+	return c, nil
+}
+
+// decide runs Holm's procedure over c.Tests (their P and Attainable
+// set) and writes the verdict, its reasons and the warnings.
+func (c *Comparison) decide() {
+	cfg, atMost := c.Config, c.atMost
+	xs, ys := c.BaseRuns, c.CurrentRuns
+	c.Reasons, c.Warnings = []string{}, []string{}
 	var family []Test
 	for _, t := range c.Tests {
 		if t.Attainable < cfg.Alpha {
@@ -247,7 +271,7 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	}
 	holm(family, cfg.Alpha)
 	for i := range c.Tests {
-		c.Tests[i].Excluded, c.Tests[i].AdjustedP = true, 1
+		c.Tests[i].Excluded, c.Tests[i].AdjustedP, c.Tests[i].Level, c.Tests[i].Rejected = true, 1, 0, false
 		for _, f := range family {
 			if f.Name == c.Tests[i].Name {
 				c.Tests[i] = f
@@ -282,18 +306,35 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 		case TestTail:
 			o := c.Outliers
 			c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d executions above the baseline's threshold %s (baseline: %d of %d), %s per execution spent above it (baseline: %s): tail test p = %.3g (Fisher %.3g, excess %.3g), %s",
-				o.Current, len(ys), units.Duration(o.Threshold), o.Base, len(xs), units.Duration(o.CurrentExcess), units.Duration(o.BaseExcess), t.P, o.P, o.ExcessP, holmText))
+				o.Current, ys, units.Duration(o.Threshold), o.Base, xs, units.Duration(o.CurrentExcess), units.Duration(o.BaseExcess), t.P, o.P, o.ExcessP, holmText))
+		case TestSlowRate:
+			s := c.SlowRate
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%d of %d current executions (%s) above the baseline's threshold %s, more than the allowed %s (%s): slow-rate test p = %.3g (sequential, valid whenever it stops), %s",
+				s.Slow, s.Runs, percent(float64(s.Slow)/float64(s.Runs)), units.Duration(s.Threshold), percent(s.Allowed), s.AllowedWhy, t.P, holmText))
 		}
 	}
 	c.Regression = len(c.Reasons) > 0
-	if o := c.Outliers; o != nil && !c.Regression && o.Current*len(xs) > o.Base*len(ys) {
+	if s := c.SlowRate; s != nil {
+		s.Decision = SlowRateRunning
+		switch {
+		case c.Regression:
+			s.Decision = SlowRateRegression
+		case s.passed:
+			s.Decision = SlowRatePass
+		case s.Runs >= s.MaxRuns:
+			s.Decision = SlowRateUndecided
+			c.Warnings = append(c.Warnings, fmt.Sprintf("undecided after %d current executions: %d of them (%s) above the baseline's threshold %s, neither shown above the allowed %s nor below %s; more executions would decide",
+				s.Runs, s.Slow, percent(float64(s.Slow)/float64(s.Runs)), units.Duration(s.Threshold), percent(s.Allowed), percent(s.PassRate)))
+		}
+	}
+	if o := c.Outliers; o != nil && c.SlowRate == nil && !c.Regression && o.Current*xs > o.Base*ys {
 		t := c.Test(TestTail)
 		why := fmt.Sprintf("tail test p = %.3g, Fisher %.3g, Holm-adjusted %.3g ≥ %g", t.P, o.P, t.AdjustedP, cfg.Alpha)
 		if t.Excluded {
 			why = fmt.Sprintf("tail test p = %.3g, Fisher %.3g; with %d executions above the threshold in all, no split of them gives p below %.3g ≥ %g, and the test is left out", t.P, o.P, o.Base+o.Current, t.Attainable, cfg.Alpha)
 		}
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d executions above the baseline's threshold %s (baseline: %d of %d), more than the baseline but not significant (%s): %s",
-			o.Current, len(ys), units.Duration(o.Threshold), o.Base, len(xs), why, detectableText(o.Base, len(xs), cfg.Alpha/float64(len(c.Tests)))))
+			o.Current, ys, units.Duration(o.Threshold), o.Base, xs, why, detectableText(o.Base, xs, cfg.Alpha/float64(len(c.Tests)))))
 	}
 	if t := c.Test(TestShift); t.Excluded {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the shift test is left out: %d bootstrap resamples cannot give it a p-value below %.3g ≥ %g: raise the resamples", cfg.Resamples, t.Attainable, cfg.Alpha))
@@ -301,7 +342,6 @@ func Compare(base, cur []time.Duration, cfg CompareConfig) (*Comparison, error) 
 	if t := c.Test(TestTail); t != nil && !t.Excluded && 1/float64(cfg.Resamples+1) >= t.Level {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d permutations cannot give the tail test a p-value below %.3g, and Holm compares it with %.3g: raise the resamples", cfg.Resamples, 1/float64(cfg.Resamples+1), t.Level))
 	}
-	return c, nil
 }
 
 // detectableText says which rates of slow executions a baseline of n
