@@ -77,7 +77,7 @@ func flagGroup(cmd, flag string) string {
 			return "Baseline"
 		case "variant", "seed", "profile-runs", "scale":
 			return "Current run (default: the baseline's)"
-		case "max-slowdown", "alpha", "resamples":
+		case "max-slowdown", "max-slow-rate", "max-runs", "alpha", "resamples":
 			return "Comparison"
 		}
 	}

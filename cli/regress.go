@@ -19,6 +19,8 @@ type regressFlags struct {
 	eddFile                 string
 	scale                   []string
 	maxSlowdown             string
+	maxSlowRate             string
+	maxRuns                 int
 	alpha                   float64
 	resamples               int
 }
@@ -39,7 +41,9 @@ func (a *app) regress(args []string) (int, error) {
 	fl.IntVar(&f.nodes, "nodes", 0, "refuse a baseline with another number of nodes")
 	fl.StringVar(&f.eddFile, "edd", "", "refuse a baseline profiled with other event duration distributions than this edd.json")
 	fl.StringVar(&f.maxSlowdown, "max-slowdown", "5%", "tolerated slowdown of the median and Q3: a percentage (5%) or a fraction (0.05)")
-	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "family-wise significance level: Holm's procedure over the shift and tail tests; the intervals are at 1-alpha")
+	fl.StringVar(&f.maxSlowRate, "max-slow-rate", "1%", "tolerated share of current executions above the baseline's anomaly threshold: a percentage (1%) or a fraction (0.01); the baseline's own rate, or its tail model's, if larger")
+	fl.IntVar(&f.maxRuns, "max-runs", anomaly.DefaultMaxRuns, "cap on the current executions: they run in batches as large as the profile until the verdict, at most this many")
+	fl.Float64Var(&f.alpha, "alpha", anomaly.DefaultAlpha, "family-wise significance level: Holm's procedure over the shift, tail and slow-rate tests; also the level of the slow-rate test's pass; the intervals are at 1-alpha")
 	fl.IntVar(&f.resamples, "resamples", anomaly.DefaultResamples, "bootstrap resamples, and permutations of the tail test")
 	fl.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	fl.StringVar(&f.progress, "progress", "auto", progressUsage)
@@ -55,6 +59,10 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--max-slowdown: %w", err)
 	}
 	cfg.Alpha, cfg.Resamples = f.alpha, f.resamples
+	maxSlowRate, err := parseFraction(f.maxSlowRate)
+	if err != nil {
+		return ExitError, fmt.Errorf("--max-slow-rate: %w", err)
+	}
 	switch {
 	case f.baseline == "":
 		return ExitError, errors.New("--baseline is required: a results directory or its profile.json")
@@ -62,6 +70,10 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
 	case f.resamples < 1:
 		return ExitError, fmt.Errorf("--resamples must be at least 1, got %d", f.resamples)
+	case maxSlowRate <= 0 || maxSlowRate > anomaly.MaxAllowedRate:
+		return ExitError, fmt.Errorf("--max-slow-rate must be above 0%% and at most %g%%, got %s", 100*anomaly.MaxAllowedRate, f.maxSlowRate)
+	case f.maxRuns < 1:
+		return ExitError, fmt.Errorf("--max-runs must be at least 1, got %d", f.maxRuns)
 	case fl.Changed("profile-runs") && f.runs < 1:
 		return ExitError, fmt.Errorf("--profile-runs must be at least 1, got %d", f.runs)
 	case f.jobs < 0:
@@ -75,7 +87,10 @@ func (a *app) regress(args []string) (int, error) {
 	}
 
 	env := pipeline.Env{Dir: pipeline.NewDir(f.out), Systems: a.reg, Jobs: f.jobs, Progress: prog}
-	rc := pipeline.RegressConfig{Env: env, Baseline: f.baseline, Scale: f.scale, Compare: cfg}
+	rc := pipeline.RegressConfig{Env: env, Baseline: f.baseline, Scale: f.scale, Compare: cfg, MaxSlowRate: maxSlowRate}
+	if fl.Changed("max-runs") {
+		rc.MaxRuns = f.maxRuns
+	}
 	for _, o := range []struct {
 		flag string
 		set  func()
@@ -100,7 +115,7 @@ func (a *app) regress(args []string) (int, error) {
 	}
 	base, t := r.Baseline, r.Target
 	fmt.Fprintf(a.stdout, "macepc regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", r.BaselinePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
-	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d%s (bootstrap seed %d)\n", t.Variant, r.Seed, r.Runs, pipeline.ScaleNote(r.Scale()), r.BootstrapSeed)
+	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d, then batches of %d up to %d until the verdict%s (bootstrap seed %d)\n", t.Variant, r.Seed, r.Runs, r.Runs, r.MaxRuns, pipeline.ScaleNote(r.Scale()), r.BootstrapSeed)
 	if r.ConfigChanged {
 		fmt.Fprintf(a.stderr, "macepc: warning: the configuration of %s %s changed since the baseline (config hash %s, now %s): its scenario's revision, timeout or network differs, and the comparison includes that change\n",
 			base.System, base.Variant, base.ConfigHash, r.NowHash)
@@ -142,7 +157,7 @@ func pct(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 
 func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	w := a.stdout
-	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples)
+	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations; the shift and tail tests on the first %d current executions):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples, rf.Current.Runs)
 	level := 100 * (1 - rf.Alpha)
 	for _, r := range []struct {
 		name      string
@@ -160,6 +175,9 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	o := rf.Outliers
 	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
 		fmtNS(o.ThresholdNS), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtNS(o.CurrentExcessNS), fmtNS(o.BaseExcessNS), o.ExcessP)
+	if sr := rf.SlowRate; sr != nil {
+		fmt.Fprintf(w, "  slow-rate test: %s\n", sr.Statement())
+	}
 	if o.Path != "" {
 		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
 	}
@@ -170,6 +188,8 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 			what = fmt.Sprintf("median or Q3 beyond %s; the larger of Mann-Whitney %.3g and bootstrap %.3g", pct(1+rf.MaxSlowdown), mw.P, rf.BootstrapP)
 		case anomaly.TestTail:
 			what = fmt.Sprintf("more or longer executions above the threshold; min-P of Fisher %.3g and excess %.3g", o.P, o.ExcessP)
+		case anomaly.TestSlowRate:
+			what = fmt.Sprintf("more than %.3g%% of the executions above the threshold; sequential, %d executions", 100*rf.SlowRate.Allowed, rf.SlowRate.Runs)
 		}
 		if t.Excluded {
 			fmt.Fprintf(w, "  %s test (%s): p = %.3g; left out, it cannot reach alpha on these executions (smallest attainable p %.3g)\n", t.Name, what, t.P, t.Attainable)
@@ -185,8 +205,13 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 		for _, r := range rf.Reasons {
 			fmt.Fprintf(w, "REGRESSION: %s\n", r)
 		}
+	} else if sr := rf.SlowRate; sr != nil && sr.Decision == anomaly.SlowRateUndecided {
+		fmt.Fprintf(w, "no regression shown: undecided after %d executions\n", sr.Runs)
 	} else {
 		fmt.Fprintf(w, "no regression\n")
+	}
+	if sr := rf.SlowRate; sr != nil {
+		fmt.Fprintf(w, "  verdict after %d current executions (cap %d)\n", sr.Runs, sr.MaxRuns)
 	}
 	for _, warn := range rf.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

@@ -31,14 +31,18 @@
 // The test fails when
 //   - the baseline is missing, or of another system, variant, node count,
 //     seed, number of runs or EDD (rewrite it with -macepctest.update);
-//   - an execution of the current code is slower than the baseline's
-//     anomaly threshold (without a baseline, than its own profile's): the
-//     message names the execution and its path file for `macepc replay`;
-//   - the median or Q3 is significantly slower than the baseline's beyond
-//     Config.MaxSlowdown (5% by default), or significantly more executions
-//     are above the threshold or significantly more time is spent above it
-//     (anomaly.Compare's shift and tail tests, combined by Holm's
-//     procedure at family-wise Config.Alpha).
+//   - without a baseline (or while rewriting it), an execution is slower
+//     than its own profile's anomaly threshold: the message names the
+//     execution and its path file for `macepc replay`;
+//   - against a baseline, the regression test of `macepc regress` fails
+//     (package anomaly, Gate): the median or Q3 significantly slower than
+//     the baseline's beyond Config.MaxSlowdown (5% by default), more or
+//     longer executions above the baseline's threshold in the first Runs
+//     executions, or more than Config.MaxSlowRate (1%) of the current
+//     executions above it, tested sequentially in batches of Runs
+//     executions until the verdict (at most Config.MaxRuns); the tests are
+//     combined by Holm's procedure at family-wise Config.Alpha. The message
+//     names the first execution above the threshold and its path file.
 //
 // Run is the same without a test: it returns the Result.
 //

@@ -61,6 +61,12 @@ type Config struct {
 	// anomaly.DefaultAlpha and anomaly.DefaultMaxSlowdown; a negative
 	// MaxSlowdown tolerates nothing).
 	Alpha, MaxSlowdown float64
+	// MaxSlowRate is the tolerated share of current executions above the
+	// baseline's threshold (0: anomaly.DefaultMaxSlowRate) and MaxRuns
+	// caps the current executions of the sequential test (0:
+	// anomaly.DefaultMaxRuns).
+	MaxSlowRate float64
+	MaxRuns     int
 	// Jobs is the number of workers (0: GOMAXPROCS); results do not
 	// depend on it.
 	Jobs int
@@ -88,9 +94,16 @@ type Result struct {
 	Regression bool
 	Reasons    []string
 	Report     string
-	// Anomalies are the executions above the threshold: the baseline's,
-	// or the profile's own when there is no baseline or it was rewritten.
+	// Anomalies are the executions above the threshold: the profile's
+	// own when there is no baseline or it was rewritten (each fails the
+	// test); against a baseline, the current executions above the
+	// baseline's threshold (the first pipeline.MaxListedSlow), which fail
+	// the test only through the regression test's slow-rate test.
 	Anomalies []Anomaly
+	// SlowRate is the regression test's slow-rate test (nil without a
+	// baseline): how many current executions it took and how many were
+	// slow.
+	SlowRate *anomaly.SlowRateResult
 	// ThresholdNS is that threshold.
 	ThresholdNS int64
 	// MedianRatio and Q3Ratio are current/baseline (0 without baseline).
@@ -106,9 +119,9 @@ type Anomaly struct {
 	ExecTimeNS int64  `json:"exec_time_ns"`
 }
 
-// Failed reports whether the result fails a test: a regression or an
-// anomaly.
-func (r *Result) Failed() bool { return r.Regression || len(r.Anomalies) > 0 }
+// Failed reports whether the result fails a test: a regression against
+// the baseline, or without one an anomaly.
+func (r *Result) Failed() bool { return r.Regression || (r.SlowRate == nil && len(r.Anomalies) > 0) }
 
 // Profile runs Run in a test and fails t on an anomaly, on a regression
 // against the baseline, or when the baseline is missing or belongs to
@@ -146,9 +159,14 @@ func Profile(t testing.TB, cfg Config) *Result {
 		t.Logf("%s", r.Report)
 	}
 	if r.Regression {
-		t.Errorf("macepctest: performance regression of %s against %s (%s):\n  %s", describe(cfg), cfg.Baseline, where, strings.Join(r.Reasons, "\n  "))
+		replay := ""
+		if len(r.Anomalies) > 0 && r.Dir != "" {
+			a := r.Anomalies[0]
+			replay = fmt.Sprintf("\n  the first current execution above the baseline's threshold is execution %d (seed %d), %s: replay with macepc replay --path %s", a.Index, a.Seed, units.Duration(ns(a.ExecTimeNS)), filepath.Join(r.Dir, outlierPath))
+		}
+		t.Errorf("macepctest: performance regression of %s against %s (%s):\n  %s%s", describe(cfg), cfg.Baseline, where, strings.Join(r.Reasons, "\n  "), replay)
 	}
-	if n := len(r.Anomalies); n > 0 {
+	if n := len(r.Anomalies); n > 0 && r.SlowRate == nil {
 		a := r.Anomalies[0]
 		path := "not kept (" + where + ")"
 		if r.Dir != "" {
@@ -220,7 +238,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.MaxSlowdown != 0 {
 		cmp.MaxSlowdown = max(cfg.MaxSlowdown, 0)
 	}
-	r, err := pipeline.StartRegress(pipeline.RegressConfig{Env: env, Baseline: cfg.Baseline, Seed: &cfg.Seed, Runs: runs(cfg), Scale: cfg.Scale, Compare: cmp})
+	r, err := pipeline.StartRegress(pipeline.RegressConfig{Env: env, Baseline: cfg.Baseline, Seed: &cfg.Seed, Runs: runs(cfg), Scale: cfg.Scale, Compare: cmp, MaxSlowRate: cfg.MaxSlowRate, MaxRuns: cfg.MaxRuns})
 	if err != nil {
 		return nil, fmt.Errorf("macepctest: %w", err)
 	}
@@ -230,7 +248,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rf := res.Regress
 	out := &Result{Dir: cfg.Out, Regression: rf.Regression, Reasons: rf.Reasons, Report: regressReport(cfg, rf), ThresholdNS: rf.Outliers.ThresholdNS,
-		MedianRatio: rf.MedianRatio.Estimate, Q3Ratio: rf.Q3Ratio.Estimate}
+		MedianRatio: rf.MedianRatio.Estimate, Q3Ratio: rf.Q3Ratio.Estimate, SlowRate: rf.SlowRate}
 	for _, e := range rf.Outliers.Executions {
 		out.Anomalies = append(out.Anomalies, Anomaly{Index: e.Index, Seed: e.Seed, ExecTimeNS: e.ExecTimeNS})
 	}
@@ -347,6 +365,9 @@ func regressReport(cfg Config, rf *pipeline.RegressFile) string {
 		b.WriteString("REGRESSION")
 	} else {
 		b.WriteString("no regression")
+	}
+	if sr := rf.SlowRate; sr != nil {
+		b.WriteString("\n  slow-rate test: " + sr.Statement())
 	}
 	for _, r := range rf.Reasons {
 		b.WriteString("\n  " + r)

@@ -77,7 +77,7 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if !rec.failed || rec.fatal || r == nil || !r.Regression {
 		t.Fatalf("deliver Join=2: failed %v fatal %v result %+v messages %q", rec.failed, rec.fatal, r, rec.msgs)
 	}
-	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "performance regression of randtree fixed") || !strings.Contains(msg, "exceed the tolerated +5.0%") {
+	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "performance regression of randtree fixed") || !strings.Contains(msg, "the tolerated +5.0%: shift test") {
 		t.Errorf("message: %s", msg)
 	}
 	// Without Config.Out the results went to the test's temporary
@@ -95,11 +95,15 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if rec, _ := profile(t, cfg); rec.failed {
 		t.Errorf("20%% tolerated: %q", rec.msgs)
 	}
-	// Three times as slow: executions above the baseline's threshold,
-	// each an anomaly with a path file, even with a 100% tolerance.
+	// Three times as slow: more executions above the baseline's
+	// threshold than the tolerated 1%, a regression by the slow-rate test
+	// even with a 100% tolerance of the quartiles, with the first one's
+	// path file.
 	cfg.Scale, cfg.MaxSlowdown, cfg.Out = []string{"deliver Join=3"}, 1, t.TempDir()
 	rec, r = profile(t, cfg)
-	if !rec.failed || r == nil || len(r.Anomalies) == 0 || !strings.Contains(strings.Join(rec.msgs, "\n"), "are anomalous (above") {
+	msg := strings.Join(rec.msgs, "\n")
+	if !rec.failed || r == nil || !r.Regression || len(r.Anomalies) == 0 || r.SlowRate == nil || r.SlowRate.Decision != "regression" ||
+		!strings.Contains(msg, "slow-rate test p = ") || !strings.Contains(msg, fmt.Sprintf("the first current execution above the baseline's threshold is execution %d", r.Anomalies[0].Index)) {
 		t.Errorf("deliver Join=3: %q %+v", rec.msgs, r)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Out, "regress-outlier.path.json")); err != nil {
@@ -115,14 +119,21 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &pf) != nil {
 		t.Fatalf("current profile.json: %v", err)
 	}
-	above := 0
+	// The profile holds the first batch; the anomalies list the slow
+	// executions of every batch, in index order.
+	above, listed := 0, 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > r.ThresholdNS {
 			above++
 		}
 	}
-	if above != len(r.Anomalies) || above == len(pf.Executions) {
-		t.Errorf("%d anomalies reported, %d of %d executions above %d ns", len(r.Anomalies), above, len(pf.Executions), r.ThresholdNS)
+	for _, a := range r.Anomalies {
+		if a.Index < len(pf.Executions) {
+			listed++
+		}
+	}
+	if above != listed || len(r.Anomalies) != r.SlowRate.Slow {
+		t.Errorf("%d anomalies reported (%d in the profile's %d executions, %d above %d ns there), %d slow in all", len(r.Anomalies), listed, len(pf.Executions), above, r.ThresholdNS, r.SlowRate.Slow)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,11 @@ type RegressFile struct {
 	// whose path file is regress-slowest.path.json: what to replay when
 	// the current code is slower but no execution crossed the threshold.
 	Slowest *RegressSlowest `json:"slowest,omitempty"`
-	// Tests are the shift and tail tests with Holm's decision.
+	// SlowRate is the sequential slow-rate test over every current
+	// execution (the profile's first, then batches as large until the
+	// verdict): its runs, slow count, allowed rate, p-value and decision.
+	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
+	// Tests are the shift, tail and slow-rate tests with Holm's decision.
 	Tests      []anomaly.Test `json:"tests"`
 	Regression bool           `json:"regression"`
 	Reasons    []string       `json:"reasons"`
@@ -92,8 +97,11 @@ type RegressOutliers struct {
 	BaseExcessNS    int64   `json:"base_excess_ns"`
 	CurrentExcessNS int64   `json:"current_excess_ns"`
 	ExcessP         float64 `json:"excess_p"`
-	// Executions are the current executions above the threshold; the
-	// first one's path file is regress-outlier.path.json.
+	// Base, Current, P and the excesses are the first batch's (the
+	// current profile's), against the baseline's profile. Executions are
+	// the current executions above the threshold, of every batch, the
+	// first MaxListedSlow of them; the first one's path file is
+	// regress-outlier.path.json.
 	Executions []ExecLine `json:"executions"`
 	Path       string     `json:"path,omitempty"`
 }
@@ -104,6 +112,9 @@ type RegressSlowest struct {
 	Path string `json:"path"`
 }
 
+// MaxListedSlow bounds regress.json's list of slow current executions.
+const MaxListedSlow = 100
+
 // regressMethod says how regress.json was computed.
 func regressMethod() []string {
 	return []string{
@@ -112,7 +123,9 @@ func regressMethod() []string {
 		"intervals: percentile bootstrap of current/baseline median and Q3, both samples resampled independently with replacement, at level 1-alpha",
 		"shift test: one-sided Mann-Whitney U (current slower), exact without ties for samples of at most 50, else normal approximation with tie and continuity corrections; and the bootstrap p-value of 'neither the median's nor Q3's ratio exceeds 1+max-slowdown' (twice the smaller fraction of resampled ratios at or below it); its p-value is the larger of the two",
 		"tail test: the executions above the baseline's anomaly threshold, their number (one-sided Fisher exact test) and their mean excess over it (one-sided permutation test), combined by Westfall-Young min-P over the same random splits (as many as the bootstrap resamples)",
-		"regression: Holm's step-down procedure over the shift and tail tests at family-wise alpha (the smaller p-value against alpha/2, then the other against alpha); a test that cannot reach alpha on these executions however they were split (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression",
+		"the shift and tail tests compare the current profile (as many executions as the baseline's) with the baseline's profile",
+		"slow-rate test: every current execution, the profile's first and then batches of as many until the verdict or the run cap, is slow when it is above the baseline's threshold; the allowed rate is the largest of the tolerated rate, the baseline's own rate above its threshold, and its generalized Pareto tail model's conservative rate above it; evidence of more is a mixture of likelihood ratios (alternatives 1.5 to 50 times the allowed rate), a test martingale whose running maximum gives a p-value valid whenever the test stops (Ville's inequality); evidence of fewer than twice the allowed rate, against alternatives at and below it, passes the gate at level alpha",
+		"regression: Holm's step-down procedure over the shift, tail and slow-rate tests at family-wise alpha (the smallest p-value against alpha/3, and so on); a test that cannot reach alpha on these executions (the tail test with few executions above the threshold) is left out (Tarone's rule); a rejected test is a regression; the gate stops at a regression, at a pass, or at the run cap (undecided, no regression shown)",
 	}
 }
 
@@ -143,6 +156,12 @@ type RegressConfig struct {
 	// (anomaly.DefaultCompareConfig); the bootstrap seed and the
 	// threshold are the run's.
 	Compare anomaly.CompareConfig
+	// MaxSlowRate is the tolerated share of current executions above the
+	// baseline's threshold (0: anomaly.DefaultMaxSlowRate); MaxRuns caps
+	// the current executions of the sequential test (0:
+	// anomaly.DefaultMaxRuns, and at least the profile's runs).
+	MaxSlowRate float64
+	MaxRuns     int
 }
 
 // Regression is a regression test ready to run: the baseline read and
@@ -157,9 +176,11 @@ type Regression struct {
 	// options and EDD (scaled by RegressConfig.Scale), with its variant or
 	// RegressConfig's.
 	Target *Target
-	// Seed and Runs are the current profile's.
-	Seed uint64
-	Runs int
+	// Seed and Runs are the current profile's; MaxRuns caps the current
+	// executions of the sequential test (at least Runs).
+	Seed    uint64
+	Runs    int
+	MaxRuns int
 	// ConfigChanged says that the configuration hash the current code
 	// gives the baseline's own configuration, NowHash, is not the
 	// baseline's: its scenario's revision, timeout or network changed,
@@ -218,7 +239,19 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if cfg.Runs != 0 {
 		r.Runs = cfg.Runs
 	}
-	if err := checkMemory("--profile-runs", r.Runs, bytesPerExecLine); err != nil {
+	r.MaxRuns = cfg.MaxRuns
+	if r.MaxRuns == 0 {
+		r.MaxRuns = max(anomaly.DefaultMaxRuns, r.Runs)
+	}
+	switch {
+	case cfg.MaxRuns < 0:
+		return nil, fmt.Errorf("--max-runs must be at least 1, got %d", cfg.MaxRuns)
+	case r.MaxRuns < r.Runs:
+		return nil, fmt.Errorf("--max-runs %d is below the current profile's %d executions (--profile-runs)", r.MaxRuns, r.Runs)
+	case math.IsNaN(cfg.MaxSlowRate) || cfg.MaxSlowRate < 0 || cfg.MaxSlowRate > anomaly.MaxAllowedRate:
+		return nil, fmt.Errorf("--max-slow-rate must be in (0, %g], got %v", anomaly.MaxAllowedRate, cfg.MaxSlowRate)
+	}
+	if err := checkMemory("--max-runs", r.MaxRuns, bytesPerExecLine); err != nil {
 		return nil, err
 	}
 	if SameFile(cfg.Dir.File(FileProfile), basePath) {
@@ -257,13 +290,32 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	}
 	res.Profile = cur
 
-	cfg := r.cfg.Compare
-	cfg.Seed = r.BootstrapSeed
-	cfg.Threshold = time.Duration(base.Threshold)
-	c, err := anomaly.Compare(base.ExecTimes(), cur.ExecTimes(), cfg)
+	gcfg := anomaly.GateConfig{CompareConfig: r.cfg.Compare, MaxSlowRate: r.cfg.MaxSlowRate, MaxRuns: r.MaxRuns, TailShape: modelShape(rs)}
+	gcfg.Seed = r.BootstrapSeed
+	gcfg.Threshold = time.Duration(base.Threshold)
+	if gcfg.MaxSlowRate == 0 {
+		gcfg.MaxSlowRate = anomaly.DefaultMaxSlowRate
+	}
+	g, err := anomaly.NewGate(base.ExecTimes(), cur.ExecTimes(), gcfg)
 	if err != nil {
 		return res, err
 	}
+	all := slices.Clone(cur.Executions)
+	for !g.Done() {
+		n := min(runs, gcfg.MaxRuns-len(all))
+		lines, err := regressExecs(ctx, r.cfg.Env, rs, seed, len(all), n)
+		if err != nil {
+			return res, err
+		}
+		times := make([]time.Duration, len(lines))
+		for i, l := range lines {
+			times[i] = time.Duration(l.ExecTimeNS)
+		}
+		g.Add(times)
+		all = append(all, lines...)
+	}
+	c := g.Comparison()
+	cfg := c.Config
 	if c.Outliers == nil { // cfg.Threshold > 0: readBaseline checked it
 		return res, errors.New("regress: no outlier comparison")
 	}
@@ -277,9 +329,9 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
 		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
 			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []ExecLine{}},
-		Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{FileRegressSVG, FileRegressPNG}}
-	for _, e := range cur.Executions {
-		if e.ExecTimeNS > base.Threshold {
+		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{FileRegressSVG, FileRegressPNG}}
+	for _, e := range all {
+		if e.ExecTimeNS > base.Threshold && len(rf.Outliers.Executions) < MaxListedSlow {
 			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
 		}
 	}
@@ -292,9 +344,9 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		}
 		rf.Outliers.Path = FileRegressOutlier
 	}
-	if len(cur.Executions) > 0 {
-		e := cur.Executions[0]
-		for _, x := range cur.Executions[1:] {
+	if len(all) > 0 {
+		e := all[0]
+		for _, x := range all[1:] {
 			if x.ExecTimeNS > e.ExecTimeNS {
 				e = x
 			}
@@ -313,12 +365,19 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		return out
 	}
 	verdict := "no regression"
-	if c.Regression {
+	switch {
+	case c.Regression:
 		verdict = "REGRESSION"
+	case c.SlowRate.Decision == anomaly.SlowRateUndecided:
+		verdict = "undecided, no regression shown"
 	}
-	svg, png, err := report.RenderRegress(report.RegressData{Base: secsOf(base.ExecTimes()), Current: secsOf(cur.ExecTimes()), Threshold: time.Duration(base.Threshold).Seconds(),
-		BaseLabel: fmt.Sprintf("baseline %s seed %d", base.Variant, base.Seed), CurrentLabel: fmt.Sprintf("current %s seed %d%s", variant, seed, ScaleNote(scale)),
-		Title: fmt.Sprintf("%s %s: %s (median %+.1f%%, Q3 %+.1f%%)", rs.System.Name, variant, verdict, 100*(c.MedianRatio.Estimate-1), 100*(c.Q3Ratio.Estimate-1))})
+	allTimes := make([]time.Duration, len(all))
+	for i, e := range all {
+		allTimes[i] = time.Duration(e.ExecTimeNS)
+	}
+	svg, png, err := report.RenderRegress(report.RegressData{Base: secsOf(base.ExecTimes()), Current: secsOf(allTimes), Threshold: time.Duration(base.Threshold).Seconds(),
+		BaseLabel: fmt.Sprintf("baseline %s seed %d, %d executions", base.Variant, base.Seed, len(base.Executions)), CurrentLabel: fmt.Sprintf("current %s seed %d%s, %d executions", variant, seed, ScaleNote(scale), len(all)),
+		Title: fmt.Sprintf("%s %s: %s (%d of %d slow; median %+.1f%%, Q3 %+.1f%%)", rs.System.Name, variant, verdict, c.SlowRate.Slow, c.SlowRate.Runs, 100*(c.MedianRatio.Estimate-1), 100*(c.Q3Ratio.Estimate-1))})
 	if err != nil {
 		return res, err
 	}
@@ -338,6 +397,28 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		}
 	}
 	return res, nil
+}
+
+// regressExecs runs the current executions from..from+n-1 of the
+// sequential test: one line per execution in index order.
+func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n int) ([]ExecLine, error) {
+	ex := env.explorer(t, t.Options)
+	lines := make([]ExecLine, 0, n)
+	prog := start(env.Progress, PhaseRegress, n)
+	path := timedsim.Seeded(seed)
+	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(from + j) }, Each: func(j int, r *timedsim.Result) bool {
+		lines = append(lines, ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		prog.Add(1, "")
+		return true
+	}})
+	prog.Done()
+	if errors.Is(err, timedsim.ErrNondeterministic) {
+		return nil, err
+	}
+	if err != nil || done < n {
+		return nil, env.Dir.interrupted(PhaseRegress, from+done, from+n)
+	}
+	return lines, nil
 }
 
 // ReadBaseline reads a baseline, a results directory or its

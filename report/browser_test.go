@@ -39,7 +39,7 @@ func TestReportInBrowser(t *testing.T) {
 	})
 	t.Run("regress", func(t *testing.T) {
 		dir, _ := regressDir(t, "deliver Join=200000")
-		shot := openInBrowser(t, bin, dir, "regression report: randtree/buggy", 1500, []check{
+		shot := openInBrowser(t, bin, dir, "regression report: randtree/fixed", 1500, []check{
 			{"a red banner", `document.querySelector("#verdict .verdict.finding") ? "" : "no red banner"`},
 			{"no placeholder of a phase regress never runs", `(() => { const m = [...document.querySelectorAll(".missing, #search, #divergence, #correlation, #completion, #eventgraph, #diff")]; return m.length === 0 ? "" : m.length + " placeholders or sections of phases regress never runs, the first " + (m[0].id || m[0].textContent) })()`},
 			{"the slowest execution to replay", `(() => { const r = document.querySelector("#replay"); return r && /the slowest current execution, execution \d+/.test(r.textContent) && r.textContent.includes("macepc replay --path regress-slowest.path.json") && !r.textContent.includes("Nothing to replay") ? "" : "replay section: " + (r ? r.textContent : "none") })()`},
@@ -56,7 +56,7 @@ func TestReportInBrowser(t *testing.T) {
 			rj["regression"] = false
 			rj["warnings"] = []string{"3 of 20 executions above the baseline's threshold, more than the baseline but not significant"}
 		})
-		openInBrowser(t, bin, dir, "regression report: randtree/buggy", 1000, []check{
+		openInBrowser(t, bin, dir, "regression report: randtree/fixed", 1000, []check{
 			{"an amber banner over a warning", `(() => { const v = document.querySelector("#verdict .verdict"); const c = getComputedStyle(v).backgroundColor; return v.classList.contains("caution") && c !== getComputedStyle(document.body).backgroundColor && !document.querySelector(".verdict.clean") ? "" : "banner " + v.className + " on " + c })()`},
 		})
 	})

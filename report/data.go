@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/macepc/macepc/anomaly"
 )
 
 // The files of a results directory the report reads. The types below
@@ -433,7 +435,10 @@ type Regress struct {
 		RegressExec
 		Path string `json:"path"`
 	} `json:"slowest"`
-	// Tests are the shift and tail tests with Holm's decision.
+	// SlowRate is the sequential slow-rate test over every current
+	// execution (nil in a directory written before it).
+	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
+	// Tests are the shift, tail and slow-rate tests with Holm's decision.
 	Tests      []RegressTest `json:"tests"`
 	Regression bool          `json:"regression"`
 	Reasons    []string      `json:"reasons"`

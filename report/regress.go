@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macepc/macepc/anomaly"
 )
 
 // RegressData feeds the regression plot of `macepc regress`: the execution
@@ -182,7 +184,17 @@ func regressVerdict(rg *Regress) (string, bool) {
 	if len(tests) > 0 {
 		figures += "; " + strings.Join(tests, ", ")
 	}
+	if sr := rg.SlowRate; sr != nil {
+		figures += "; slow-rate test: " + sr.Statement()
+	}
 	if rg.Regression {
+		if len(rg.Reasons) > 0 {
+			more := ""
+			if n := len(rg.Reasons) - 1; n > 0 {
+				more = fmt.Sprintf(" (and %d more %s below)", n, ifs(n == 1, "reason", "reasons"))
+			}
+			return "Regression against the baseline: " + rg.Reasons[0] + more + ".", true
+		}
 		return "Regression against the baseline: " + figures + ".", true
 	}
 	return fmt.Sprintf("No regression against the baseline (tolerated slowdown %s, family-wise alpha %g): %s.", pctChange(1+rg.MaxSlowdown), rg.Alpha, figures), false
@@ -230,6 +242,14 @@ func regressRows(rg *Regress) []row {
 		row{"mean excess over the threshold", fmt.Sprintf("%s per execution (baseline %s), permutation p = %.3g",
 			fmtSec(secsNS(rg.Outliers.CurrentExcessNS)), fmtSec(secsNS(rg.Outliers.BaseExcessNS)), rg.Outliers.ExcessP)},
 	)
+	if sr := rg.SlowRate; sr != nil {
+		rows = append(rows, row{"slow executions, all runs", sr.Statement()})
+		if sr.TailNote != "" {
+			rows = append(rows, row{"baseline's tail model", "none: " + sr.TailNote})
+		} else {
+			rows = append(rows, row{"baseline's tail model", fmt.Sprintf("%.3g%% of its executions above its threshold (conservative generalized Pareto fit); baseline's own: %d of %d", 100*sr.TailRate, sr.BaseSlow, sr.BaseRuns)})
+		}
+	}
 	for _, t := range rg.Tests {
 		what := t.Name + " test"
 		switch t.Name {
@@ -237,6 +257,8 @@ func regressRows(rg *Regress) []row {
 			what = fmt.Sprintf("shift test (the larger of Mann-Whitney p and bootstrap p = %.3g)", rg.BootstrapP)
 		case "tail":
 			what = "tail test (min-P of Fisher and excess)"
+		case "slow-rate":
+			what = "slow-rate test (sequential, every current execution)"
 		}
 		if t.Excluded {
 			rows = append(rows, row{what, fmt.Sprintf("p = %.3g; left out: the smallest p-value it could give on these executions is %.3g, not below alpha %g", t.P, t.Attainable, rg.Alpha)})
@@ -244,7 +266,12 @@ func regressRows(rg *Regress) []row {
 		}
 		rows = append(rows, row{what, fmt.Sprintf("p = %.3g, Holm level %.3g, adjusted p = %.3g: %s", t.P, t.Level, t.AdjustedP, ifs(t.Rejected, "REJECTED", "passed"))})
 	}
-	rows = append(rows, row{"criterion", fmt.Sprintf("Holm's procedure at family-wise alpha %g over the shift test (Mann-Whitney and the median's or Q3's bootstrap evidence beyond %s) and the tail test (more or longer executions above the baseline's threshold), leaving out a test that cannot reach alpha on these executions; a rejected test is a regression", rg.Alpha, pctChange(1+rg.MaxSlowdown))})
+	crit := fmt.Sprintf("Holm's procedure at family-wise alpha %g over the shift test (Mann-Whitney and the median's or Q3's bootstrap evidence beyond %s) and the tail test (more or longer executions above the baseline's threshold), leaving out a test that cannot reach alpha on these executions; a rejected test is a regression", rg.Alpha, pctChange(1+rg.MaxSlowdown))
+	if sr := rg.SlowRate; sr != nil {
+		crit = fmt.Sprintf("Holm's procedure at family-wise alpha %g over the shift test (Mann-Whitney and the median's or Q3's bootstrap evidence beyond %s) and the tail test (more or longer executions above the baseline's threshold), both on the first %d current executions, and the sequential slow-rate test (more than %.3g%% of all current executions above the threshold), leaving out a test that cannot reach alpha; a rejected test is a regression. The current executions run in batches until a regression, until fewer than %.3g%% slow is shown at level %g, or until %d executions (undecided)",
+			rg.Alpha, pctChange(1+rg.MaxSlowdown), rg.Current.Runs, 100*sr.Allowed, 100*sr.PassRate, rg.Alpha, sr.MaxRuns)
+	}
+	rows = append(rows, row{"criterion", crit})
 	for _, r := range rg.Reasons {
 		rows = append(rows, row{"reason", r})
 	}
@@ -283,6 +310,23 @@ func regressReplay(rg *Regress) (cmds []string, note string) {
 		ifs(len(cmds) == 1, "the command re-runs one execution", "each command re-runs one execution"), strings.Join(what, ", then "))
 }
 
+// regressCaption is the plot caption's verdict: the same as the text's
+// and the exit status's.
+func regressCaption(rg *Regress) string {
+	sr := rg.SlowRate
+	switch {
+	case rg.Regression && sr != nil && len(rg.Reasons) > 0:
+		return "A regression: " + strings.Join(rg.Reasons, "; ") + "."
+	case rg.Regression:
+		return "A regression: the current code is slower beyond the tolerance (see the reasons above)."
+	case sr != nil && sr.Decision == anomaly.SlowRateUndecided:
+		return "No regression was shown, but the gate is undecided: " + sr.Statement() + "."
+	case sr != nil:
+		return "No regression: no test found one, and " + sr.Statement() + "."
+	}
+	return "No regression: no test found the current code slower beyond the tolerance."
+}
+
 func regressFigure(r *Results) Figure {
 	rg := r.Regress
 	f := Figure{Title: "Regression test against the baseline (macepc regress)", W: vg.Points(640), H: vg.Points(400), rows: regressRows(rg)}
@@ -300,7 +344,7 @@ func regressFigure(r *Results) Figure {
 		f.preSVG, f.prePNG = svg, r.RegressPNG
 		f.Guide = fmt.Sprintf("Drawn by macepc regress: the empirical CDFs of the baseline's execution times (blue) and the current code's (red, dashed), with their medians (thin lines) and the baseline's anomaly threshold %s (orange). "+
 			"A curve to the right of the other is slower; the horizontal distance between them at 0.5 is the median's change; an x axis broken by // draws the slow tail right of the break on its own scale. %s",
-			fmtSec(secsNS(rg.Outliers.ThresholdNS)), upper(ifs(rg.Regression, "the current code is slower beyond the tolerance: see the reasons above.", "the two distributions agree within the tolerance.")))
+			fmtSec(secsNS(rg.Outliers.ThresholdNS)), regressCaption(rg))
 	}
 	f = finish(f, func() func(draw.Canvas) {
 		return placeholder(f.Title, "drawn by macepc regress: "+FileRegressSVG).Draw
