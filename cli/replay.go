@@ -9,6 +9,7 @@ import (
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
+	"github.com/macepc/macepc/traceevent"
 )
 
 func (a *app) replay(args []string) (int, error) {
@@ -20,6 +21,7 @@ func (a *app) replay(args []string) (int, error) {
 	branch := fs.Int("branch-at", -1, "replay the first N steps of the path, then continue with --branch-seed")
 	branchSeed := fs.Uint64("branch-seed", 0, "seed of the continuation after --branch-at")
 	savePath := fs.String("save-path", "", "write the replayed (possibly branched) path to this path file")
+	traceFile := fs.String("trace-events", "", "also write the execution as Chrome trace-event JSON to this file, for ui.perfetto.dev or chrome://tracing (a track per node, handlers as slices, messages as flows)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -39,8 +41,8 @@ func (a *app) replay(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--branch-seed goes with --branch-at STEP")
 	}
 	if *pathFile != "" && *runDir == "" && pipeline.IsLivenessPath(*pathFile) {
-		if *branch >= 0 || *savePath != "" {
-			return ExitError, fmt.Errorf("%s is a liveness path: --branch-at and --save-path replay the paths of the performance pipeline only", *pathFile)
+		if *branch >= 0 || *savePath != "" || *traceFile != "" {
+			return ExitError, fmt.Errorf("%s is a liveness path: --branch-at, --save-path and --trace-events replay the paths of the performance pipeline only (a liveness path has steps, not times)", *pathFile)
 		}
 		return a.replayLiveness(*pathFile, *logFile)
 	}
@@ -86,6 +88,13 @@ func (a *app) replay(args []string) (int, error) {
 		if err := pipeline.WritePathFile(*savePath, r.Target, r.Path, "replay of "+pf.Note); err != nil {
 			return ExitError, err
 		}
+	}
+	if *traceFile != "" {
+		m := traceevent.Meta{Title: fmt.Sprintf("%s %s, %d nodes, path %s%s", pf.System, pf.Variant, pf.Nodes, r.Header.Path, branched), Nodes: pf.Nodes}
+		if err := atomicfile.Write(*traceFile, func(w io.Writer) error { return traceevent.Write(w, m, res.Events) }); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stderr, "macepc: trace events in %s (open it in ui.perfetto.dev or chrome://tracing)\n", *traceFile)
 	}
 	if f := pipeline.Finding(res); f != "" {
 		fmt.Fprintf(a.stderr, "macepc: FINDING: %s\n", f)

@@ -194,16 +194,7 @@ func timedKind(label string) string {
 	return KindFault
 }
 
-func pathText(p timedsim.Path) string {
-	var b strings.Builder
-	for i, s := range p.Segments {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%d:%d", s.From, s.Seed)
-	}
-	return b.String()
-}
+func pathText(p timedsim.Path) string { return p.String() }
 
 // FromTrace is a liveness path's trace (liveness.TracePath). Time is
 // logical. A panic or safety violation, and a dead end (liveness

@@ -3,6 +3,7 @@ package timedsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 )
 
 // Segment says that from step From on, the step randomness derives from
@@ -22,6 +23,21 @@ type Segment struct {
 // draws from the first segment's seed.
 type Path struct {
 	Segments []Segment `json:"segments"`
+}
+
+// String is the path as the event log's header writes it: each segment's
+// first step and seed, "0:42" or "0:42,17:99".
+func (p Path) String() string {
+	b := make([]byte, 0, 24*len(p.Segments))
+	for i, s := range p.Segments {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(s.From), 10)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, s.Seed, 10)
+	}
+	return string(b)
 }
 
 // SeedPath is the path of a fresh random execution.
