@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/systems/randtree"
@@ -481,5 +483,70 @@ func TestRegressVerdictAgreesEverywhere(t *testing.T) {
 		if !strings.Contains(h, c.banner) || !strings.Contains(caption, c.cap) {
 			t.Errorf("%s: report.html's banner or the plot's caption disagree with exit %d: caption %q", c.variant, st, caption)
 		}
+	}
+}
+
+// regress writes both sides' execution times in the Go benchmark format;
+// benchstat's own parser reads them: one result per execution, the
+// baseline's the profile's times, the current side's every batch's, in
+// one configuration (system, nodes) so that benchstat pairs them.
+func TestRegressWritesBenchstatFiles(t *testing.T) {
+	dir := t.TempDir()
+	pingpongBaseline(t, dir, 7)
+	if out, errs, st := run(t, dir, "regress", "--baseline", "$DIR/base", "--seed", "8", "--out", "$DIR/cur", "--progress", "never"); st != cli.ExitOK {
+		t.Fatalf("regress: %d\n%s%s", st, out, errs)
+	}
+	read := func(name string) (vals []float64, cfg map[string]string) {
+		f, err := os.Open(filepath.Join(dir, "cur", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cfg = map[string]string{}
+		r := benchfmt.NewReader(f, name)
+		for r.Scan() {
+			switch rec := r.Result().(type) {
+			case *benchfmt.Result:
+				if string(rec.Name.Full()) != "Execution" || len(rec.Values) != 1 || rec.Values[0].OrigUnit != "ns/exec" || rec.Iters != 1 {
+					t.Fatalf("%s: result %s %d %+v", name, rec.Name.Full(), rec.Iters, rec.Values)
+				}
+				vals = append(vals, rec.Values[0].OrigValue)
+				for _, c := range rec.Config {
+					cfg[c.Key] = string(c.Value)
+				}
+			case *benchfmt.SyntaxError:
+				t.Fatalf("%s: %v", name, rec)
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return vals, cfg
+	}
+	base, bcfg := read("baseline.bench.txt")
+	cur, ccfg := read("current.bench.txt")
+	var pf struct {
+		Executions []struct {
+			ExecTimeNS int64 `json:"exec_time_ns"`
+		} `json:"executions"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "base", "profile.json"))
+	if err != nil || json.Unmarshal(b, &pf) != nil {
+		t.Fatalf("baseline profile.json: %v", err)
+	}
+	var rf struct {
+		SlowRate struct {
+			Runs int `json:"runs"`
+		} `json:"slow_rate"`
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "cur", "regress.json"))
+	if err != nil || json.Unmarshal(b, &rf) != nil {
+		t.Fatalf("regress.json: %v", err)
+	}
+	if len(base) != len(pf.Executions) || base[0] != float64(pf.Executions[0].ExecTimeNS) || len(cur) != rf.SlowRate.Runs || len(cur) <= len(base) {
+		t.Errorf("%d baseline results for %d executions (first %v, want %d); %d current for %d runs", len(base), len(pf.Executions), base[0], pf.Executions[0].ExecTimeNS, len(cur), rf.SlowRate.Runs)
+	}
+	if bcfg["system"] != "pingpong" || bcfg["nodes"] != "4" || fmt.Sprint(bcfg) != fmt.Sprint(ccfg) {
+		t.Errorf("configurations %v and %v: want the same, system pingpong, nodes 4", bcfg, ccfg)
 	}
 }

@@ -151,7 +151,7 @@ func (d *Dir) ClearAfter(phase Phase) (err error) {
 
 func (d *Dir) clearAfter(phase Phase) error {
 	after := phase == ""
-	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier, FileRegressSlowest} // regress writes these last
+	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier, FileRegressSlowest, FileRegressBaseBench, FileRegressCurBench} // regress writes these last
 	for _, p := range phaseFiles() {
 		if after {
 			files = append(files, p.files...)

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -33,6 +35,10 @@ const (
 	FileRegressPNG     = "regress.png"
 	FileRegressOutlier = "regress-outlier.path.json" // the first current execution above the baseline's threshold
 	FileRegressSlowest = "regress-slowest.path.json" // the slowest current execution
+	// FileRegressBaseBench and FileRegressCurBench are both sides'
+	// execution times in the Go benchmark format, for benchstat.
+	FileRegressBaseBench = "baseline.bench.txt"
+	FileRegressCurBench  = "current.bench.txt"
 )
 
 // RegressFile is DIR/regress.json: the comparison of the current code's
@@ -387,6 +393,17 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	if err := atomicfile.WriteBytes(d.File(FileRegressPNG), png); err != nil {
 		return res, err
 	}
+	for _, b := range []struct {
+		name, what string
+		variant    string
+		seed       uint64
+		times      []time.Duration
+	}{{FileRegressBaseBench, "the baseline's profile", base.Variant, base.Seed, base.ExecTimes()}, {FileRegressCurBench, "the current code's executions, every batch", variant, seed, allTimes}} {
+		note := fmt.Sprintf("%s: %s variant %s seed %d, %d executions", b.what, rs.System.Name, b.variant, b.seed, len(b.times))
+		if err := d.write(b.name, func(w io.Writer) error { return writeBench(w, note, rs.System.Name, rs.Scenario.Nodes, b.times) }); err != nil {
+			return res, err
+		}
+	}
 	if err := d.writeJSON(FileRegress, rf); err != nil {
 		return res, err
 	}
@@ -419,6 +436,22 @@ func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n 
 		return nil, env.Dir.interrupted(PhaseRegress, from+done, from+n)
 	}
 	return lines, nil
+}
+
+// writeBench writes execution times in the Go benchmark format, one
+// result line per execution ("BenchmarkExecution 1 541234567 ns/exec"),
+// so that `benchstat baseline.bench.txt current.bench.txt` compares the
+// two sides as Go users compare benchmarks. The configuration lines are
+// the ones both sides share (system, nodes): benchstat splits its tables
+// by configuration, and the variant and seed, which differ, are in the
+// comment.
+func writeBench(w io.Writer, note, system string, nodes int, times []time.Duration) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# macepc regress, %s\n# compare: benchstat %s %s\nsystem: %s\nnodes: %d\n", note, FileRegressBaseBench, FileRegressCurBench, system, nodes)
+	for _, t := range times {
+		fmt.Fprintf(bw, "BenchmarkExecution 1 %d ns/exec\n", int64(t))
+	}
+	return bw.Flush()
 }
 
 // ReadBaseline reads a baseline, a results directory or its
