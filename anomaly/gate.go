@@ -145,10 +145,16 @@ func NewGate(base, first []time.Duration, cfg GateConfig) (*Gate, error) {
 	} else {
 		s.TailNote = err.Error()
 	}
-	baseRate := float64(s.BaseSlow) / float64(len(base))
 	s.Allowed, s.AllowedWhy = cfg.MaxSlowRate, "the tolerated rate"
-	if baseRate > s.Allowed {
-		s.Allowed, s.AllowedWhy = baseRate, fmt.Sprintf("the baseline's own: %d of %d above its threshold", s.BaseSlow, len(base))
+	// A baseline with executions above its own threshold has a slow mode
+	// of its own, whose rate its few executions pin down only loosely:
+	// the same code is allowed up to the upper 1−Alpha Clopper–Pearson
+	// bound of that rate, so that it is not failed for having as many
+	// slow executions as the baseline, only more than it could have had.
+	if s.BaseSlow > 0 {
+		if ub := ClopperPearsonUpper(s.BaseSlow, len(base), cfg.Alpha); ub > s.Allowed {
+			s.Allowed, s.AllowedWhy = ub, fmt.Sprintf("the baseline's own: %d of %d above its threshold, at most %s at level %g", s.BaseSlow, len(base), percent(ub), cfg.Alpha)
+		}
 	}
 	if s.TailRate > s.Allowed {
 		s.Allowed, s.AllowedWhy = s.TailRate, fmt.Sprintf("what the baseline's tail model gives above its threshold, more than the tolerated %s", percent(cfg.MaxSlowRate))

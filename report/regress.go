@@ -245,7 +245,7 @@ func regressRows(rg *Regress) []row {
 	if sr := rg.SlowRate; sr != nil {
 		rows = append(rows, row{"slow executions, all runs", sr.Statement()})
 		if sr.TailNote != "" {
-			rows = append(rows, row{"baseline's tail model", "none: " + sr.TailNote})
+			rows = append(rows, row{"baseline's tail model", fmt.Sprintf("none: %s; baseline's own: %d of %d above its threshold", sr.TailNote, sr.BaseSlow, sr.BaseRuns)})
 		} else {
 			rows = append(rows, row{"baseline's tail model", fmt.Sprintf("%.3g%% of its executions above its threshold (conservative generalized Pareto fit); baseline's own: %d of %d", 100*sr.TailRate, sr.BaseSlow, sr.BaseRuns)})
 		}
