@@ -48,6 +48,58 @@
   }
   D.executions.forEach(prep);
 
+  // ---- Chrome trace-event JSON (package traceevent's mapping) ----
+  // traceEvents(e) is a timed execution as the Trace Event Format's
+  // events: a track per node, a slice per handler, a flow per delivered
+  // message, lost messages and timer changes as instants. Times are µs.
+  function traceEvents(e) {
+    var us = function (ns) { return ns / 1e3; };
+    var ev = [{ name: 'process_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: e.title } }];
+    for (var n = 0; n < e.nodes; n++) {
+      ev.push({ name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid: n + 1, args: { name: 'n' + n } });
+      ev.push({ name: 'thread_sort_index', ph: 'M', ts: 0, pid: 1, tid: n + 1, args: { sort_index: n } });
+    }
+    var flowEnd = {}; // delivering step -> flow id
+    for (var s = 0; s < e.n; s++) {
+      for (var k = e.sendAt[s], j = 0; k < e.sendAt[s + 1]; k++, j++) {
+        if (e.send_recv[k] >= 0) flowEnd[e.send_recv[k]] = { id: s + '.' + j, type: e.str[e.send_type[k]] };
+      }
+    }
+    for (s = 0; s < e.n; s++) {
+      var node = e.node[s];
+      if (node < 0) continue;
+      var tid = node + 1, start = e.start[s], end = e.start[s] + e.dur[s];
+      var args = { step: s };
+      if (e.from[s] >= 0) args.from = 'n' + e.from[s];
+      ev.push({ name: e.str[e.label[s]], cat: 'handler', ph: 'X', ts: us(start), dur: us(e.dur[s]), pid: 1, tid: tid, args: args });
+      var f = flowEnd[s];
+      if (f) ev.push({ name: f.type, cat: 'message', ph: 'f', ts: us(start), pid: 1, tid: tid, id: f.id, bp: 'e' });
+      for (k = e.sendAt[s], j = 0; k < e.sendAt[s + 1]; k++, j++) {
+        var type = e.str[e.send_type[k]], status = D.statuses[e.send_status[k]];
+        if (e.send_recv[k] >= 0) ev.push({ name: type, cat: 'message', ph: 's', ts: us(start), pid: 1, tid: tid, id: s + '.' + j, args: { to: 'n' + e.send_to[k] } });
+        else if (status !== 'sent') ev.push({ name: status + ' ' + type + ' to n' + e.send_to[k], cat: 'lost', ph: 'i', ts: us(end), pid: 1, tid: tid, s: 't' });
+      }
+      for (k = e.timerAt[s]; k < e.timerAt[s + 1]; k++) {
+        var cancel = e.timer_cancel[k] === 1;
+        ev.push({ name: (cancel ? 'cancel timer ' : 'set timer ') + e.str[e.timer_name[k]], cat: 'timer', ph: 'i', ts: us(end), pid: 1, tid: tid, s: 't', args: cancel ? undefined : { fires_us: us(e.timer_at[k]) } });
+      }
+    }
+    return { displayTimeUnit: 'ms', traceEvents: ev };
+  }
+  window.exploreTrace = function (i) { return traceEvents(D.executions[i]); }; // for tests
+  function downloadTrace() {
+    V.panes.forEach(function (p) {
+      if (!p.e.timed) return;
+      var blob = new Blob([JSON.stringify(traceEvents(p.e))], { type: 'application/json' });
+      var a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = p.e.name + '.trace.json';
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    });
+  }
+
   function applyDelta(prev, pre, suf, mid) { return prev.slice(0, pre) + mid + prev.slice(prev.length - suf); }
   // entryState is the state of a node after its state entry k.
   function entryState(e, node, pos) {
@@ -660,7 +712,9 @@
     buildPanes();
     applyFilters();
     select(Math.min(V.cur, maxSteps() - 1));
+    $('trace').disabled = !V.panes.some(function (p) { return p.e.timed; });
   }
+  $('trace').addEventListener('click', downloadTrace);
   $('view').addEventListener('change', function () { setView(+this.value); });
   $('prev').addEventListener('click', function () { step(-1); });
   $('next').addEventListener('click', function () { step(1); });
