@@ -59,9 +59,17 @@ type RegressRate struct {
 	// ByTest counts, per test name of regress.json, the pairs on which
 	// that test was a reason (a pair may count under several).
 	ByTest map[string]int
-	// Slow is, per pair, the number of current executions above the
-	// baseline's threshold, and SlowBase the baseline's.
+	// Slow is, per pair, the number of current executions of the first
+	// batch (as many as the baseline's) above the baseline's threshold,
+	// and SlowBase the baseline's.
 	Slow, SlowBase []int
+	// Runs is, per pair, the number of current executions the gate ran
+	// to its verdict, SlowAll how many of them were above the threshold
+	// and Allowed the slow rate it tested against; Undecided counts the
+	// pairs that reached the run cap without a verdict.
+	Runs, SlowAll []int
+	Allowed       []float64
+	Undecided     int
 	// Commands are the first pair's commands, as a reader would type them.
 	Commands []string
 }
@@ -93,7 +101,7 @@ func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer)
 			nodes = " --nodes " + strconv.Itoa(rc.Nodes)
 		}
 		for k := uint64(1); k <= uint64(rc.Pairs); k++ {
-			base := fmt.Sprintf("base-%s-%s-n%d-%s-r%d-s%d", rc.System.Name, rc.Base, rc.Nodes, strings.TrimSuffix(filepath.Base(rc.EDD), ".json"), rc.Runs, k)
+			base := fmt.Sprintf("base-%s-%s-n%d-%s-r%d-s%d", rc.System.Name, rc.Base, rc.Nodes, strings.NewReplacer("/", "_", ".", "_").Replace(filepath.Clean(rc.EDD)), rc.Runs, k)
 			baseDir := filepath.Join(cfg.Work, base)
 			profile := fmt.Sprintf("macepc profile --system %s --variant %s%s --edd %s --profile-runs %d --seed %d", rc.System.Name, rc.Base, nodes, rc.EDD, rc.Runs, k)
 			if _, err := os.Stat(filepath.Join(baseDir, pipeline.FileProfile)); err != nil {
@@ -131,6 +139,10 @@ func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer)
 				}
 			}
 			r.Slow, r.SlowBase = append(r.Slow, rf.Outliers.Current), append(r.SlowBase, rf.Outliers.Base)
+			r.Runs, r.SlowAll, r.Allowed = append(r.Runs, rf.SlowRate.Runs), append(r.SlowAll, rf.SlowRate.Slow), append(r.Allowed, rf.SlowRate.Allowed)
+			if rf.SlowRate.Decision == anomaly.SlowRateUndecided {
+				r.Undecided++
+			}
 			if k == 1 {
 				r.Commands = []string{profile + " --out BASE", cmd}
 			}
@@ -141,13 +153,16 @@ func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer)
 	return out, nil
 }
 
-// WriteRegressRates renders the rates as a Markdown table. Its last
-// column counts the pairs with at least one current execution above the
-// baseline's threshold: how often a zero-tolerance rule (fail on any
-// anomalous execution, as package macepctest does besides the regression
-// test) would fail.
+// WriteRegressRates renders the rates as a Markdown table: per row the
+// pairs the gate failed and by which test, the current executions it ran
+// to its verdict (median and range), the pairs it left undecided at the
+// run cap, the slow rate it allowed (median), and the share of all
+// current executions above the baseline's threshold. Its last column
+// counts the pairs with at least one of the first batch's executions
+// above it: how often a zero-tolerance rule (fail on any anomalous
+// execution of a profile as large as the baseline's) would fail.
 func WriteRegressRates(w io.Writer, rates []RegressRate) {
-	fmt.Fprintf(w, "| system | baseline → current | EDD | runs | regressions | by test | current runs above the baseline's threshold: median (range) | pairs with any |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| system | baseline → current | EDD | baseline runs | regressions | by test | runs to the verdict: median (range) | undecided | allowed slow rate (median) | slow, all current runs | first batch: pairs with any slow |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rates {
 		c := r.Case
 		what := c.Base + " → " + c.Current
@@ -158,14 +173,19 @@ func WriteRegressRates(w io.Writer, rates []RegressRate) {
 		for _, name := range slices.Sorted(maps.Keys(r.ByTest)) {
 			by = append(by, fmt.Sprintf("%s %d", name, r.ByTest[name]))
 		}
-		slow := slices.Sorted(slices.Values(r.Slow))
 		anyAbove := 0
-		for _, k := range slow {
+		for _, k := range r.Slow {
 			if k > 0 {
 				anyAbove++
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | **%d of %d** | %s | %d (%d–%d) | %d |\n", c.System.Name, what, c.EDD, c.Runs, r.Regressions, c.Pairs,
-			strings.Join(by, ", "), slow[(len(slow)-1)/2], slow[0], slow[len(slow)-1], anyAbove)
+		runs := slices.Sorted(slices.Values(r.Runs))
+		allowed := slices.Sorted(slices.Values(r.Allowed))
+		slow, all := 0, 0
+		for i := range r.Runs {
+			slow, all = slow+r.SlowAll[i], all+r.Runs[i]
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | **%d of %d** | %s | %d (%d–%d) | %d | %.3g%% | %d of %d (%.3g%%) | %d |\n", c.System.Name, what, c.EDD, c.Runs, r.Regressions, c.Pairs,
+			strings.Join(by, ", "), runs[(len(runs)-1)/2], runs[0], runs[len(runs)-1], r.Undecided, 100*allowed[(len(allowed)-1)/2], slow, all, 100*float64(slow)/float64(max(all, 1)), anyAbove)
 	}
 }
