@@ -240,14 +240,14 @@ func FromTrace(name, title string, tr *liveness.Trace) *Execution {
 }
 
 // Pair shows executions a and b side by side, aligned at their common
-// prefix, with the first step where they differ (node, label, sender,
-// start, or the state after it) marked in both.
+// prefix, with the first step where they run different events (FirstDiff)
+// marked in both.
 func (d *Data) Pair(a, b int, name string) {
 	x, y := d.Executions[a], d.Executions[b]
 	first := FirstDiff(x, y)
 	d.Pairs = append(d.Pairs, Pair{A: a, B: b, Name: name, FirstDiff: first})
 	if first >= 0 {
-		text := "first step where " + x.Name + " and " + y.Name + " differ"
+		text := "first step where " + x.Name + " and " + y.Name + " run different events"
 		if first < len(x.Steps) {
 			x.Marks = append(x.Marks, Mark{Step: first, Kind: MarkFirstDiff, Text: text})
 		}
@@ -257,34 +257,23 @@ func (d *Data) Pair(a, b int, name string) {
 	}
 }
 
-// FirstDiff is the first step where executions a and b differ: a
-// different event (node, label, sender, start time, duration), different
-// sends, or a different state after it; the length of the shorter if one
-// is a prefix of the other; -1 if they are the same.
+// FirstDiff is the first step at which executions a and b run different
+// events (timedsim.FirstDifferentEvent: node, sender, or label with its
+// description), the length of the shorter if one is a prefix of the
+// other, -1 if they run the same events. The report's event graph marks
+// the same step.
 func FirstDiff(a, b *Execution) int {
-	n := min(len(a.Steps), len(b.Steps))
-	for i := range n {
-		x, y := &a.Steps[i], &b.Steps[i]
-		if x.Node != y.Node || x.Label != y.Label || x.From != y.From || x.Start != y.Start || x.Duration != y.Duration ||
-			x.State != y.State || x.Desc != y.Desc || !sameSends(x.Sends, y.Sends) {
-			return i
-		}
-	}
-	if len(a.Steps) != len(b.Steps) {
-		return n
-	}
-	return -1
+	return timedsim.FirstDifferentEvent(eventKeys(a), eventKeys(b))
 }
 
-// sameSends compares two steps' sends, not where they were delivered.
-func sameSends(a, b []Send) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].To != b[i].To || a[i].Type != b[i].Type || a[i].Status != b[i].Status {
-			return false
+func eventKeys(e *Execution) []timedsim.EventKey {
+	keys := make([]timedsim.EventKey, len(e.Steps))
+	for i, s := range e.Steps {
+		label := s.Label
+		if s.Desc != "" {
+			label += "\x00" + s.Desc
 		}
+		keys[i] = timedsim.EventKey{Node: timedsim.NodeID(s.Node), From: timedsim.NodeID(s.From), Label: label}
 	}
-	return true
+	return keys
 }

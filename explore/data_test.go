@@ -205,9 +205,10 @@ func TestMarks(t *testing.T) {
 	if len(v.Marks) != 3 {
 		t.Errorf("marks %+v, want the panic, the violation and the end", v.Marks)
 	}
-	// b is a with a different step 40: the first difference is there.
+	// b is a with a different event at step 40: the first difference is
+	// there.
 	b := FromTimed("b", h, r)
-	b.Steps[40].State += " changed"
+	b.Steps[40].Label += " changed"
 	d := &Data{Executions: []*Execution{a, b}}
 	d.Pair(0, 1, "a vs b")
 	if d.Pairs[0].FirstDiff != 40 {
@@ -222,15 +223,20 @@ func TestMarks(t *testing.T) {
 			t.Errorf("%s: no first-diff mark at 40: %+v", e.Name, e.Marks)
 		}
 	}
+	// Times, sends and states are not what makes two events differ (the
+	// report's event graph marks the same step, issue 31): a longer step,
+	// one more send or another state is the same event; another node or
+	// sender is not.
 	e := FromTimed("e", h, r)
 	e.Steps[50].Duration++
-	if got := FirstDiff(a, e); got != 50 {
-		t.Errorf("a longer step 50 differs at %d", got)
-	}
-	e.Steps[50].Duration--
 	e.Steps[45].Sends = append(e.Steps[45].Sends, Send{To: 1, Type: "X", Status: "sent", Recv: -1})
-	if got := FirstDiff(a, e); got != 45 {
-		t.Errorf("one more send at step 45 differs at %d", got)
+	e.Steps[44].State += " changed"
+	if got := FirstDiff(a, e); got != -1 {
+		t.Errorf("other times, sends and states differ at %d", got)
+	}
+	e.Steps[60].From = e.Steps[60].Node
+	if got := FirstDiff(a, e); got != 60 {
+		t.Errorf("another sender at step 60 differs at %d", got)
 	}
 	if FirstDiff(a, a) != -1 {
 		t.Error("an execution differs from itself")

@@ -10,15 +10,16 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// A ping-pong execution and its branch after 4 steps, side by side in one
-// page: the first step where they differ is marked in both.
+// A four-node ping-pong execution and its branch after 4 steps, side by
+// side in one page: the first step where they run different events is
+// marked in both.
 func Example() {
-	sc := pingpong.Scenario(2, 3)
+	sc := pingpong.Scenario(4, 3)
 	sim, err := timedsim.NewSimulator(sc, timedsim.Options{Record: true, RecordStates: true})
 	if err != nil {
 		panic(err)
 	}
-	data := &explore.Data{Title: "pingpong, 2 nodes"}
+	data := &explore.Data{Title: "pingpong, 4 nodes"}
 	p := timedsim.SeedPath(1)
 	for i, q := range []timedsim.Path{p, p.Branch(4, 2)} {
 		r := sim.Run(q)
@@ -27,7 +28,7 @@ func Example() {
 	}
 	data.Pair(0, 1, "the execution and its branch")
 	a := data.Executions[0]
-	fmt.Println(len(a.Steps), "steps; step 2:", a.Steps[2].Label, "from", a.Steps[2].From, "sent by step", a.Steps[2].SentStep)
+	fmt.Println(len(a.Steps), "steps; step 4:", a.Steps[4].Label, "from", a.Steps[4].From, "sent by step", a.Steps[4].SentStep)
 	for _, m := range a.Marks {
 		fmt.Println(m.Kind, "at step", m.Step)
 	}
@@ -35,10 +36,10 @@ func Example() {
 	if err := explore.Write(&page, data); err != nil {
 		panic(err)
 	}
-	fmt.Println(strings.Contains(page.String(), `"first_diff":4`))
+	fmt.Println(strings.Contains(page.String(), `"first_diff":6`))
 	// Output:
-	// 8 steps; step 2: deliver Ping from 0 sent by step 0
-	// end at step 7
-	// first-diff at step 4
+	// 16 steps; step 4: deliver Ping from 0 sent by step 0
+	// end at step 15
+	// first-diff at step 6
 	// true
 }

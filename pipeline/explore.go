@@ -121,7 +121,14 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 	if df.ConfigHash != apf.ConfigHash {
 		return fmt.Errorf("%s belongs to another configuration than %s", path, FileAnomalyPath)
 	}
-	data.Title += fmt.Sprintf(", seed %d", df.Seed)
+	// The run's seed, as the report and summary.json give it; the
+	// divergence walks' own seed is the phase's, said as such.
+	var pf ProfileFile
+	if err := readJSONFile(d.File(FileProfile), &pf); err == nil && pf.Format == "macepc-profile" {
+		data.Title += fmt.Sprintf(", seed %d (divergence walks: phase seed %d)", pf.Seed, df.Seed)
+	} else {
+		data.Title += fmt.Sprintf(", divergence walks' phase seed %d", df.Seed)
+	}
 	if df.Step < 0 {
 		a.Mark(0, explore.MarkDivergence, "no divergence point: no walk recovers even from the start")
 		return nil

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macepc/macepc/timedsim"
 )
 
 // The event graph shows the steps [divergence-graphBefore,
@@ -83,31 +85,28 @@ type EGMessage struct {
 	Arrive *float64 `json:"arrive"`
 }
 
-// firstDiff is the first step in [step, to) at which two executions'
-// events differ in node, label or sender (an execution that has ended
-// differs from one that goes on), -1 if none.
+// firstDiff is the first step in [step, to) at which two executions run
+// different events (timedsim.FirstDifferentEvent: node, sender or label;
+// an execution that has ended differs from one that goes on), -1 if none:
+// the step explore.html marks too.
 func firstDiff(a, b EventsExec, step, to int) int {
-	type what struct {
-		node, from int
-		label      string
-	}
-	index := func(ex EventsExec) map[int]what {
-		m := map[int]what{}
+	keys := func(ex EventsExec) []timedsim.EventKey {
+		m := map[int]timedsim.EventKey{}
 		for _, e := range ex.Events {
-			m[e.Step] = what{e.Node, e.From, e.Label}
+			m[e.Step] = timedsim.EventKey{Node: timedsim.NodeID(e.Node), From: timedsim.NodeID(e.From), Label: e.Label}
 		}
-		return m
+		var out []timedsim.EventKey
+		for s := step; s < to; s++ {
+			k, ok := m[s]
+			if !ok {
+				break
+			}
+			out = append(out, k)
+		}
+		return out
 	}
-	ma, mb := index(a), index(b)
-	for s := step; s < to; s++ {
-		wa, oka := ma[s]
-		wb, okb := mb[s]
-		if !oka && !okb {
-			return -1
-		}
-		if oka != okb || wa != wb {
-			return s
-		}
+	if d := timedsim.FirstDifferentEvent(keys(a), keys(b)); d >= 0 {
+		return step + d
 	}
 	return -1
 }
