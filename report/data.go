@@ -142,6 +142,14 @@ type Profile struct {
 	Estimator   string  `json:"estimator"`
 	IQRFactor   float64 `json:"iqr_factor"`
 	MinSlowdown float64 `json:"min_slowdown"`
+	// MinExcessNS and MinExcessBy are the least excess over the median an
+	// anomaly needs and where it came from (--min-excess, or "auto: one
+	// link latency"); FastMode > 0 says the fence is the fast mode's (of
+	// that many executions) and FastQ3NS is its Q3.
+	MinExcessNS int64   `json:"min_excess_ns"`
+	MinExcessBy string  `json:"min_excess_by"`
+	FastMode    int     `json:"fast_mode"`
+	FastQ3NS    int64   `json:"fast_q3_ns"`
 	TukeyNS     int64   `json:"tukey_threshold_ns"`
 	MinNS       int64   `json:"min_ns"`
 	Q1NS        int64   `json:"q1_ns"`

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/font"
@@ -167,5 +168,20 @@ func TestProfileHistogramUsesWidth(t *testing.T) {
 	}
 	if !thr {
 		t.Error("the threshold 0.75 is not labelled on the compressed axis")
+	}
+}
+
+// The configuration row renders the threshold from profile.json's own
+// record and names the term that set it: a --min-excess of 100 ms above
+// a 40 ms median, not the default rule (issue 31 item 7).
+func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
+	p := &Profile{Runs: 50, IQRFactor: 1.5, MinSlowdown: 1.5, MedianNS: 40e6, TukeyNS: 50e6, MinExcessNS: 100e6, MinExcessBy: "--min-excess", ThresholdNS: 140e6}
+	want := "50 executions; anomalous above 140 ms = max(Q3 + 1.5·IQR = 50 ms, 1.5·median = 60 ms, median + 100 ms (--min-excess)): set by median + 100 ms (--min-excess)"
+	if got := thresholdRule(p); got != want {
+		t.Errorf("thresholdRule:\n got %s\nwant %s", got, want)
+	}
+	p.MinExcessNS, p.FastMode, p.TukeyNS, p.ThresholdNS = 0, 33, 70e6, 70e6
+	if got := thresholdRule(p); !strings.Contains(got, "the fast mode's Q3 (33 executions) + 1.5·IQR = 70 ms") || !strings.HasSuffix(got, "set by the fast mode's Q3 (33 executions) + 1.5·IQR") {
+		t.Errorf("fast-mode fence: %s", got)
 	}
 }

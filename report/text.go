@@ -138,6 +138,42 @@ func divEventText(r *Results) string {
 	return strings.Replace(ev, ": ", ", ", 1)
 }
 
+// thresholdRule says how profile.json's threshold was made, from its own
+// record: each term of the maximum with its value, the one that set it
+// named (a --min-excess of 100 ms, say, rather than the default rule).
+func thresholdRule(p *Profile) string {
+	q3 := "Q3"
+	if p.FastMode > 0 {
+		q3 = fmt.Sprintf("the fast mode's Q3 (%d executions)", p.FastMode)
+	}
+	terms := []struct {
+		text string
+		ns   int64
+	}{
+		{fmt.Sprintf("%s + %g·IQR = %s", q3, p.IQRFactor, fmtSec(secsNS(p.TukeyNS))), p.TukeyNS},
+		{fmt.Sprintf("%g·median = %s", p.MinSlowdown, fmtSec(p.MinSlowdown*secsNS(p.MedianNS))), int64(p.MinSlowdown * float64(p.MedianNS))},
+	}
+	if p.MinExcessNS > 0 {
+		by := p.MinExcessBy
+		if by == "" {
+			by = "--min-excess"
+		}
+		terms = append(terms, struct {
+			text string
+			ns   int64
+		}{fmt.Sprintf("median + %s (%s)", fmtSec(secsNS(p.MinExcessNS)), by), p.MedianNS + p.MinExcessNS})
+	}
+	parts := make([]string, len(terms))
+	best := 0
+	for i, t := range terms {
+		parts[i] = t.text
+		if t.ns > terms[best].ns {
+			best = i
+		}
+	}
+	return fmt.Sprintf("%d executions; anomalous above %s = max(%s): set by %s", p.Runs, fmtSec(secsNS(p.ThresholdNS)), strings.Join(parts, ", "), strings.SplitN(terms[best].text, " =", 2)[0])
+}
+
 // configRows is the run's configuration and seeds.
 func configRows(r *Results) []row {
 	s := r.Summary
@@ -148,6 +184,9 @@ func configRows(r *Results) []row {
 		{"configuration hash", s.ConfigHash},
 		{"event durations", s.EDD},
 		{"profile", fmt.Sprintf("%d executions; anomalous above max(Q3 + %g·IQR, %g·median)", s.Profile.Runs, s.Profile.IQRFactor, s.Profile.MinSlowdown)},
+	}
+	if p := r.Profile; p != nil {
+		rows[len(rows)-1].Value = thresholdRule(p)
 	}
 	if r.Profile != nil && r.Profile.Estimator != "" {
 		rows = append(rows, row{"quartiles", r.Profile.Estimator})
