@@ -94,6 +94,8 @@ func TestCLIGolden(t *testing.T) {
 		{"train-with-edd", []string{"train", "--system", "pingpong", "--edd", "x.json", "--out", "$DIR/out"}, 2},
 		{"liveness-bad-weight", []string{"run", "--liveness", "--system", "pingpong", "--weight", "timer=x", "--out", "$DIR/out"}, 2},
 		{"liveness-unknown-property", []string{"run", "--liveness", "--system", "pingpong", "--property", "nosuch", "--out", "$DIR/out"}, 2},
+		{"liveness-negative-crashes", []string{"run", "--liveness", "--system", "pingpong", "--crashes", "-1", "--out", "$DIR/out"}, 2},
+		{"liveness-bad-partitions", []string{"run", "--liveness", "--system", "pingpong", "--partitions", "two", "--out", "$DIR/out"}, 2},
 		{"bad-max-steps", []string{"simulate", "--system", "pingpong", "--max-steps", "-1", "--out", "$DIR/out"}, 2},
 	}
 	for _, c := range cases {

@@ -30,7 +30,7 @@ func commandHelp(name string) help {
 		return help{"run [flags]", "Runs the whole MacePC pipeline into --out DIR: phase 1a trains event durations from real handler times, 1b profiles the normal execution time and sets the anomaly threshold, 2 searches for executions above the threshold, calls anomalies those that normal variance cannot explain (the rest is the normal tail) and classes them, each with its critical path, 3a finds the divergence point of the worst class, 3b correlates event frequencies with execution time. Ends with a summary, DIR/summary.json and DIR/report.html. With --liveness, runs MaceMC's liveness search instead ('macepc run --liveness --help').",
 			anomaly, "macepc run --system randtree --variant buggy --seed 1 --out macepc-out\nmacepc run --system randtree --edd macepc-out/edd.json --out macepc-out   # repeat a run exactly"}
 	case "run --liveness":
-		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. The DFS is divided into prefix tasks that --jobs workers search (and --shard i/n machines, for 'macepc merge'); the result does not depend on either. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
+		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. The scheduler may also choose faults, each kind with its own budget per execution (--faults, --breaks, --drops, --crashes, --partitions); the faults the system's driver scripts (reset, break, partition, heal) are steps of its script, in its order. The DFS is divided into prefix tasks that --jobs workers search (and --shard i/n machines, for 'macepc merge'); the result does not depend on either. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
 			"a safety or liveness property is violated (or the protocol's code panicked), with a path file to replay it", "macepc run --liveness --system randtree --variant liveness-bug --seed 1 --out lv"}
 	case "train":
 		return help{"train [flags]", "Phase 1a: runs --train-runs executions with the seed durations (uniform 1-10 ms), measures each handler's real time, and writes DIR/edd.json and DIR/train.json. Later phases in DIR use it.", "",
@@ -93,7 +93,7 @@ func flagGroup(cmd, flag string) string {
 			return "Liveness search"
 		}
 		return "Phases"
-	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "prefix", "safety", "property":
+	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "breaks", "drops", "crashes", "partitions", "prefix", "safety", "property":
 		return "Liveness search"
 	case "path", "run", "index", "branch-at", "branch-seed":
 		if cmd == "explore" {

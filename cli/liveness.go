@@ -55,11 +55,13 @@ func (a *app) runLiveness(args []string) (int, error) {
 	dmax := flags.Int("dmax", liveness.DefaultDMax, "length of the random walks: a walk that is not live by then is dead")
 	walks := flags.Int("walks", liveness.DefaultWalks, "random walks per prefix in the critical-transition search (k)")
 	randomWalks := flags.Int("random-walks", 0, "budget of random walks from the DFS periphery (0: one per sequence)")
-	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; defaults app 40, message 8, timer 1)")
+	weights := flags.StringArray("weight", nil, "choice weight, kind=w or 'label=w' (repeatable; kinds app, message, timer, error, reset, break, drop, crash, partition; defaults app 40, message 8, timer 1, error 8, each fault 1; the driver's scripted faults weigh as app)")
 	unbiased := flags.Bool("unbiased", false, "choose uniformly among enabled events after the DFS prefix")
-	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution")
+	faults := flags.Int("faults", 0, "node resets the scheduler may choose per execution (the node restarts at once: a fresh service, its durable state, Init, its application events again)")
 	breaks := flags.Int("breaks", 0, "connection breaks (a pair of nodes' reliable connections, messages in flight lost) the scheduler may choose per execution")
 	drops := flags.Int("drops", 0, "datagram losses the scheduler may choose per execution")
+	crashes := flags.Int("crashes", 0, "crash-stops the scheduler may choose per execution: a node stops for good (no restart); write liveness properties over the nodes that are up")
+	partitions := flags.Int("partitions", 0, "lasting partitions the scheduler may choose per execution: a node is cut off from all others until the execution ends")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the depth bound, the sequential DFS with its walks in parallel; lower: the levels below it in parallel too, each prefix with its own visited set); results depend on it, not on --jobs or --shard")
 	levels := flags.Bool("level-division", false, "divide level by level on all --jobs workers with one shared visited set that prunes (every state explored once, at its lowest level) instead of the sequential DFS; results depend on it, not on --jobs or --shard")
 	shardFlag := flags.String("shard", "", "run shard i of n (from 0): the DFS's prefix tasks with index i mod n, into DIR/liveness.shard-i-of-n.jsonl for 'macepc merge'; default: from JOB_COMPLETION_INDEX+MACEPC_SHARD_COUNT or SLURM_ARRAY_TASK_*; off: ignore the environment")
@@ -72,6 +74,14 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	if flags.NArg() > 0 {
 		return ExitError, fmt.Errorf("run --liveness takes no arguments, got %q", flags.Args())
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"faults", *faults}, {"breaks", *breaks}, {"drops", *drops}, {"crashes", *crashes}, {"partitions", *partitions}} {
+		if c.n < 0 {
+			return ExitError, fmt.Errorf("--%s must be at least 0, got %d", c.flag, c.n)
+		}
 	}
 	sys, err := a.lookupSystem(sf.system)
 	if err != nil {
@@ -96,7 +106,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 		return ExitError, err
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
-		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix}
+		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops,
+		Crashes: *crashes, Partitions: *partitions, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -131,12 +142,14 @@ func (a *app) runLiveness(args []string) (int, error) {
 		for _, c := range []struct {
 			flag string
 			same bool
-		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}, {"breaks", cfg.Breaks == pf.Breaks}, {"drops", cfg.Drops == pf.Drops}} {
+		}{{"weight", maps.Equal(cfg.Weights, pf.Weights) || len(cfg.Weights) == 0}, {"unbiased", cfg.Unbiased == pf.Unbiased}, {"faults", cfg.Faults == pf.Faults}, {"breaks", cfg.Breaks == pf.Breaks}, {"drops", cfg.Drops == pf.Drops},
+			{"crashes", cfg.Crashes == pf.Crashes}, {"partitions", cfg.Partitions == pf.Partitions}} {
 			if flags.Changed(c.flag) && !c.same {
 				return ExitError, fmt.Errorf("--%s differs from the settings of --prefix %s, whose path only means the same under them", c.flag, *prefix)
 			}
 		}
 		cfg.Weights, cfg.Unbiased, cfg.Faults, cfg.Breaks, cfg.Drops = pf.Weights, pf.Unbiased, pf.Faults, pf.Breaks, pf.Drops
+		cfg.Crashes, cfg.Partitions = pf.Crashes, pf.Partitions
 		cfg.Prefix = &pf.Path
 	}
 	sh, sharded, err := a.shardOf(*shardFlag)

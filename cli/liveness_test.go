@@ -202,3 +202,47 @@ func TestRunLivenessFaultsAndLivePrefix(t *testing.T) {
 		t.Fatalf("both prefixes: %s", msg)
 	}
 }
+
+// --crashes and --partitions (issue 27): negative budgets are refused
+// before anything runs; the budgets are recorded in liveness.json and the
+// path files, whose replay gives dead.log again; a --prefix search must
+// keep its path's budgets.
+func TestRunLivenessCrashesAndPartitions(t *testing.T) {
+	dir := t.TempDir()
+	run := func(want int, args ...string) string {
+		t.Helper()
+		var o, e strings.Builder
+		if st := cli.Run(context.Background(), args, &o, &e, randtree.System()); st != want {
+			t.Fatalf("%v: status %d, want %d\n%s%s", args, st, want, o.String(), e.String())
+		}
+		return o.String() + e.String()
+	}
+	live := []string{"run", "--liveness", "--variant", "fixed", "--depth", "3", "--max-depth", "3", "--dmax", "200", "--walks", "5", "--progress", "never"}
+	for _, bad := range [][]string{{"--crashes", "-1"}, {"--partitions", "-2"}} {
+		msg := run(cli.ExitError, append(append(live, bad...), "--out", filepath.Join(dir, "bad"))...)
+		if want := bad[0] + " must be at least 0, got " + bad[1]; !strings.Contains(msg, want) {
+			t.Fatalf("%v: %q, want %q", bad, msg, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad")); err == nil {
+			t.Fatalf("%v: the refused run created its directory", bad)
+		}
+	}
+	// RandTree's properties need every node: a crash-stop is a violation.
+	out := filepath.Join(dir, "c")
+	run(cli.ExitFinding, append(live, "--crashes", "1", "--partitions", "1", "--out", out)...)
+	_, b := readLiveness(t, out)
+	if !strings.Contains(string(b), `"crashes": 1`) || !strings.Contains(string(b), `"partitions": 1`) {
+		t.Fatalf("settings without the budgets:\n%s", b)
+	}
+	log, err := os.ReadFile(filepath.Join(out, "dead.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(cli.ExitFinding, "replay", "--path", filepath.Join(out, "dead.path.json")); got != string(log) {
+		t.Fatalf("replay of dead.path.json:\n%s\nwant dead.log:\n%s", got, log)
+	}
+	msg := run(cli.ExitError, append(live, "--crashes", "0", "--prefix", filepath.Join(out, "dead.path.json"), "--out", filepath.Join(dir, "p"))...)
+	if !strings.Contains(msg, "--crashes differs") {
+		t.Fatalf("a prefix with other budgets: %s", msg)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/macepc/macepc/internal/simtime"
 )
 
 // Dist is an event duration distribution.
@@ -24,6 +26,12 @@ const DefaultPoints = 101
 
 // MaxPoints bounds the length of a percentile table.
 const MaxPoints = 1 << 20
+
+// MaxDuration is the longest event duration (100 years): a seed bound,
+// training sample or table entry beyond it is refused, and a what-if
+// scaled duration saturates at it (Set.Scale), so that the simulator's
+// node clocks, which add durations, never wrap around to a negative time.
+const MaxDuration = simtime.MaxDuration
 
 // clamp01 maps p into [0,1]; NaN becomes 0.
 func clamp01(p float64) float64 {
@@ -48,13 +56,17 @@ func DefaultSeed() Uniform {
 	return Uniform{Min: time.Millisecond, Max: 10 * time.Millisecond}
 }
 
-// Validate reports whether u is a usable distribution: 0 <= Min <= Max.
+// Validate reports whether u is a usable distribution: 0 <= Min <= Max <=
+// MaxDuration.
 func (u Uniform) Validate() error {
 	if u.Min < 0 || u.Max < 0 {
 		return fmt.Errorf("edd: seed has a negative bound [%v, %v]", u.Min, u.Max)
 	}
 	if u.Min > u.Max {
 		return fmt.Errorf("edd: seed min %v > max %v", u.Min, u.Max)
+	}
+	if u.Max > MaxDuration {
+		return fmt.Errorf("edd: seed max %d ns exceeds the longest event duration, %d ns (edd.MaxDuration, 100 years)", int64(u.Max), int64(MaxDuration))
 	}
 	return nil
 }
@@ -100,7 +112,8 @@ type Empirical struct {
 // NewEmpirical builds an Empirical with a percentile table of points entries
 // from samples; points == 0 means DefaultPoints. samples need not be sorted
 // and are not modified. It returns an error for an empty sample set, points
-// < 2 (other than 0) or > MaxPoints, or a negative duration.
+// < 2 (other than 0) or > MaxPoints, or a duration that is negative or
+// longer than MaxDuration.
 func NewEmpirical(samples []time.Duration, points int) (*Empirical, error) {
 	e, err := newEmpirical(samples, points)
 	if err != nil {
@@ -124,6 +137,9 @@ func newEmpirical(samples []time.Duration, points int) (*Empirical, error) {
 	for i, d := range samples {
 		if d < 0 {
 			return nil, fmt.Errorf("negative duration %v at index %d", d, i)
+		}
+		if d > MaxDuration {
+			return nil, fmt.Errorf("duration %d ns at index %d exceeds %d ns (edd.MaxDuration, 100 years)", int64(d), i, int64(MaxDuration))
 		}
 	}
 	x := slices.Clone(samples)
@@ -206,6 +222,9 @@ func fromTable(n int, table []time.Duration, points int) (*Empirical, error) {
 		if d < 0 {
 			return nil, fmt.Errorf("negative table entry %d at index %d", int64(d), i)
 		}
+		if d > MaxDuration {
+			return nil, fmt.Errorf("table entry %d ns at index %d exceeds the longest event duration, %d ns (edd.MaxDuration, 100 years)", int64(d), i, int64(MaxDuration))
+		}
 		if i > 0 && d < table[i-1] {
 			return nil, fmt.Errorf("table not non-decreasing: entry %d (%d) < entry %d (%d)",
 				i, int64(d), i-1, int64(table[i-1]))
@@ -222,11 +241,7 @@ type scaled struct {
 }
 
 // Sample returns d.Sample(u)·factor rounded to the nearest nanosecond,
-// saturating at the largest Duration.
+// saturating at MaxDuration.
 func (s *scaled) Sample(u float64) time.Duration {
-	v := math.Round(float64(s.d.Sample(u)) * s.factor)
-	if v >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(v)
+	return simtime.FromFloat(float64(s.d.Sample(u)) * s.factor)
 }

@@ -114,6 +114,9 @@ func TestUniformValidate(t *testing.T) {
 		{Uniform{}, ""},
 		{Uniform{Min: 2, Max: 1}, "min 2ns > max 1ns"},
 		{Uniform{Min: -1, Max: 1}, "negative"},
+		{Uniform{Max: MaxDuration}, ""},
+		{Uniform{Max: MaxDuration + 1}, "seed max 3153600000000000001 ns exceeds the longest event duration"},
+		{Uniform{Min: math.MaxInt64, Max: math.MaxInt64}, "edd.MaxDuration"},
 	} {
 		err := c.u.Validate()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
@@ -329,6 +332,7 @@ func TestNewEmpiricalErrors(t *testing.T) {
 		{[]time.Duration{1}, -5, "points -5 out of range"},
 		{[]time.Duration{1}, MaxPoints + 1, "out of range"},
 		{[]time.Duration{1, 2, -3}, 101, "negative duration -3ns at index 2"},
+		{[]time.Duration{1, math.MaxInt64}, 101, "duration 9223372036854775807 ns at index 1 exceeds"},
 	} {
 		_, err := NewEmpirical(c.xs, c.points)
 		if err == nil || !strings.HasPrefix(err.Error(), "edd: ") || !strings.Contains(err.Error(), c.want) {
@@ -367,10 +371,36 @@ func TestSampleDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// A what-if factor that would take a duration past MaxDuration saturates
+// there (issue 28 item 12: factors of 1e15 and 1e20 both mean "this event
+// lasts beyond any timeout", not, for 1e20, a wrapped-around clock), through
+// Set.Scale as through the type.
 func TestScaledSaturates(t *testing.T) {
-	d := &scaled{d: Uniform{Min: math.MaxInt64 / 2, Max: math.MaxInt64 / 2}, factor: 3}
-	if got := d.Sample(0.5); got != math.MaxInt64 {
-		t.Errorf("scaled overflow = %v, want MaxInt64", got)
+	for _, c := range []struct {
+		d      Uniform
+		factor float64
+		want   time.Duration
+	}{
+		{Uniform{Min: MaxDuration / 2, Max: MaxDuration / 2}, 3, MaxDuration},
+		{Uniform{Min: MaxDuration, Max: MaxDuration}, 1e300, MaxDuration},
+		{DefaultSeed(), 1e15, MaxDuration},
+		{DefaultSeed(), 1e20, MaxDuration},
+		{Uniform{Min: time.Millisecond, Max: time.Millisecond}, 1e9, 1e6 * time.Second},
+	} {
+		d := &scaled{d: c.d, factor: c.factor}
+		if got := d.Sample(0.5); got != c.want {
+			t.Errorf("%v scaled by %g = %d, want %d", c.d, c.factor, got, c.want)
+		}
+	}
+	set := NewSet(DefaultSeed())
+	if err := set.Scale("deliver Join", 1e20); err != nil {
+		t.Fatal(err)
+	}
+	d, _, _ := set.Lookup("deliver Join")
+	for _, u := range []float64{0, 0.5, 1} {
+		if got := d.Sample(u); got != MaxDuration {
+			t.Errorf("deliver Join=1e20 at %g: %d, want MaxDuration", u, got)
+		}
 	}
 }
 

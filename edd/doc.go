@@ -31,7 +31,9 @@
 //   - Set.Scale implements the paper's "malleability": the durations of a
 //     label, of every label of a kind ("<kind> *") or of all labels ("*") are
 //     multiplied by a factor, to ask "what if this handler were 2.5× slower?".
-//     Factors that match a label multiply. ParseScale parses the command-line
+//     Factors that match a label multiply, and a scaled duration saturates at
+//     MaxDuration (100 years, the longest event duration, which no table or
+//     seed may exceed either). ParseScale parses the command-line
 //     form "deliver Join=2.5" (split at the last '=').
 //
 // # Usage
@@ -71,7 +73,8 @@
 //	}
 //
 // Durations are integer nanoseconds; every table has "points" entries,
-// non-negative and non-decreasing, entry i being the quantile at i/(points−1).
+// non-negative, at most MaxDuration (100 years) and non-decreasing, entry i
+// being the quantile at i/(points−1).
 // "scale" keys are labels, "<kind> *" or "*"; factors are positive (a factor
 // of 1 is dropped). Read rejects another format or version, unknown fields,
 // and every inconsistency above with an error starting "edd: "; it does not

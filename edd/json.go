@@ -106,10 +106,11 @@ type fileBody struct {
 
 // Read reads a Set written by Write. It accepts only format "macepc-edd"
 // version 1 and rejects, with an error starting "edd: ", malformed JSON,
-// unknown fields, a missing or invalid seed (negative, min > max), points
-// out of range, invalid labels or kinds, sample counts below 1, tables that
-// are empty, of the wrong length, negative or decreasing, and scale factors
-// that are not positive. A scale factor of 1 is accepted and dropped.
+// unknown fields, a missing or invalid seed (negative, min > max, max
+// beyond MaxDuration), points out of range, invalid labels or kinds, sample
+// counts below 1, tables that are empty, of the wrong length, negative,
+// beyond MaxDuration or decreasing, and scale factors that are not
+// positive. A scale factor of 1 is accepted and dropped.
 func Read(r io.Reader) (*Set, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {

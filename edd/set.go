@@ -221,7 +221,9 @@ func (s *Set) Points() int { return s.points }
 // multiplied by factor. key is a label, "<kind> *" for every label of a kind,
 // or "*" for every label. The factors of the label, of its kind and of "*"
 // multiply. Setting a key again replaces its factor; factor 1 removes it.
-// factor must be positive and finite.
+// factor must be positive and finite. A scaled duration saturates at
+// MaxDuration: a factor that large makes the event last beyond any
+// timeout, not wrap around to a short one.
 func (s *Set) Scale(key string, factor float64) error {
 	if err := checkScale(key, factor); err != nil {
 		return err

@@ -210,8 +210,13 @@ func FromTrace(name, title string, tr *liveness.Trace) *Execution {
 			SentStep: st.SentStep, SentIndex: st.SentIndex, Notes: st.Notes, State: st.State}
 		for _, m := range st.Sends {
 			status := "sent"
-			if m.Failed {
+			switch {
+			case m.Failed:
 				status = "queue-full"
+			case m.Unreachable: // to a crashed node or across a partition
+				status = "unreachable"
+			case m.Lost:
+				status = "dropped"
 			}
 			s.Sends = append(s.Sends, Send{To: m.To, Type: m.Type, Status: status, Recv: -1})
 		}

@@ -55,17 +55,19 @@ type Config struct {
 	// the random walks.
 	Seed uint64
 	// Weights overrides the random walks' event weights: by kind ("app",
-	// "message", "timer", "error", "reset", "break", "drop"; Mace's
-	// defaults 40, 8, 1, and 8 for transport errors, 1 for each fault) or
-	// by label ("timer
-	// recovery", "deliver Join", "app join"), a label taking precedence.
-	// A weight must not be negative; 0 means never chosen while another
-	// enabled event has a positive weight.
+	// "message", "timer", "error", "reset", "break", "drop", "crash",
+	// "partition"; Mace's defaults 40, 8, 1, and 8 for transport errors, 1
+	// for each chosen fault; the driver's faults weigh as "app") or by
+	// label ("timer recovery", "deliver Join", "app join", "driver
+	// partition"), a label taking precedence. A weight must not be
+	// negative; 0 means never chosen while another enabled event has a
+	// positive weight.
 	Weights map[string]int
 	// Unbiased makes random walks choose uniformly among enabled events.
 	Unbiased bool
 	// Faults is the number of node resets allowed per execution (0: none).
-	// While some are left, a reset of every node is an enabled event.
+	// While some are left, a reset of every node that is up is an enabled
+	// event.
 	Faults int
 	// Breaks is the number of connection breaks allowed per execution:
 	// while some are left, breaking the reliable connections between each
@@ -77,6 +79,15 @@ type Config struct {
 	// reset uses one from its own count; the counts left are part of the
 	// state.
 	Breaks, Drops int
+	// Crashes is the number of crash-stops allowed per execution: while
+	// some are left, stopping each node that is up for good is an enabled
+	// event (see the package doc, "Crash-stops and lasting partitions").
+	// Partitions is the number of lasting partitions allowed per
+	// execution: while some are left, cutting each node that is up off
+	// from the others, until the end of the execution, is an enabled
+	// event. Each uses one from its own count; the counts left, the
+	// crashed nodes and the partition's sides are part of the state.
+	Crashes, Partitions int
 	// Prefix, if set, is replayed first and the search starts from its
 	// end state (MaceMC's prefix-based search).
 	Prefix *Path
@@ -170,12 +181,17 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
 	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0 || r.LivePrefix < 0:
 		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs, split depth or live prefix")
+	case r.Crashes < 0:
+		return nil, fmt.Errorf("liveness: negative Crashes %d", r.Crashes)
+	case r.Partitions < 0:
+		return nil, fmt.Errorf("liveness: negative Partitions %d", r.Partitions)
 	}
 	r.jobs = r.Jobs
 	if r.jobs == 0 {
 		r.jobs = runtime.GOMAXPROCS(0)
 	}
-	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops, kindW: defaultWeights()}
+	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops,
+		crashes: c.Crashes, parts: c.Partitions, kindW: defaultWeights()}
 	for k, v := range c.Weights {
 		if v < 0 {
 			return nil, fmt.Errorf("liveness: negative weight %d for %q", v, k)
@@ -214,17 +230,26 @@ func (c Config) resolve() (*resolved, error) {
 	return r, nil
 }
 
-// settingsReport is the Settings of the report.
+// settingsReport is the Settings of the report. Its Weights list every
+// kind's weight, but those of crash-stops and partitions only when their
+// counts are positive or Config.Weights sets them: a search without them
+// reports the settings it did before they existed.
 func (r *resolved) settingsReport() Settings {
 	w := map[string]int{}
 	for i, k := range kindNames() {
+		if kind(i) == kindCrash && r.Crashes == 0 || kind(i) == kindPartition && r.Partitions == 0 {
+			if _, set := r.Weights[k]; !set {
+				continue
+			}
+		}
 		w[k] = r.set.kindW[i]
 	}
 	maps.Copy(w, r.set.weights)
 	s := Settings{
 		Nodes: r.Scenario.Nodes, Depth: r.Depth, DepthStep: r.DepthStep, MaxDepth: r.MaxDepth, DMax: r.DMax,
 		Walks: r.Walks, RandomWalks: r.RandomWalks, Seed: r.Seed, Weights: w, Unbiased: r.Unbiased,
-		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LevelDivision: r.LevelDivision && !r.NoHashing, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
+		Faults: r.Faults, Breaks: r.Breaks, Drops: r.Drops, Crashes: r.Crashes, Partitions: r.Partitions,
+		Hashing: !r.NoHashing, SplitDepth: r.SplitDepth, LevelDivision: r.LevelDivision && !r.NoHashing, LivePrefix: r.LivePrefix, Prefix: r.Prefix,
 	}
 	for _, p := range r.set.safety {
 		s.Safety = append(s.Safety, p.Name)

@@ -9,9 +9,12 @@
 // model: at each step any enabled event may run next, and an execution is
 // the sequence of choices among them. The enabled events are
 //
-//   - the next application event of each node: the scenario's driver is
-//     run once (seeded with Path.Driver) to collect its App events, which
-//     each node then takes in their time order;
+//   - the next application event of each node that is up: the scenario's
+//     driver is run once (seeded with Path.Driver, timedsim's
+//     Scenario.Script) to collect its App events, which each node then
+//     takes in their time order;
+//   - the driver's next fault, and the heal of a driver's outage (see
+//     "The driver's faults" below);
 //   - the oldest undelivered message of each reliable connection (per
 //     connection, i.e. per transport, sender and destination, FIFO), and
 //     every undelivered datagram (datagrams may be reordered);
@@ -19,10 +22,11 @@
 //     until it fires or is cancelled, whatever its delay (MaceMC treats
 //     timers as firing nondeterministically);
 //   - pending transport error upcalls (a full send queue — the bound of the
-//     scenario's transport applies to the messages not yet delivered — or a
-//     connection broken by a reset or a break);
-//   - with Config.Faults, a reset of every node, as long as resets are
-//     left: the node gets a fresh service from the constructor, which
+//     scenario's transport applies to the messages not yet delivered —, a
+//     connection broken by a fault, or a send to a crashed node or across a
+//     partition);
+//   - with Config.Faults, a reset of every node that is up, as long as
+//     resets are left: the node gets a fresh service from the constructor, which
 //     recovers the old one's durable state if it is timedsim.Durable and
 //     runs Init; its timers and the messages to and from it in flight are lost;
 //     the other end of each of its reliable connections gets an
@@ -33,19 +37,25 @@
 //     messages in flight between them are lost and both ends get an
 //     ErrConnectionBroken upcall;
 //   - with Config.Drops, the loss of every datagram in flight, as long as
-//     drops are left.
+//     drops are left;
+//   - with Config.Crashes, a crash-stop of every node that is up, as long
+//     as crash-stops are left;
+//   - with Config.Partitions, a lasting partition that cuts each node off
+//     from the others, as long as partitions are left (see "Crash-stops
+//     and lasting partitions" below).
 //
-// Each reset, break and drop uses one from its own count (per
-// execution); the counts left are part of the state.
+// Each reset, break, drop, crash-stop and partition uses one from its own
+// count (per execution); the counts left are part of the state.
 //
-// They are listed in a canonical order — application events by node,
-// messages by destination, sender and transport, timers by node and name,
-// error upcalls by node, resets by node, breaks by pair, drops like
-// messages — and a choice is an index into
-// that list. Inits run before step 0, in node order (they touch only their
-// own node and its outgoing connections, so their order does not matter).
-// The driver's own faults (Reset, Break, Partition, Heal) are ignored;
-// datagrams are lost only by chosen drops; Context.Now is logical: the step number, in
+// They are listed in a canonical order — application events by node, the
+// driver's next fault, an outage's pending heal, messages by destination,
+// sender and transport, timers by node and name, error upcalls by node,
+// resets by node, breaks by pair, drops like messages, crash-stops by
+// node, partitions by node — and a choice is an index into that list.
+// Inits run before step 0, in node order (they touch only their own node
+// and its outgoing connections, so their order does not matter).
+// Datagrams are lost only by drops, crash-stops and partitions (chosen or
+// the driver's); Context.Now is logical: the step number, in
 // milliseconds. A handler that compares times through timedsim.Elapsed
 // makes a choice point: the DFS explores both answers (a step's choice c
 // among n enabled events is event c mod n, and bit k of c div n answers
@@ -56,8 +66,71 @@
 // Toss, MaceMC's choice function, takes the path's explicit choice while
 // there is one (the exhaustive prefix) and afterwards draws by weight:
 // Mace's defaults are application 40, message 8, timer 1 (and here
-// transport error 8, reset 1), overridable per kind or per event label
-// (Config.Weights), or uniform (Config.Unbiased).
+// transport error 8, and 1 for each chosen fault: reset, break, drop,
+// crash, partition; the driver's faults weigh as application events),
+// overridable per kind or per event label (Config.Weights: "crash",
+// "driver partition"), or uniform (Config.Unbiased).
+//
+// # Crash-stops and lasting partitions
+//
+// A crash-stop (Config.Crashes) stops a node for good, where a reset
+// restarts it at once. No handler of it runs again: its timers, its
+// pending error upcalls and its remaining application events are gone,
+// the messages in flight to and from it are lost, and the other end of
+// each of its reliable connections gets an ErrConnectionBroken upcall, as
+// for a reset. A message sent to it later is lost: on a reliable
+// transport the send fails as a send across a timedsim partition does (it
+// returns a *timedsim.TransportError wrapping ErrUnreachable, and a
+// sender that handles errors gets an "error unreachable" upcall), a
+// datagram is lost silently. A crashed node is not reset again, by a
+// chosen or a driver's reset.
+//
+// A lasting partition (Config.Partitions) cuts one node off from all the
+// others until the end of the execution: one enabled event per node that
+// is up and still shares its side with another node that is up, as resets
+// are one per node. Isolating one node is the smallest canonical split (n
+// events, where the splits into two sides would be 2^(n-1)-1); a second
+// partition cuts off another node, and so on. The reliable connections
+// across the cut break (their messages in flight are lost and both ends
+// get an ErrConnectionBroken upcall), the datagrams in flight across it
+// are lost, and later sends across it are lost as sends to a crashed node
+// are. Lasting partitions are not healed; the driver's heals end the
+// driver's partitions only.
+//
+// Properties read the world through timedsim.World, where a crashed
+// node's service keeps the state it had when it stopped; timedsim.Crashed
+// tells whether a node has crashed. A liveness property that needs every
+// node to do something (every node joined, every node applied every
+// proposal) can never hold after a crash-stop, and the search then reports
+// every crash-stop as a liveness violation: write liveness properties over
+// the nodes that are up, as raftsim.OneLeader and etcdraft's all-applied
+// are. A
+// lasting partition can make a property that needs every node to hear
+// from the others just as unreachable; that is the fault's point.
+//
+// # The driver's faults
+//
+// The faults the scenario's driver scripts (timedsim.Driver's Reset,
+// ResetChosen, Break, Partition, PartitionChosen, Outage, Heal) are steps
+// of its script, not choices with a budget: the script keeps its time
+// order wherever a fault stands between two events. The driver's next
+// fault is enabled once every node that is up has run its application
+// events before it in the script, and a node's application event once
+// the driver's faults before it have run; events of one instant keep the
+// order they were scheduled in. Otherwise, as before, the nodes' events
+// interleave freely, and nothing waits for time: messages and timers
+// interleave with the script at will. A fault runs as in the timed
+// simulator: a reset keeps the node's place in its application events
+// (unlike a chosen reset, which restarts them); a partition replaces the
+// driver's previous one, breaking the connections across it, and sends
+// across it fail as above; a heal ends it; a break breaks a pair's
+// reliable connections. ResetChosen, PartitionChosen and Outage choose
+// from the world of their step (an outage drawing from the step's handler
+// randomness, as in the timed simulator), and an outage's own heal, whose
+// time the untimed world cannot wait for, is then a pending event of its
+// own that any later step may take (like a timer). Their labels are
+// "driver reset", "driver break", "driver partition" and "driver heal";
+// the event log says what a choice chose ("driver: reset chooses n2").
 //
 // # The search
 //
@@ -68,7 +141,10 @@
 // every step. State hashing prunes duplicates: the global state — the
 // canonical timedsim.Describe of every node, its pending timers and next
 // application event, the pending messages of every connection in order,
-// the pending error upcalls and the resets left — is hashed with xxhash,
+// the pending error upcalls and the faults left; with crash-stops,
+// partitions or a driver that scripts faults, also the crashed nodes, the
+// partitions' sides (which nodes can reach which), the driver's next
+// fault and its outages' pending heals — is hashed with xxhash,
 // (Context.Note's notes are not state: they only reach the event log of
 // Replay), and a sequence stops at a state already reached at no greater depth in
 // the same prefix task of the iteration (see below; keeping the smallest depth keeps the bounded search
@@ -130,8 +206,8 @@
 //	}
 //
 // Report, Path and everything in them marshal to JSON; a path replays
-// with the same scenario and the same Weights, Unbiased, Faults, Breaks and Drops
-// (recorded in Report.Settings).
+// with the same scenario and the same Weights, Unbiased, Faults, Breaks,
+// Drops, Crashes and Partitions (recorded in Report.Settings).
 //
 // # Parallel and sharded search
 //
@@ -211,8 +287,7 @@
 //
 // # Limits
 //
-// timedsim does not export a scenario driver's events, so the driver is
-// run inside a timed simulation of recorder services (driverSchedule); the
+// The driver runs once per search (timedsim's Scenario.Script), so the
 // application events' data values are shared by every execution and must
 // not be modified by handlers.
 package liveness

@@ -2,7 +2,6 @@ package liveness
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -12,57 +11,52 @@ type appEvent struct {
 	name  string
 	data  any
 	label string // "app <name>"
+	// faults is the number of the driver's faults before it in the script:
+	// it waits until they have run.
+	faults int
 }
 
-// schedule is the driver's application events of each node, in the order
-// the timed simulator would run them.
-type schedule [][]appEvent
+// scriptFault is one of the driver's faults (timedsim.Driver's Reset,
+// ResetChosen, Break, Partition, PartitionChosen, Outage, Heal).
+type scriptFault struct {
+	ev    timedsim.ScriptEvent
+	label string // "driver reset", "driver break", "driver partition", "driver heal"
+	// apps[i] is the number of node i's application events before it in
+	// the script: it waits until they have run.
+	apps []int
+}
 
-// driverSchedule runs the scenario's driver with seed and returns its
-// application events per node, in time order (events of one node at the
-// same instant in the order they were scheduled).
-//
-// timedsim keeps a Driver's events to itself, so the driver is run where
-// it is meant to run: in a timed simulation of the scenario whose nodes
-// are recorders that do nothing but note the application events they
-// receive. The simulator hands the driver the random source of the path
-// timedsim.SeedPath(seed), so the schedule is a pure function of seed.
-// The driver's faults (Reset, Break, Partition, Heal and the chosen ones)
-// are not application events and are not run (Options.AppsOnly): the
-// liveness mode has its own faults (Config.Faults).
+// schedule is the driver's script: the application events of each node
+// and the faults, each in the order the timed simulator would run them.
+type schedule struct {
+	apps   [][]appEvent
+	faults []scriptFault
+}
+
+// driverSchedule runs the scenario's driver as a timed execution of path
+// timedsim.SeedPath(seed) would (timedsim.Scenario.Script), so the
+// schedule is a pure function of seed, and returns its application events
+// per node and its faults, in time order (events at the same instant in
+// the order they were scheduled). Each event remembers how many events of
+// the other sequences come before it, so that the script keeps its order
+// across nodes wherever a fault stands between two events (see the
+// package doc, "The driver's faults").
 func driverSchedule(sc *timedsim.Scenario, seed uint64) (schedule, error) {
-	out := make(schedule, sc.Nodes)
-	if sc.Driver == nil {
-		return out, nil
-	}
-	rec := *sc
-	rec.New = func(id timedsim.NodeID) timedsim.Service { return &recorder{id: id, out: out} }
-	rec.Stop = func(timedsim.World) bool { return false }
-	rec.NewStop = nil
-	rec.Safety, rec.Liveness = nil, nil
-	rec.CheckEvery = 0
-	rec.Timeout = time.Duration(1 << 62)
-	sim, err := timedsim.NewSimulator(&rec, timedsim.Options{AppsOnly: true})
+	out := schedule{apps: make([][]appEvent, sc.Nodes)}
+	evs, err := sc.Script(timedsim.SeedPath(seed))
 	if err != nil {
-		return nil, fmt.Errorf("liveness: scenario: %w", err)
+		return schedule{}, fmt.Errorf("liveness: %w", err)
 	}
-	res := sim.Run(timedsim.SeedPath(seed))
-	if res.Panic != nil {
-		return nil, fmt.Errorf("liveness: scenario driver panicked: %s", res.Panic.Value)
+	for _, e := range evs {
+		if e.Kind == timedsim.ScriptApp {
+			out.apps[e.Node] = append(out.apps[e.Node], appEvent{name: e.Name, data: e.Data, label: "app " + e.Name, faults: len(out.faults)})
+			continue
+		}
+		f := scriptFault{ev: e, label: "driver " + e.Kind.String(), apps: make([]int, sc.Nodes)}
+		for i := range out.apps {
+			f.apps[i] = len(out.apps[i])
+		}
+		out.faults = append(out.faults, f)
 	}
 	return out, nil
-}
-
-// recorder is the service of driverSchedule's simulation.
-type recorder struct {
-	id  timedsim.NodeID
-	out schedule
-}
-
-func (r *recorder) Init(timedsim.Context)                                       {}
-func (r *recorder) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
-func (r *recorder) Timer(timedsim.Context, string, any)                         {}
-
-func (r *recorder) App(_ timedsim.Context, name string, data any) {
-	r.out[r.id] = append(r.out[r.id], appEvent{name: name, data: data, label: "app " + name})
 }

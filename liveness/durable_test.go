@@ -23,11 +23,11 @@ func TestDurableReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWorld(r.set, nil)
+	w := newWorld(r.set, schedule{})
 	w.start(Path{Driver: 1})
 	n := w.nodes[1].svc.(*durNode)
 	n.Mem, n.Synced = 5, 3
-	if !w.reset(1) {
+	if !w.reset(1, true) {
 		t.Fatal(w.panicked)
 	}
 	got := w.nodes[1].svc.(*durNode)

@@ -70,3 +70,65 @@ func Example() {
 	//  timer tick
 	// +timer trap
 }
+
+// waiter is a node of a protocol that waits forever for a crashed peer:
+// node 0 pings node 1 at Init and is done when the pong comes back, with
+// no timeout and no retry.
+type waiter struct{ Done bool }
+
+type pingMsg struct{}
+type pongMsg struct{}
+
+func (pingMsg) Size() int { return 1 }
+func (pongMsg) Size() int { return 1 }
+
+func (n *waiter) Init(ctx timedsim.Context) {
+	if ctx.Self() == 0 {
+		ctx.Send(1, pingMsg{})
+	}
+}
+func (n *waiter) Deliver(ctx timedsim.Context, from timedsim.NodeID, m timedsim.Message) {
+	if _, ping := m.(pingMsg); ping {
+		ctx.Send(from, pongMsg{})
+		return
+	}
+	n.Done = true
+}
+func (n *waiter) Timer(timedsim.Context, string, any) {}
+
+// A crash-stop (Config.Crashes) stops a node for good. The liveness
+// property is written over the nodes that are up (timedsim.Crashed): a
+// crashed node 0 has nothing left to wait for. Node 0 waiting forever for
+// a crashed node 1 is a dead state, and the crash is its critical
+// transition.
+func Example_crashStop() {
+	sc := &timedsim.Scenario{
+		Nodes: 2,
+		New:   func(timedsim.NodeID) timedsim.Service { return &waiter{} },
+		Liveness: []timedsim.Property{{Name: "done", Check: func(w timedsim.World) bool {
+			return timedsim.Crashed(w, 0) || w.Node(0).(*waiter).Done
+		}}},
+	}
+	rep, err := liveness.Run(context.Background(), liveness.Config{Scenario: sc, Depth: 2, MaxDepth: 2, DMax: 20, Jobs: 1, Crashes: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, c := rep.Violation, rep.Critical
+	fmt.Println(v.Kind, v.Property, "violated; DFS choices", v.Path.Choices)
+	fmt.Printf("%s: critical step %d: %s (live path: %s)\n", c.Class, c.Step, c.DeadEvent, c.LiveEvent)
+	for _, d := range c.Diff {
+		fmt.Printf("n%d:\n", d.Node)
+		for _, l := range d.Lines {
+			fmt.Println(l)
+		}
+	}
+	// Output:
+	// liveness done violated; DFS choices [0 2]
+	// C1: critical step 1: n1 crash (live path: n0 deliver pongMsg from n1 pongMsg{})
+	// n0:
+	// -waiter{Done:false}
+	// +waiter{Done:true}
+	// n1:
+	//  waiter{Done:false}
+	// -crashed for good
+}

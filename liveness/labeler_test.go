@@ -45,7 +45,7 @@ func TestLabelerMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWorld(r.set, nil)
+	w := newWorld(r.set, schedule{})
 	if w.deliverLabel(kinded{"MsgVote"}) != "deliver MsgVote" || w.deliverLabel(kinded{}) != "deliver kinded" {
 		t.Errorf("labels %q %q", w.deliverLabel(kinded{"MsgVote"}), w.deliverLabel(kinded{}))
 	}

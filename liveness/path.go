@@ -9,7 +9,8 @@ import (
 
 // Path fully describes one execution of the choice scheduler, so that any
 // execution the search reports can be replayed exactly (with the same
-// scenario and the same Weights, Unbiased and Faults settings).
+// scenario and the same Weights, Unbiased, Faults, Breaks, Drops, Crashes
+// and Partitions settings: Settings).
 //
 // Step i executes the event at index Choices[i] mod n of the ordered list
 // of n enabled events, the answers of its clock comparisons being the

@@ -21,7 +21,8 @@ type Report struct {
 
 // Settings are a search's effective settings. Replaying a reported path
 // needs the same scenario (system, variant, nodes), Weights, Unbiased,
-// Faults, Breaks and Drops.
+// Faults, Breaks, Drops, Crashes and Partitions (the last two absent
+// from files written before they existed: 0).
 type Settings struct {
 	Nodes       int            `json:"nodes"`
 	Depth       int            `json:"depth"`
@@ -36,6 +37,8 @@ type Settings struct {
 	Faults      int            `json:"faults,omitempty"`
 	Breaks      int            `json:"breaks,omitempty"`
 	Drops       int            `json:"drops,omitempty"`
+	Crashes     int            `json:"crashes,omitempty"`
+	Partitions  int            `json:"partitions,omitempty"`
 	Hashing     bool           `json:"hashing"`
 	SplitDepth  int            `json:"split_depth,omitempty"`
 	// LevelDivision: the division is the level-synchronous search

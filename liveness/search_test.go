@@ -163,6 +163,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Scenario: fifoSystem(), DMax: 10, MaxDepth: 10}, "must exceed"},
 		{Config{Scenario: fifoSystem(), Weights: map[string]int{"timer": -1}}, "negative weight"},
 		{Config{Scenario: fifoSystem(), Prefix: &Path{}}, "no segments"},
+		{Config{Scenario: fifoSystem(), Crashes: -1}, "negative Crashes -1"},
+		{Config{Scenario: fifoSystem(), Partitions: -2}, "negative Partitions -2"},
 	} {
 		_, err := Run(context.Background(), c.cfg)
 		if err == nil || !strings.HasPrefix(err.Error(), "liveness: ") || !strings.Contains(err.Error(), c.want) {

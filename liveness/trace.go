@@ -1,6 +1,10 @@
 package liveness
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/macepc/macepc/timedsim"
+)
 
 // Trace is an execution of a path step by step, with what each step did
 // and each node's state after it: what an execution debugger shows
@@ -20,13 +24,18 @@ type Trace struct {
 
 // TraceStep is one step of a Trace.
 type TraceStep struct {
+	// Node is the node the step acted on, -1 for a driver's fault that
+	// names none (a partition, a heal).
 	Node int `json:"node"`
 	// From is a delivered message's sender or an error upcall's peer, -1
 	// otherwise.
 	From int `json:"from"`
-	// Kind is "app", "message", "timer", "error" or "reset" (the weight
-	// kinds), Label the event's label ("deliver Join"), Desc its full
-	// description as in Replay's log.
+	// Kind is the event's weight kind ("app", "message", "timer",
+	// "error", "reset", "break", "drop", "crash", "partition") or, for the
+	// driver's faults, the timed simulator's kind of the fault ("reset",
+	// "break", "partition", "heal"); Label is the event's label ("deliver
+	// Join", "driver reset"), Desc its full description as in Replay's
+	// log.
 	Kind  string `json:"kind"`
 	Label string `json:"label"`
 	Desc  string `json:"desc"`
@@ -45,13 +54,27 @@ type TraceStep struct {
 	State string `json:"state"`
 }
 
-// TraceSend is a message a step sent; Failed: its send queue was full.
+// TraceSend is a message a step sent. Failed: its send queue was full;
+// Unreachable: a reliable send failed because its destination had crashed
+// or was across a partition; Lost: a datagram to such a node, lost.
 type TraceSend struct {
-	To        int    `json:"to"`
-	Type      string `json:"type"`
-	Transport string `json:"transport"`
-	Failed    bool   `json:"failed,omitempty"`
+	To          int    `json:"to"`
+	Type        string `json:"type"`
+	Transport   string `json:"transport"`
+	Failed      bool   `json:"failed,omitempty"`
+	Unreachable bool   `json:"unreachable,omitempty"`
+	Lost        bool   `json:"lost,omitempty"`
 }
+
+// sendStatus is the fate of a send, for TraceSend.
+type sendStatus uint8
+
+const (
+	sendOK sendStatus = iota
+	sendQueueFull
+	sendUnreachable
+	sendLost
+)
 
 // TraceTimer is a timer a step set or cancelled.
 type TraceTimer struct {
@@ -109,7 +132,7 @@ func (tr *tracer) begin(w *world, e event) {
 			tr.t.Initial[i] = w.nodeDesc(i)
 		}
 	}
-	st := TraceStep{Node: int(e.node), From: -1, Kind: kindNames()[e.kind], Label: w.label(e), SentStep: -1, SentIndex: -1}
+	st := TraceStep{Node: int(e.node), From: -1, Kind: w.traceKind(e), Label: w.label(e), SentStep: -1, SentIndex: -1}
 	switch e.kind {
 	case kindDeliver:
 		c := w.conns[e.idx]
@@ -122,19 +145,35 @@ func (tr *tracer) begin(w *world, e event) {
 	tr.cur = &tr.t.Steps[len(tr.t.Steps)-1]
 }
 
-// end records the state of step e's node after it ran.
+// traceKind is TraceStep.Kind of e.
+func (w *world) traceKind(e event) string {
+	switch e.kind {
+	case kindScript:
+		return w.drv.faults[w.script].ev.Kind.String()
+	case kindHeal:
+		return timedsim.ScriptHeal.String()
+	}
+	return kindNames()[e.kind]
+}
+
+// end records the state of the step's node after it ran (the node a
+// driver's chosen reset chose).
 func (tr *tracer) end(w *world, e event) {
-	tr.cur.State = w.nodeDesc(int(e.node))
+	tr.cur.Node = int(w.stepNode)
+	if w.stepNode >= 0 {
+		tr.cur.State = w.nodeDesc(int(w.stepNode))
+	}
 	tr.cur = nil
 }
 
 // sent records a send of the running step; it returns the send's step
 // and index for the message's record.
-func (tr *tracer) sent(to int32, label, transport string, failed bool) (int32, int32) {
+func (tr *tracer) sent(to int32, label, transport string, st sendStatus) (int32, int32) {
 	if tr.cur == nil {
 		return -1, -1
 	}
-	tr.cur.Sends = append(tr.cur.Sends, TraceSend{To: int(to), Type: strings.TrimPrefix(label, "deliver "), Transport: transport, Failed: failed})
+	tr.cur.Sends = append(tr.cur.Sends, TraceSend{To: int(to), Type: strings.TrimPrefix(label, "deliver "), Transport: transport,
+		Failed: st == sendQueueFull, Unreachable: st == sendUnreachable, Lost: st == sendLost})
 	return int32(len(tr.t.Steps) - 1), int32(len(tr.cur.Sends) - 1)
 }
 

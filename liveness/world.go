@@ -15,7 +15,8 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Event kinds, in the order of the enabled list.
+// Event kinds. The kinds before numKinds have a weight of their own
+// (Config.Weights); the driver's faults weigh as application events.
 type kind uint8
 
 const (
@@ -26,23 +27,37 @@ const (
 	kindReset
 	kindBreak
 	kindDrop
+	kindCrash
+	kindPartition
 	numKinds
+	kindScript // the driver's next fault
+	kindHeal   // the heal of a driver's outage
 )
 
 // kindNames are the weight keys of the kinds (Config.Weights).
 func kindNames() [numKinds]string {
-	return [numKinds]string{"app", "message", "timer", "error", "reset", "break", "drop"}
+	return [numKinds]string{"app", "message", "timer", "error", "reset", "break", "drop", "crash", "partition"}
 }
 
 // defaultWeights are Mace's random-walk weights: application 40, message
 // 8, timer 1; transport errors count as network events, faults (resets,
-// connection breaks, datagram drops) as rare.
-func defaultWeights() [numKinds]int { return [numKinds]int{40, 8, 1, 8, 1, 1, 1} }
+// connection breaks, datagram drops, crash-stops, partitions) as rare.
+func defaultWeights() [numKinds]int { return [numKinds]int{40, 8, 1, 8, 1, 1, 1, 1, 1} }
+
+// weightKind is the kind whose weight e takes: its own, or the
+// application's for the driver's faults, which are the script's as the
+// application events are.
+func (e event) weightKind() kind {
+	if e.kind >= numKinds {
+		return kindApp
+	}
+	return e.kind
+}
 
 // event is one enabled event.
 type event struct {
 	kind kind
-	node int32 // the node whose handler runs (break: the lower-numbered end)
+	node int32 // the node whose handler runs (break: the lower-numbered end; -1: a driver's fault that names no node)
 	idx  int32 // deliver, drop: index in w.conns; timer: index in the node's timers; error: index in w.errs
 	pos  int32 // deliver, drop: index in the connection's queue (0 unless datagram); break: the other end
 }
@@ -101,6 +116,12 @@ type wnode struct {
 	app       int        // index of the next application event
 	desc      string
 	described bool
+	// crashed: a crash-stop stopped the node for good.
+	crashed bool
+	// side is the node's side of the lasting partitions (0, or 1+id once
+	// a partition cut it off), group its group in the driver's partition
+	// (0 when there is none): two nodes communicate when both are equal.
+	side, group int32
 }
 
 // settings are what a world needs of the Config, resolved.
@@ -113,6 +134,8 @@ type settings struct {
 	faults   int
 	breaks   int
 	drops    int
+	crashes  int
+	parts    int // Config.Partitions
 	safety   []timedsim.Property
 	liveness []timedsim.Property
 }
@@ -127,10 +150,16 @@ type world struct {
 	conns []*conn
 	spare []*conn
 	errs  []errRec
-	// resetsLeft, breaksLeft and dropsLeft count the faults still allowed
-	// in this execution.
-	resetsLeft, breaksLeft, dropsLeft int
-	step                              int
+	// resetsLeft, breaksLeft, dropsLeft, crashesLeft and partsLeft count
+	// the faults still allowed in this execution.
+	resetsLeft, breaksLeft, dropsLeft, crashesLeft, partsLeft int
+	// script is the index of the driver's next fault, heals the number of
+	// outages' heals pending.
+	script, heals int
+	step          int
+	// stepNode is the node the running step acted on (a driver's chosen
+	// reset's choice), -1 if none.
+	stepNode int32
 
 	segs               []timedsim.Segment
 	seg                int
@@ -202,6 +231,9 @@ func newWorld(set *settings, drv schedule) *world {
 	w.handR = rand.New(&w.handPCG)
 	w.ctx.w = w
 	w.nodes = make([]wnode, set.sc.Nodes)
+	if len(w.drv.apps) < len(w.nodes) { // no driver
+		w.drv.apps = make([][]appEvent, len(w.nodes))
+	}
 	return w
 }
 
@@ -230,6 +262,8 @@ func (w *world) start(p Path) {
 	w.conns = w.conns[:0]
 	w.errs = w.errs[:0]
 	w.resetsLeft, w.breaksLeft, w.dropsLeft = w.set.faults, w.set.breaks, w.set.drops
+	w.crashesLeft, w.partsLeft = w.set.crashes, w.set.parts
+	w.script, w.heals = 0, 0
 	w.panicked = ""
 	for i := range w.nodes {
 		w.nodes[i] = wnode{timers: w.nodes[i].timers[:0]}
@@ -268,20 +302,35 @@ func (w *world) guard(node int32, f func()) (ok bool) {
 }
 
 // enabled lists the enabled events in their canonical order: application
-// events (the next of each node), then messages (by destination, sender,
-// transport; a reliable connection offers its oldest message only, a
-// datagram one every message), then timers (by node and name), transport
-// error upcalls (by node, then age), and resets (by node) while faults
-// are left. The list is valid until the next exec.
+// events (the next of each node that is up, once the driver's faults
+// before it have run), the driver's next fault (once the application
+// events before it have run) and an outage's pending heal, then messages
+// (by destination, sender, transport; a reliable connection offers its
+// oldest message only, a datagram one every message), then timers (by
+// node and name), transport error upcalls (by node, then age), and the
+// chosen faults while their counts last: resets (by node), breaks (by
+// pair), drops (like messages), crash-stops (by node) and partitions (by
+// node). The list is valid until the next exec.
 func (w *world) enabled() []event {
 	en := w.en[:0]
 	if w.panicked != "" {
 		return en
 	}
 	for i := range w.nodes {
-		if w.nodes[i].app < len(w.drv[i]) {
+		n := &w.nodes[i]
+		if apps := w.drv.apps[i]; !n.crashed && n.app < len(apps) && apps[n.app].faults <= w.script {
 			en = append(en, event{kind: kindApp, node: int32(i)})
 		}
+	}
+	if w.script < len(w.drv.faults) && w.scriptReady() {
+		e := event{kind: kindScript, node: -1, pos: -1}
+		if ev := &w.drv.faults[w.script].ev; ev.Node != timedsim.None {
+			e.node, e.pos = int32(ev.Node), int32(ev.Peer)
+		}
+		en = append(en, e)
+	}
+	if w.heals > 0 {
+		en = append(en, event{kind: kindHeal, node: -1})
 	}
 	for ci, c := range w.conns {
 		if c.datagram {
@@ -302,7 +351,9 @@ func (w *world) enabled() []event {
 	}
 	if w.resetsLeft > 0 {
 		for i := range w.nodes {
-			en = append(en, event{kind: kindReset, node: int32(i)})
+			if !w.nodes[i].crashed {
+				en = append(en, event{kind: kindReset, node: int32(i)})
+			}
 		}
 	}
 	if w.breaksLeft > 0 {
@@ -331,8 +382,56 @@ func (w *world) enabled() []event {
 			}
 		}
 	}
+	if w.crashesLeft > 0 {
+		for i := range w.nodes {
+			if !w.nodes[i].crashed {
+				en = append(en, event{kind: kindCrash, node: int32(i)})
+			}
+		}
+	}
+	if w.partsLeft > 0 {
+		for i := range w.nodes {
+			if w.canIsolate(int32(i)) {
+				en = append(en, event{kind: kindPartition, node: int32(i)})
+			}
+		}
+	}
 	w.en = en
 	return en
+}
+
+// scriptReady reports whether the driver's next fault may run: every node
+// that is up has run its application events before it.
+func (w *world) scriptReady() bool {
+	f := &w.drv.faults[w.script]
+	for i := range w.nodes {
+		if n := &w.nodes[i]; !n.crashed && n.app < f.apps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// canIsolate reports whether a partition may cut node id off: it is up
+// and on the same side as another node that is up.
+func (w *world) canIsolate(id int32) bool {
+	n := &w.nodes[id]
+	if n.crashed {
+		return false
+	}
+	for j := range w.nodes {
+		if o := &w.nodes[j]; int32(j) != id && !o.crashed && o.side == n.side {
+			return true
+		}
+	}
+	return false
+}
+
+// reachable reports whether a message from a can reach b: neither
+// partition separates them (a crashed b is checked apart).
+func (w *world) reachable(a, b int32) bool {
+	x, y := &w.nodes[a], &w.nodes[b]
+	return x.side == y.side && x.group == y.group
 }
 
 // seedStep seeds the step's two random streams: the scheduler's choice and
@@ -386,15 +485,17 @@ func (w *world) weight(e event) int {
 			return v
 		}
 	}
-	return w.set.kindW[e.kind]
+	return w.set.kindW[e.weightKind()]
 }
 
 // label is the event's label, as in timedsim: "app join", "deliver Join",
-// "timer recovery", "error broken", "reset".
+// "timer recovery", "error broken", "reset"; the chosen faults are
+// "reset", "break", "drop", "crash" and "partition", the driver's
+// "driver reset", "driver break", "driver partition" and "driver heal".
 func (w *world) label(e event) string {
 	switch e.kind {
 	case kindApp:
-		return w.drv[e.node][w.nodes[e.node].app].label
+		return w.drv.apps[e.node][w.nodes[e.node].app].label
 	case kindDeliver:
 		return w.conns[e.idx].q[e.pos].label
 	case kindTimer:
@@ -405,6 +506,14 @@ func (w *world) label(e event) string {
 		return "break"
 	case kindDrop:
 		return "drop"
+	case kindCrash:
+		return "crash"
+	case kindPartition:
+		return "partition"
+	case kindScript:
+		return w.drv.faults[w.script].label
+	case kindHeal:
+		return "driver heal"
 	}
 	return "reset"
 }
@@ -413,10 +522,13 @@ func (w *world) label(e event) string {
 // n0 Join{Who:n0 Down:false}".
 func (w *world) describeEvent(e event) string {
 	var b strings.Builder
-	b.WriteString(timedsim.NodeID(e.node).String() + " " + w.label(e))
+	if e.node >= 0 {
+		b.WriteString(timedsim.NodeID(e.node).String() + " ")
+	}
+	b.WriteString(w.label(e))
 	switch e.kind {
 	case kindApp:
-		ae := w.drv[e.node][w.nodes[e.node].app]
+		ae := w.drv.apps[e.node][w.nodes[e.node].app]
 		if ae.data != nil {
 			b.WriteString(" " + timedsim.Describe(ae.data))
 		}
@@ -439,19 +551,71 @@ func (w *world) describeEvent(e event) string {
 	case kindDrop:
 		c := w.conns[e.idx]
 		b.WriteString(" from " + timedsim.NodeID(c.src).String() + " " + w.msgDesc(c, int(e.pos)))
+	case kindPartition:
+		b.WriteString(": cut off for good")
+	case kindScript:
+		ev := &w.drv.faults[w.script].ev
+		switch {
+		case ev.Kind == timedsim.ScriptBreak:
+			b.WriteString(" " + ev.Peer.String())
+		case ev.ChooseNode != nil, ev.ChooseGroups != nil:
+			b.WriteString(" (chosen by the driver)")
+		case ev.ChooseOutage != nil:
+			b.WriteString(" (an outage chosen by the driver)")
+		case ev.Kind == timedsim.ScriptPartition:
+			b.WriteString(" " + groupsText(len(w.nodes), ev.Groups))
+		}
+	case kindHeal:
+		b.WriteString(" (an outage's end)")
 	}
 	return b.String()
+}
+
+// groupsText renders a driver's partition: its groups, then the nodes not
+// listed, "{n2} {n0 n1}".
+func groupsText(nodes int, groups [][]timedsim.NodeID) string {
+	listed := make([]bool, nodes)
+	var parts []string
+	group := func(ids []timedsim.NodeID) {
+		names := make([]string, len(ids))
+		for i, id := range ids {
+			names[i] = id.String()
+		}
+		parts = append(parts, "{"+strings.Join(names, " ")+"}")
+	}
+	for _, g := range groups {
+		for _, id := range g {
+			if id >= 0 && int(id) < nodes {
+				listed[id] = true
+			}
+		}
+		group(g)
+	}
+	var rest []timedsim.NodeID
+	for i, l := range listed {
+		if !l {
+			rest = append(rest, timedsim.NodeID(i))
+		}
+	}
+	if len(rest) > 0 {
+		group(rest)
+	}
+	return strings.Join(parts, " ")
 }
 
 // exec runs event e as the current step. It reports false if the handler
 // panicked (w.panicked says how).
 func (w *world) exec(e event) bool {
-	n := &w.nodes[e.node]
-	n.described = false
+	w.stepNode = e.node
+	var n *wnode
+	if e.node >= 0 {
+		n = &w.nodes[e.node]
+		n.described = false
+	}
 	var ok bool
 	switch e.kind {
 	case kindApp:
-		ae := w.drv[e.node][n.app]
+		ae := w.drv.apps[e.node][n.app]
 		n.app++
 		ok = w.guard(e.node, func() {
 			if h, isApp := n.svc.(timedsim.AppHandler); isApp {
@@ -477,20 +641,186 @@ func (w *world) exec(e event) bool {
 		})
 	case kindReset:
 		w.resetsLeft--
-		ok = w.reset(e.node)
+		ok = w.reset(e.node, true)
 	case kindBreak:
 		w.breaksLeft--
-		a, b := e.node, e.pos
-		w.pushBroken(w.removeConns(func(c *conn) bool { return !c.datagram && (c.src == a && c.dst == b || c.src == b && c.dst == a) }, -1))
+		w.breakPair(e.node, e.pos)
 		ok = true
 	case kindDrop:
 		w.dropsLeft--
 		c := w.conns[e.idx]
 		c.q = slices.Delete(c.q, int(e.pos), int(e.pos)+1)
 		ok = true
+	case kindCrash:
+		w.crashesLeft--
+		w.crash(e.node)
+		ok = true
+	case kindPartition:
+		w.partsLeft--
+		w.nodes[e.node].side = e.node + 1
+		w.cut()
+		ok = true
+	case kindScript:
+		f := &w.drv.faults[w.script]
+		w.script++
+		ok = w.runFault(f)
+	case kindHeal:
+		w.heals--
+		w.heal()
+		ok = true
 	}
 	w.step++
 	return ok
+}
+
+// breakPair breaks the reliable connections between a and b: their
+// messages in flight are lost and both ends are told.
+func (w *world) breakPair(a, b int32) {
+	w.pushBroken(w.removeConns(func(c *conn) bool { return !c.datagram && (c.src == a && c.dst == b || c.src == b && c.dst == a) }, -1))
+}
+
+// crash is a crash-stop: node id stops for good. No handler of it runs
+// again; its timers, pending error upcalls and remaining application
+// events are gone, the messages in flight to and from it are lost, and the
+// other end of each of its reliable connections gets an
+// ErrConnectionBroken upcall, as for a reset. Later sends to it fail as
+// sends across a partition do (send).
+func (w *world) crash(id int32) {
+	n := &w.nodes[id]
+	n.crashed = true
+	n.timers = n.timers[:0]
+	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
+	w.pushBroken(w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id))
+}
+
+// cut applies a new partition: the connections between nodes that can no
+// longer reach each other break (their messages in flight are lost, and
+// both ends of a reliable one are told), as timedsim's partitions do.
+func (w *world) cut() {
+	w.pushBroken(w.removeConns(func(c *conn) bool { return !w.reachable(c.src, c.dst) }, -1))
+}
+
+// heal ends the driver's partition (not the lasting ones, which only the
+// end of the execution ends).
+func (w *world) heal() {
+	for i := range w.nodes {
+		w.nodes[i].group = 0
+	}
+}
+
+// runFault runs one of the driver's faults as the timed simulator does
+// (timedsim.Driver), with the world's state of this step for the
+// driver's choices (ResetChosen, PartitionChosen, Outage) and the step's
+// handler randomness for an outage's. A reset keeps the node's place in
+// its application events, as in the timed simulator (a chosen reset,
+// Config.Faults, restarts them), and does nothing to a crashed node; an
+// outage's heal becomes pending (kindHeal), since time is not modelled.
+// It reports false if the driver's choice panicked or was out of range,
+// or the reset's Init panicked.
+func (w *world) runFault(f *scriptFault) bool {
+	ev := &f.ev
+	switch ev.Kind {
+	case timedsim.ScriptReset:
+		id := ev.Node
+		if ev.ChooseNode != nil {
+			if !w.driverGuard(func() { id = ev.ChooseNode(w) }) {
+				return false
+			}
+			w.logf("driver", "reset chooses %v", id)
+			if id == timedsim.None {
+				return true
+			}
+			if id < 0 || int(id) >= len(w.nodes) {
+				w.panicked = fmt.Sprintf("driver: Driver.ResetChosen chose node %d of %d", id, len(w.nodes))
+				return false
+			}
+			w.stepNode = int32(id)
+		}
+		if w.nodes[id].crashed {
+			w.logf("driver", "%v has crashed for good: no reset", id)
+			return true
+		}
+		return w.reset(int32(id), false)
+	case timedsim.ScriptBreak:
+		w.breakPair(int32(ev.Node), int32(ev.Peer))
+	case timedsim.ScriptPartition:
+		groups, heals := ev.Groups, false
+		if ev.ChooseGroups != nil || ev.ChooseOutage != nil {
+			var length time.Duration
+			if !w.driverGuard(func() {
+				if ev.ChooseOutage != nil {
+					groups, length = ev.ChooseOutage(w, w.handR)
+				} else {
+					groups = ev.ChooseGroups(w)
+				}
+			}) {
+				return false
+			}
+			if len(groups) == 0 {
+				w.logf("driver", "no partition")
+				return true
+			}
+			if err := checkGroups(len(w.nodes), groups); err != nil {
+				w.panicked = "driver: " + err.Error()
+				return false
+			}
+			heals = ev.ChooseOutage != nil && length > 0
+			until := "until a heal"
+			if heals {
+				until = "until its own heal, pending from now on"
+			}
+			w.logf("driver", "partition %s %s", groupsText(len(w.nodes), groups), until)
+		}
+		for i := range w.nodes {
+			w.nodes[i].group = 0
+		}
+		for gi, g := range groups {
+			for _, id := range g {
+				w.nodes[id].group = int32(gi + 1)
+			}
+		}
+		w.cut()
+		if heals {
+			w.heals++
+		}
+	case timedsim.ScriptHeal:
+		w.heal()
+	}
+	return true
+}
+
+// checkGroups checks a driver's chosen partition as timedsim does: no node
+// out of range or listed twice.
+func checkGroups(nodes int, groups [][]timedsim.NodeID) error {
+	seen := make([]bool, nodes)
+	for _, g := range groups {
+		for _, id := range g {
+			if id < 0 || int(id) >= nodes || seen[id] {
+				return fmt.Errorf("Driver.PartitionChosen: node %d out of range [0,%d) or listed twice", id, nodes)
+			}
+			seen[id] = true
+		}
+	}
+	return nil
+}
+
+// driverGuard runs a driver's choice and turns its panic into w.panicked.
+func (w *world) driverGuard(f func()) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.panicked = fmt.Sprintf("driver: %v", v)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// logf writes a line of who's to the event log, when recording.
+func (w *world) logf(who, format string, args ...any) {
+	if w.log != nil {
+		*w.log = append(*w.log, "    "+who+": "+fmt.Sprintf(format, args...))
+	}
 }
 
 // removeConns removes the connections that match (their messages in
@@ -546,11 +876,15 @@ func (w *world) pushBroken(broken []errRec) {
 // it is timedsim.Durable), its timers and pending error upcalls, and its
 // connections (the messages in flight to and from it are lost, and the
 // other end of each reliable connection gets an ErrConnectionBroken
-// upcall); its application restarts from its first driver event.
-func (w *world) reset(id int32) bool {
+// upcall); with restart, its application restarts from its first driver
+// event.
+func (w *world) reset(id int32, restart bool) bool {
 	n := &w.nodes[id]
 	n.timers = n.timers[:0]
-	n.app = 0
+	n.described = false
+	if restart {
+		n.app = 0
+	}
 	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
 	w.pushBroken(w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id))
 	return w.guard(id, func() {
@@ -581,6 +915,26 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 		panic(fmt.Sprintf("liveness: %v sent %T to nonexistent node %d", timedsim.NodeID(from), msg, to))
 	}
 	t := &w.set.trs[tr]
+	if w.nodes[to].crashed || !w.reachable(from, int32(to)) {
+		// A crashed node, or one across a partition: a datagram is lost
+		// (the sender cannot know), a reliable send fails as across a
+		// timedsim partition.
+		label := w.deliverLabel(msg)
+		if t.datagram {
+			if w.tracer != nil {
+				w.tracer.sent(int32(to), label, t.name, sendLost)
+			}
+			return nil
+		}
+		if w.tracer != nil {
+			w.tracer.sent(int32(to), label, t.name, sendUnreachable)
+		}
+		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrUnreachable, Msg: msg}
+		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
+			w.pushErr(errRec{node: from, te: te, label: "error unreachable"})
+		}
+		return te
+	}
 	i, found := slices.BinarySearchFunc(w.conns, [3]int32{int32(tr), from, int32(to)}, func(c *conn, k [3]int32) int {
 		if c.less(k[0], k[1], k[2]) {
 			return -1
@@ -604,7 +958,7 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 	label := w.deliverLabel(msg)
 	if !t.datagram && t.cap > 0 && len(c.q) >= t.cap {
 		if w.tracer != nil {
-			w.tracer.sent(int32(to), label, t.name, true)
+			w.tracer.sent(int32(to), label, t.name, sendQueueFull)
 		}
 		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
 		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
@@ -614,7 +968,7 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 	}
 	m := msgRec{msg: msg, label: label, sentStep: -1, sentIndex: -1}
 	if w.tracer != nil {
-		m.sentStep, m.sentIndex = w.tracer.sent(int32(to), label, t.name, false)
+		m.sentStep, m.sentIndex = w.tracer.sent(int32(to), label, t.name, sendOK)
 	}
 	c.q = append(c.q, m)
 	return nil
@@ -739,9 +1093,12 @@ func (w *world) timerDesc(t *timerRec) string {
 // hash is the global state's fingerprint (MaceMC's state hashing): the
 // canonical Describe of every node, its pending timers and next driver
 // event, the pending messages of every connection in order, the pending
-// error upcalls and the faults left. Step numbers and insertion counters
-// are left out, so the same state reached by different orders hashes
-// alike.
+// error upcalls and the faults left; with crash-stops, partitions or a
+// driver that scripts faults, also the crash-stops and partitions left,
+// the driver's next fault, the outages' pending heals, the crashed nodes
+// and the partition's sides (faultState). Step numbers and insertion
+// counters are left out, so the same state reached by different orders
+// hashes alike.
 func (w *world) hash() uint64 {
 	d := w.digest
 	d.Reset()
@@ -799,9 +1156,44 @@ func (w *world) hash() uint64 {
 	b = strconv.AppendInt(b, int64(w.breaksLeft), 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(w.dropsLeft), 10)
+	if w.set.crashes > 0 || w.set.parts > 0 || len(w.drv.faults) > 0 {
+		// Only then, so that the fingerprints of every other search stay
+		// those they were before crash-stops and partitions.
+		b = w.faultState(b)
+	}
 	d.Write(b)
 	w.scratch = b
 	return d.Sum64()
+}
+
+// faultState appends the state of the crash-stops and partitions to b:
+// the counts left, the driver's next fault and pending heals, then each
+// node's "x" if it crashed, else the number of its class of nodes that
+// can reach each other, numbered in order of their first node (so that
+// cutting off either of two nodes, say, hashes alike).
+func (w *world) faultState(b []byte) []byte {
+	b = append(b, 0, 'K')
+	for _, v := range [4]int{w.crashesLeft, w.partsLeft, w.script, w.heals} {
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, ',')
+	}
+	var buf [8][2]int32
+	classes := buf[:0] // (side, group) of each class
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		if n.crashed {
+			b = append(b, 'x')
+			continue
+		}
+		k := slices.Index(classes, [2]int32{n.side, n.group})
+		if k < 0 {
+			k = len(classes)
+			classes = append(classes, [2]int32{n.side, n.group})
+		}
+		b = strconv.AppendInt(b, int64(k), 10)
+		b = append(b, ',')
+	}
+	return b
 }
 
 // nodeText is node i's canonical state for diffs, one item a line: its
@@ -811,6 +1203,11 @@ func (w *world) hash() uint64 {
 func (w *world) nodeText(i int) []string {
 	lines := strings.Split(w.nodeDesc(i), "\n")
 	n := &w.nodes[i]
+	if n.crashed {
+		lines = append(lines, "crashed for good")
+	} else if cut := w.cutOff(int32(i)); cut != "" {
+		lines = append(lines, "cut off from "+cut)
+	}
 	for ti := range n.timers {
 		t := &n.timers[ti]
 		l := "timer " + t.name
@@ -836,10 +1233,21 @@ func (w *world) nodeText(i int) []string {
 			lines = append(lines, e.label+" peer "+e.te.Peer.String())
 		}
 	}
-	if n.app < len(w.drv[i]) {
-		lines = append(lines, "next "+w.drv[i][n.app].label)
+	if n.app < len(w.drv.apps[i]) && !n.crashed {
+		lines = append(lines, "next "+w.drv.apps[i][n.app].label)
 	}
 	return lines
+}
+
+// cutOff lists the nodes a partition separates node id from, "" if none.
+func (w *world) cutOff(id int32) string {
+	var out []string
+	for j := range w.nodes {
+		if !w.reachable(id, int32(j)) {
+			out = append(out, timedsim.NodeID(j).String())
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // World view for properties.
@@ -851,6 +1259,10 @@ func (w *world) Steps() int                               { return w.step }
 func (w *world) TimerPending(id timedsim.NodeID, name string) bool {
 	return w.nodes[id].timerIndex(name) >= 0
 }
+
+// Crashed reports whether a crash-stop stopped node id for good
+// (timedsim.Crashed).
+func (w *world) Crashed(id timedsim.NodeID) bool { return w.nodes[id].crashed }
 
 // logicalTime is the untimed world's clock: one millisecond per step.
 func logicalTime(step int) time.Duration { return time.Duration(step) * time.Millisecond }
@@ -875,6 +1287,7 @@ type wctx struct {
 var _ timedsim.Context = (*wctx)(nil)
 var _ timedsim.ClockChooser = (*wctx)(nil)
 var _ timedsim.World = (*world)(nil)
+var _ timedsim.CrashView = (*world)(nil)
 
 func (c *wctx) Self() timedsim.NodeID { return timedsim.NodeID(c.node) }
 func (c *wctx) Nodes() int            { return len(c.w.nodes) }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/macepc/macepc/internal/simtime"
 )
 
 // Defaults of the model, from the Mace source (see the package doc).
@@ -21,6 +23,12 @@ const (
 const (
 	MaxNodes      = 1 << 24 // node ids are packed into 24 bits
 	MaxTransports = 1 << 16 // transport indexes are packed into 16 bits
+	// MaxDelay bounds a configured latency or reorder window, and every
+	// delay the model computes (a huge message on a thin link, a Pareto
+	// draw at the far tail) saturates at it: 100 years, the longest
+	// duration macepc simulates (as edd.MaxDuration), so that an arrival
+	// time never wraps around to a negative one.
+	MaxDelay = simtime.MaxDuration
 )
 
 // Kind is the kind of a transport.
@@ -198,8 +206,8 @@ func (c Config) Validate(nodes int) error {
 	if err := checkBandwidth("bandwidth", c.BandwidthKbps); err != nil {
 		return err
 	}
-	if c.Latency < 0 {
-		return fmt.Errorf("netmodel: negative latency %v", c.Latency)
+	if err := checkDelay("", "latency", c.Latency); err != nil {
+		return err
 	}
 	if !(c.ParetoShape >= 0) || math.IsInf(c.ParetoShape, 1) {
 		return fmt.Errorf("netmodel: Pareto shape %v, want a positive number", c.ParetoShape)
@@ -237,8 +245,8 @@ func (c Config) Validate(nodes int) error {
 			if !(t.DropProb >= 0 && t.DropProb <= 1) {
 				return fmt.Errorf("netmodel: transport %q: drop probability %v outside [0,1]", t.Name, t.DropProb)
 			}
-			if t.ReorderWindow < 0 {
-				return fmt.Errorf("netmodel: transport %q: negative reorder window %v", t.Name, t.ReorderWindow)
+			if err := checkDelay(fmt.Sprintf("transport %q: ", t.Name), "reorder window", t.ReorderWindow); err != nil {
+				return err
 			}
 		default:
 			return fmt.Errorf("netmodel: transport %q: unknown kind %d", t.Name, int(t.Kind))
@@ -248,8 +256,8 @@ func (c Config) Validate(nodes int) error {
 		if o.From < 0 || o.From >= nodes || o.To < 0 || o.To >= nodes {
 			return fmt.Errorf("netmodel: override %d→%d: node out of range [0,%d)", o.From, o.To, nodes)
 		}
-		if o.Latency < 0 {
-			return fmt.Errorf("netmodel: override %d→%d: negative latency %v", o.From, o.To, o.Latency)
+		if err := checkDelay(fmt.Sprintf("override %d→%d: ", o.From, o.To), "latency", o.Latency); err != nil {
+			return err
 		}
 		if err := checkBandwidth("override bandwidth", o.BandwidthKbps); err != nil {
 			return err
@@ -259,12 +267,24 @@ func (c Config) Validate(nodes int) error {
 		if o.Node < 0 || o.Node >= nodes {
 			return fmt.Errorf("netmodel: node override %d: node out of range [0,%d)", o.Node, nodes)
 		}
-		if o.Latency < 0 {
-			return fmt.Errorf("netmodel: node override %d: negative latency %v", o.Node, o.Latency)
+		if err := checkDelay(fmt.Sprintf("node override %d: ", o.Node), "latency", o.Latency); err != nil {
+			return err
 		}
 		if err := checkBandwidth("node override bandwidth", o.BandwidthKbps); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkDelay refuses a configured delay (what, of where) that is negative
+// or beyond MaxDelay.
+func checkDelay(where, what string, d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("netmodel: %snegative %s %v", where, what, d)
+	case d > MaxDelay:
+		return fmt.Errorf("netmodel: %s%s %d ns exceeds netmodel.MaxDelay, %d ns (100 years)", where, what, int64(d), int64(MaxDelay))
 	}
 	return nil
 }

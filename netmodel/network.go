@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/macepc/macepc/internal/simtime"
 )
 
 // Status is the fate of a Send.
@@ -281,7 +283,7 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 		}
 		txEnd := n.transmit(fi, now, size)
 		prop, q := n.propagation(f.latency, size, r)
-		arrive = max(txEnd+prop, f.lastArrive)
+		arrive = max(simtime.Add(txEnd, prop), f.lastArrive)
 		f.lastArrive = arrive
 		f.inflight++
 		n.last.Propagation, n.last.Quantile = prop, q
@@ -301,7 +303,7 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 	if tr.reorder > 0 {
 		extra = time.Duration(r.Float64() * float64(tr.reorder))
 	}
-	arrive = txEnd + prop + extra
+	arrive = simtime.Add(simtime.Add(txEnd, prop), extra)
 	f.inflight++
 	n.last.Propagation, n.last.Quantile = prop, q
 	n.last.Reorder = extra
@@ -320,9 +322,9 @@ func (n *Network) transmit(fi int32, now time.Duration, size int) time.Duration 
 	}
 	heavy = max(heavy, 1)
 	// size·8 bits / (bandwidth·1000/heavy bits/s), in ns.
-	tx := time.Duration(math.Round(float64(size) * 8e6 * float64(heavy) / f.bandwidth))
+	tx := simtime.FromFloat(float64(size) * 8e6 * float64(heavy) / f.bandwidth)
 	start := max(now, f.lastTx)
-	end := start + tx
+	end := simtime.Add(start, tx)
 	f.lastTx = end
 	f.push(end, int64(size))
 	if !f.active {
@@ -376,10 +378,10 @@ func (n *Network) propagation(xm float64, size int, r *rand.Rand) (time.Duration
 	} else {
 		d = distuv.Pareto{Xm: xm, Alpha: n.shape}.Quantile(u)
 	}
-	if c := float64(60 * time.Second * time.Duration(size/1500+1)); d > c {
+	if c := float64(60*time.Second) * float64(size/1500+1); d > c {
 		d = c
 	}
-	return time.Duration(math.Round(d)), u
+	return simtime.FromFloat(d), u
 }
 
 func (f *flow) prune(now time.Duration) {

@@ -55,9 +55,13 @@ type LivenessPathFile struct {
 	Faults   int            `json:"faults,omitempty"`
 	Breaks   int            `json:"breaks,omitempty"`
 	Drops    int            `json:"drops,omitempty"`
-	Safety   []string       `json:"safety"`
-	Liveness []string       `json:"liveness"`
-	Path     liveness.Path  `json:"path"`
+	// Crashes and Partitions are absent from files written before they
+	// existed: none.
+	Crashes    int           `json:"crashes,omitempty"`
+	Partitions int           `json:"partitions,omitempty"`
+	Safety     []string      `json:"safety"`
+	Liveness   []string      `json:"liveness"`
+	Path       liveness.Path `json:"path"`
 }
 
 // LivenessConfig configures MaceMC's liveness search (Liveness).
@@ -162,7 +166,7 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 		return write(name, func(w io.Writer) error {
 			st := rep.Settings
 			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
-				Safety: st.Safety, Liveness: st.Liveness, Path: p})
+				Crashes: st.Crashes, Partitions: st.Partitions, Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
 	saveLog := func(name string, p liveness.Path) error {
@@ -297,7 +301,8 @@ func (pf *LivenessPathFile) config(systems timedsim.Registry) (liveness.Config, 
 	if err != nil {
 		return liveness.Config{}, err
 	}
-	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops}
+	cfg := liveness.Config{Scenario: sc, Seed: pf.Seed, Weights: pf.Weights, Unbiased: pf.Unbiased, Faults: pf.Faults, Breaks: pf.Breaks, Drops: pf.Drops,
+		Crashes: pf.Crashes, Partitions: pf.Partitions}
 	if cfg.Safety, err = liveness.Select(sc.Safety, pf.Safety...); err != nil {
 		return cfg, fmt.Errorf("path file: %w", err)
 	}

@@ -82,7 +82,8 @@ func mergeLiveness(ctx context.Context, env Env, set *shard.Set, res *MergeResul
 		return fmt.Errorf("%s: config hash %s does not match its system and settings (%s here): the system changed since the shards ran", name, h.ConfigHash, got)
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: st.Depth, DepthStep: st.DepthStep, MaxDepth: st.MaxDepth, DMax: st.DMax, Walks: st.Walks,
-		RandomWalks: st.RandomWalks, Seed: st.Seed, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops, NoHashing: !st.Hashing,
+		RandomWalks: st.RandomWalks, Seed: st.Seed, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
+		Crashes: st.Crashes, Partitions: st.Partitions, NoHashing: !st.Hashing,
 		SplitDepth: st.SplitDepth, LevelDivision: st.LevelDivision, LivePrefix: st.LivePrefix, Prefix: st.Prefix}
 	if cfg.Safety, err = liveness.Select(sc.Safety, st.Safety...); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -84,23 +84,31 @@ func committedLogsAgree(w timedsim.World) bool {
 	return true
 }
 
-// OneLeader is a liveness property: among the nodes that are up, exactly
-// one is leader in the highest term any of them has reached.
+// OneLeader is a liveness property: among the nodes that are up (booted,
+// and not stopped for good by a crash-stop of the liveness mode:
+// timedsim.Crashed), exactly one is leader in the highest term any of
+// them has reached.
 func OneLeader() timedsim.Property {
 	return timedsim.Property{Name: PropOneLeader, Check: oneLeader}
 }
 
 func oneLeader(w timedsim.World) bool {
+	up := func(i int) (Status, bool) {
+		if timedsim.Crashed(w, timedsim.NodeID(i)) {
+			return Status{}, false
+		}
+		st := NodeOf(w, timedsim.NodeID(i)).Status()
+		return st, st.Booted
+	}
 	var top uint64
 	for i := range w.Nodes() {
-		if st := NodeOf(w, timedsim.NodeID(i)).Status(); st.Booted && st.Term > top {
+		if st, ok := up(i); ok && st.Term > top {
 			top = st.Term
 		}
 	}
 	leaders := 0
 	for i := range w.Nodes() {
-		st := NodeOf(w, timedsim.NodeID(i)).Status()
-		if st.Booted && st.Term == top && st.Role == raft.StateLeader {
+		if st, ok := up(i); ok && st.Term == top && st.Role == raft.StateLeader {
 			leaders++
 		}
 	}

@@ -191,6 +191,25 @@ type World interface {
 	TimerPending(id NodeID, name string) bool
 }
 
+// CrashView is implemented by worlds in which a node can stop for good:
+// the liveness mode's crash-stops (liveness.Config.Crashes). CrashView
+// wraps the Crashed method, which reports whether node id has.
+type CrashView interface {
+	Crashed(id NodeID) bool
+}
+
+// Crashed reports whether node id of w has stopped for good; it is false
+// in a world without crash-stops, such as the timed simulator's (a reset
+// node restarts at once). A crashed node's service keeps the state it had
+// when it stopped, and no handler of it runs again: a property that needs
+// every node to do something can never hold after a crash-stop, so
+// liveness properties should skip the crashed nodes, as
+// raftsim.OneLeader does.
+func Crashed(w World, id NodeID) bool {
+	c, ok := w.(CrashView)
+	return ok && c.Crashed(id)
+}
+
 // Property is a named predicate over the world (safety: must always hold;
 // liveness: must eventually hold).
 type Property struct {

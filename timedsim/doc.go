@@ -153,4 +153,9 @@
 // DefaultHandlerTimeout): Outcome Hung, located the same way. An
 // Explorer with CheckDeterminism runs every execution twice and fails
 // with ErrNondeterministic on any difference.
+//
+// Simulated times saturate instead of wrapping around: event durations and
+// link latencies are at most edd.MaxDuration (100 years), and a time
+// beyond the end of int64 nanoseconds (a timer math.MaxInt64 ahead) stays
+// at math.MaxInt64, which is past any timeout: never.
 package timedsim

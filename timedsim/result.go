@@ -96,9 +96,10 @@ type Options struct {
 	// execution.
 	Deadline time.Duration
 	// AppsOnly runs only the driver's application events, not its faults
-	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Outage, Heal): the
-	// liveness mode records a driver's application events this way, on
-	// services that are not the scenario's own.
+	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Outage, Heal),
+	// for services that are not the scenario's own and only record the
+	// application events (Scenario.Script lists a driver's events without
+	// running them).
 	AppsOnly bool
 	// HandlerTimeout, if positive, is the handler watchdog: a handler call
 	// that has not returned after this long (wall clock; it is noticed

@@ -3,6 +3,7 @@ package timedsim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/simtime"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/netmodel"
 )
@@ -616,8 +618,10 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		}
 	}
 	// Events that start after the deadline end the execution as those
-	// after the timeout do, with outcome Cut.
-	timeout, past := s.sc.Timeout, TimedOut
+	// after the timeout do, with outcome Cut. A time that saturated at
+	// math.MaxInt64 (simtime.Add) is past any timeout, even math.MaxInt64:
+	// it means never.
+	timeout, past := min(s.sc.Timeout, math.MaxInt64-1), TimedOut
 	if d := s.opts.Deadline; d > 0 && d < timeout {
 		timeout, past = d, Cut
 	}
@@ -724,11 +728,15 @@ func (s *Simulator) stop() bool {
 
 func (s *Simulator) execTime() time.Duration {
 	if s.opts.ExecTime == AvgClock {
-		var sum time.Duration
+		// Σ clock/n without the sum, which overflows for clocks near the
+		// end of time: Σ⌊c/n⌋ + ⌊Σ(c mod n)/n⌋ = ⌊Σc/n⌋.
+		n := time.Duration(len(s.nodes))
+		var q, r time.Duration
 		for i := range s.nodes {
-			sum += s.nodes[i].clock
+			q += s.nodes[i].clock / n
+			r += s.nodes[i].clock % n
 		}
-		return sum / time.Duration(len(s.nodes))
+		return q + r/n
 	}
 	return s.lastEnd
 }
@@ -754,7 +762,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	if timed {
 		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
 	}
-	end := start + dur
+	end := simtime.Add(start, dur) // math.MaxInt64 (never) rather than wrapped around
 	c := &s.ctx
 	c.node, c.label, c.start, c.end = r.node, r.label, start, end
 	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
@@ -843,7 +851,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		if de.pickOutage != nil && s.ev != nil {
 			heals := "until a heal"
 			if length > 0 {
-				heals = "for " + units.Duration(length) + ", heals at " + units.Duration(start+length)
+				heals = "for " + units.Duration(length) + ", heals at " + units.Duration(simtime.Add(start, length))
 			}
 			var cut []string
 			for _, g := range groups {
@@ -856,7 +864,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 			s.ev.Logs = append(s.ev.Logs, fmt.Sprintf("outage: %s cut off %s", strings.Join(cut, " "), heals))
 		}
 		if length > 0 { // Driver.Outage: its own heal
-			s.schedule(start+length, record{kind: evHeal, label: s.fixedLabel("heal"), node: 0, inc: anyInc, data: -1, from: -1})
+			s.schedule(simtime.Add(start, length), record{kind: evHeal, label: s.fixedLabel("heal"), node: 0, inc: anyInc, data: -1, from: -1})
 		}
 	case evHeal:
 		s.net.Heal()
@@ -906,7 +914,7 @@ func (s *Simulator) errorUpcall(at time.Duration, node int32, te *TransportError
 // brokenUpcall tells node that its connection to peer on transport tr
 // broke; the news takes one link latency to arrive.
 func (s *Simulator) brokenUpcall(at time.Duration, tr, node, peer int) {
-	s.errorUpcall(at+s.ncfg.Latency, int32(node), &TransportError{Transport: s.trNames[tr], Peer: NodeID(peer), Err: ErrConnectionBroken})
+	s.errorUpcall(simtime.Add(at, s.ncfg.Latency), int32(node), &TransportError{Transport: s.trNames[tr], Peer: NodeID(peer), Err: ErrConnectionBroken})
 }
 
 // drop releases a popped event that does not run; if it was its node's
@@ -1163,7 +1171,7 @@ func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 		s.unqueue(*slot)
 		s.release(*slot)
 	}
-	at := c.end + after
+	at := simtime.Add(c.end, after) // a timer beyond the end of time fires never, not in the past
 	*slot = s.schedule(at, record{kind: evTimer, node: c.node, from: -1, label: s.timerLbl[k], timer: k, inc: s.nodes[c.node].inc, data: data})
 	if s.ev != nil {
 		s.ev.Timers = append(s.ev.Timers, TimerChange{Name: name, At: at})

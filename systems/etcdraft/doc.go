@@ -100,7 +100,14 @@
 // Safety (--check-safety, and every step of the liveness mode): raftsim's
 // one-leader-per-term and committed-logs-agree. Liveness: one-leader
 // (exactly one leader in the highest term) and all-applied (every
-// proposal applied on every node).
+// proposal applied on every node), both over the nodes that are up: a
+// node that the liveness mode's crash-stop (--crashes) stopped for good
+// does not count. A proposal that reached a node before it stopped is
+// lost with it, so with --crashes all-applied can fail for that reason
+// alone: check one-leader (--property one-leader), as
+// TestLivenessCrashStop does. The liveness mode runs the leader-crash
+// and rejoin scenarios' scripted faults as steps of the script (package
+// liveness, "The driver's faults").
 //
 // # Usage
 //
@@ -109,6 +116,7 @@
 //	go run ./cmd/macepc run --system etcdraft --variant prevote --param scenario=rejoin --seed 1 --max-runs 500 \
 //	    --edd systems/etcdraft/testdata/rejoin-prevote.edd.json     # exit 0
 //	go run ./cmd/macepc run --liveness --system etcdraft --nodes 3 --param proposals=2 --faults 1
+//	go run ./cmd/macepc run --liveness --system etcdraft --nodes 3 --param proposals=2 --crashes 1 --property one-leader
 //
 // Over seeds 1 to 10, with the committed durations and with a fresh
 // training (no --edd), the first exits 1 and the second 0 for every seed;

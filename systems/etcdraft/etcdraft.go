@@ -324,11 +324,13 @@ func rejoin(d *timedsim.Driver, o Options, start time.Duration) {
 	})
 }
 
-// allApplied holds when every node's store has every proposal.
+// allApplied holds when every node's store has every proposal; a node
+// stopped for good by a crash-stop of the liveness mode (timedsim.Crashed)
+// is not asked to.
 func allApplied(total int) func(timedsim.World) bool {
 	return func(w timedsim.World) bool {
 		for i := range w.Nodes() {
-			if Len(w, timedsim.NodeID(i)) < total {
+			if Len(w, timedsim.NodeID(i)) < total && !timedsim.Crashed(w, timedsim.NodeID(i)) {
 				return false
 			}
 		}

@@ -56,3 +56,46 @@ func TestLivenessDefaultsAreInconclusive(t *testing.T) {
 		t.Fatalf("the re-check does not find the dead walk live: %+v", last)
 	}
 }
+
+// Liveness mode on 3 nodes with a crash-stop (issue 27): with PreVote and
+// CheckQuorum, whichever node stops for good and whenever, the two left
+// elect a leader (one-leader is over the nodes that are up). all-applied
+// is left out: a client's proposal that reached a node before it stopped
+// is lost with it, so not every proposal can be applied, as the search
+// with it finds.
+func TestLivenessCrashStop(t *testing.T) {
+	sc, err := etcdraft.System().ScenarioParams("prevote", 3, timedsim.Params{"proposals": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := liveness.Select(sc.Liveness, etcdraft.PropOneLeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := liveness.Config{Scenario: sc, Liveness: live, Depth: 6, MaxDepth: 6, DMax: 3000, RandomWalks: 40, Crashes: 1, Seed: 1, Jobs: 2,
+		Weights: map[string]int{"crash": 8}} // crash often in the walks too
+	rep, err := liveness.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Violation != nil {
+		t.Fatalf("violation: %+v", rep.Violation)
+	}
+	if rep.End != "walk-budget" || rep.Stats.Walks < 40 || rep.Settings.Crashes != 1 {
+		t.Fatalf("the search stopped early: %+v (ended %s)", rep.Stats, rep.End)
+	}
+	// The control: with all-applied too, the same search stops a node
+	// that holds a client's proposal, and finds all-applied dead.
+	cfg.Liveness, cfg.NoCritical = nil, true
+	rep, err = liveness.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rep.Violation; v == nil || v.Property != etcdraft.PropAllApplied {
+		t.Fatalf("with all-applied: violation %+v", v)
+	}
+	lines, err := liveness.Replay(cfg, rep.Violation.Path)
+	if err != nil || !strings.Contains(strings.Join(lines, "\n"), " crash [choice ") {
+		t.Fatalf("the dead path (%v) has no crash-stop:\n%s", err, strings.Join(lines, "\n"))
+	}
+}
