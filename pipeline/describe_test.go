@@ -14,8 +14,8 @@ func TestClassDescribeSpan(t *testing.T) {
 		min, max int64
 		want     string
 	}{
-		{20_000_100_000, 20_000_900_000, "2 executions of 20 s (10.0x the median), no event within the normal time sets them apart"},
-		{9_700_000_000, 10_550_000_000, "2 executions of 9.7 s–10.55 s (10.0x the median), no event within the normal time sets them apart"},
+		{20_000_100_000, 20_000_900_000, "2 executions of 20 s (their median 10.0x the profile's), no event within the normal time sets them apart"},
+		{9_700_000_000, 10_550_000_000, "2 executions of 9.7 s–10.55 s (their median 10.0x the profile's), no event within the normal time sets them apart"},
 	} {
 		c := pipeline.Class{Executions: 2, MinNS: tc.min, MaxNS: tc.max, Slowdown: 10}
 		if got := c.Describe(); got != tc.want {

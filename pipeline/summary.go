@@ -283,7 +283,7 @@ func (c *Class) Describe() string {
 	if len(c.Signature) > 0 {
 		sig = "set apart by " + strings.Join(c.Signature, ", ")
 	}
-	return fmt.Sprintf("%s of %s (%.1fx the median), %s", n, span, c.Slowdown, sig)
+	return fmt.Sprintf("%s of %s (their median %.1fx the profile's), %s", n, span, c.Slowdown, sig)
 }
 
 // DescribeTail says what a class of the normal tail is, in one line: its
@@ -315,7 +315,7 @@ func (c *Class) DescribeTail(sf *SearchFile) string {
 	if len(why) == 0 {
 		why = append(why, "normal variance explains them")
 	}
-	return fmt.Sprintf("%s of %s (%.1fx the median, %.2g%% of the %d searched), not anomalies: %s", n, span, c.Slowdown,
+	return fmt.Sprintf("%s of %s (their median %.1fx the profile's, %.2g%% of the %d searched), not anomalies: %s", n, span, c.Slowdown,
 		100*float64(c.Executions)/float64(max(sf.Explored, 1)), sf.Explored, strings.Join(why, "; "))
 }
 
