@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/macepc/macepc/internal/units"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Tukey's fences: the IQR factors of mild and extreme outliers.
@@ -295,4 +296,25 @@ func roundNS(x float64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(x)
+}
+
+// A profile's executions above its own threshold are "not rare" when a
+// one-sided binomial test rejects, at level RareLevel, that at most
+// RareRate of the scenario's executions are that slow. One slow execution
+// in 50 is what a rare anomaly looks like, and no reason to warn.
+const (
+	RareRate  = 0.05
+	RareLevel = 0.05
+)
+
+// SlowNotRare is the p-value of k of n executions above the threshold
+// when at most RareRate of them are (P(X >= k), X binomial(n, RareRate)),
+// and whether it is below RareLevel. stdout, the profile's warning and
+// the report's profile figure all say "not rare" by it.
+func SlowNotRare(k, n int) (p float64, notRare bool) {
+	if k <= 0 || n <= 0 {
+		return 1, false
+	}
+	p = distuv.Binomial{N: float64(n), P: RareRate}.Survival(float64(k - 1))
+	return p, p < RareLevel
 }

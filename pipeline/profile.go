@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/units"
@@ -266,23 +264,15 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 
 // A profile's executions above its own threshold are "not rare" when a
 // one-sided binomial test rejects, at level RareLevel, that at most
-// RareRate of the scenario's executions are that slow. One slow execution
-// in 50 is what a rare anomaly looks like, and no reason to warn.
+// RareRate of the scenario's executions are that slow
+// (anomaly.SlowNotRare, which the report uses too).
 const (
-	RareRate  = 0.05
-	RareLevel = 0.05
+	RareRate  = anomaly.RareRate
+	RareLevel = anomaly.RareLevel
 )
 
-// SlowNotRare is the p-value of k of n executions above the threshold
-// when at most RareRate of them are (P(X >= k), X binomial(n, RareRate)),
-// and whether it is below RareLevel.
-func SlowNotRare(k, n int) (p float64, notRare bool) {
-	if k <= 0 || n <= 0 {
-		return 1, false
-	}
-	p = distuv.Binomial{N: float64(n), P: RareRate}.Survival(float64(k - 1))
-	return p, p < RareLevel
-}
+// SlowNotRare is anomaly.SlowNotRare.
+func SlowNotRare(k, n int) (p float64, notRare bool) { return anomaly.SlowNotRare(k, n) }
 
 // slowWarning is the profile's warning about its own executions above its
 // threshold, or "" when they are as rare as anomalies should be.

@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macepc/macepc/internal/units"
+
+	"github.com/macepc/macepc/anomaly"
 )
 
 // A Figure is one plot of the report: the data it is fed (what the golden
@@ -219,8 +221,10 @@ func profileFigure(r *Results) Figure {
 	if d != nil {
 		f.Data = d
 		above := ""
-		if d.Above > 0 {
+		if _, notRare := anomaly.SlowNotRare(d.Above, len(d.Times)); notRare {
 			above = fmt.Sprintf(" %d of the %d executions are above the threshold already: slow executions are not rare in this scenario, and the threshold (set by the quartiles) separates the usual from the slow ones only as well as the quartiles do.", d.Above, len(d.Times))
+		} else if d.Above > 0 {
+			above = fmt.Sprintf(" %d of the %d executions %s above the threshold already: too few to say that more than %.0f%% of executions are this slow.", d.Above, len(d.Times), ifs(d.Above == 1, "is", "are"), 100*anomaly.RareRate)
 		}
 		if g, _, _ := profileGap(d); g != nil {
 			above += " The x axis is compressed (//) between the slowest execution under the threshold and the threshold, so that the executions use the width."

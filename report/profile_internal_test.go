@@ -185,3 +185,29 @@ func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
 		t.Errorf("fast-mode fence: %s", got)
 	}
 }
+
+// The profile figure's caption calls slow executions "not rare" by the
+// test stdout uses (anomaly.SlowNotRare): 1 of 50 above the threshold is
+// too few to say so, 7 of 50 are not rare (issue 31 item 8).
+func TestProfileCaptionRareAsStdout(t *testing.T) {
+	for _, c := range []struct {
+		above int
+		want  string
+	}{{1, "1 of the 50 executions is above the threshold already: too few to say that more than 5% of executions are this slow."}, {7, "7 of the 50 executions are above the threshold already: slow executions are not rare"}} {
+		r := &Results{Profile: &Profile{Runs: 50, Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, ThresholdNS: 2_980_000_000}}
+		for i := range 50 {
+			v := int64(1_990_000_000 + i*100_000)
+			if i < c.above {
+				v = 3_500_000_000
+			}
+			r.Profile.Executions = append(r.Profile.Executions, struct {
+				Index      int   `json:"index"`
+				ExecTimeNS int64 `json:"exec_time_ns"`
+				Finished   bool  `json:"finished"`
+			}{Index: i, ExecTimeNS: v, Finished: true})
+		}
+		if f := profileFigure(r); !strings.Contains(f.Guide, c.want) {
+			t.Errorf("%d above: caption %q lacks %q", c.above, f.Guide, c.want)
+		}
+	}
+}
