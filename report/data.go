@@ -146,17 +146,17 @@ type Profile struct {
 	// anomaly needs and where it came from (--min-excess, or "auto: one
 	// link latency"); FastMode > 0 says the fence is the fast mode's (of
 	// that many executions) and FastQ3NS is its Q3.
-	MinExcessNS int64   `json:"min_excess_ns"`
-	MinExcessBy string  `json:"min_excess_by"`
-	FastMode    int     `json:"fast_mode"`
-	FastQ3NS    int64   `json:"fast_q3_ns"`
-	TukeyNS     int64   `json:"tukey_threshold_ns"`
-	MinNS       int64   `json:"min_ns"`
-	Q1NS        int64   `json:"q1_ns"`
-	MedianNS    int64   `json:"median_ns"`
-	Q3NS        int64   `json:"q3_ns"`
-	MaxNS       int64   `json:"max_ns"`
-	ThresholdNS int64   `json:"threshold_ns"`
+	MinExcessNS int64  `json:"min_excess_ns"`
+	MinExcessBy string `json:"min_excess_by"`
+	FastMode    int    `json:"fast_mode"`
+	FastQ3NS    int64  `json:"fast_q3_ns"`
+	TukeyNS     int64  `json:"tukey_threshold_ns"`
+	MinNS       int64  `json:"min_ns"`
+	Q1NS        int64  `json:"q1_ns"`
+	MedianNS    int64  `json:"median_ns"`
+	Q3NS        int64  `json:"q3_ns"`
+	MaxNS       int64  `json:"max_ns"`
+	ThresholdNS int64  `json:"threshold_ns"`
 	Executions  []struct {
 		Index      int   `json:"index"`
 		ExecTimeNS int64 `json:"exec_time_ns"`
