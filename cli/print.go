@@ -187,7 +187,7 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 	if above := aboveThreshold(pf); above > 0 {
 		note := fmt.Sprintf("too few to say that more than %.0f%% of executions are this slow", 100*pipeline.RareRate)
 		if _, notRare := pipeline.SlowNotRare(above, len(pf.Executions)); notRare {
-			note = "not rare: see the warning"
+			note = "not rare: see the warning on standard error"
 		}
 		fmt.Fprintf(a.stdout, "  %d of %d profile executions already above the threshold (the slowest %s): %s\n", above, len(pf.Executions), fmtNS(pf.MaxNS), note)
 	}
@@ -280,7 +280,7 @@ func (a *app) printDivergence(d *pipeline.Dir, df *pipeline.DivergenceFile) {
 	if df.Event != nil {
 		ev = df.Event.Describe()
 	}
-	fmt.Fprintf(a.stdout, "  divergence at %s of %d (%.1f%% ignorable)\n", ev, df.TotalSteps, 100*df.IgnorableFraction)
+	fmt.Fprintf(a.stdout, "  divergence at %s (of the execution's %d steps, %.1f%% ignorable)\n", ev, df.TotalSteps, 100*df.IgnorableFraction)
 	if s := df.Similar; s != nil {
 		fmt.Fprintf(a.stdout, "  similar fast execution: %s (walk %d from prefix %d) -> %s\n", fmtNS(s.ExecTimeNS), s.Walk, s.Prefix, d.File(s.Path))
 	}

@@ -25,3 +25,29 @@ func TestPrintSummaryNormalTime(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant the line %q", b.String(), want)
 	}
 }
+
+// stdout does not put a time beside a step count ("at 22.4 ms of 22"),
+// and a profile with slow executions points at the warning where it went,
+// standard error (issue 31 item 11).
+func TestPrintDivergenceAndProfileWording(t *testing.T) {
+	var out bytes.Buffer
+	a := &app{stdout: &out, stderr: &bytes.Buffer{}}
+	df := &pipeline.DivergenceFile{Anomaly: &pipeline.Anomaly{}, Step: 12, TotalSteps: 22, IgnorableFraction: 0.5, Event: &pipeline.Event{Step: 12, Label: "deliver Vote", Node: "n1", From: "n2", StartNS: 22_400_000}}
+	a.printDivergence(pipeline.NewDir("out"), df)
+	if want := "divergence at step 12: deliver Vote on n1 from n2 at 22.4 ms (of the execution's 22 steps, 50.0% ignorable)"; !strings.Contains(out.String(), want) {
+		t.Errorf("divergence line:\n%s\nwant %q", out.String(), want)
+	}
+	out.Reset()
+	pf := &pipeline.ProfileFile{Runs: 50, Threshold: 100, IQRFactor: 1.5, MinSlowdown: 1.5}
+	for i := range 50 {
+		ns := int64(50)
+		if i < 7 {
+			ns = 200
+		}
+		pf.Executions = append(pf.Executions, pipeline.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
+	}
+	a.printProfile(pf)
+	if want := "7 of 50 profile executions already above the threshold (the slowest 0 s): not rare: see the warning on standard error"; !strings.Contains(out.String(), want) {
+		t.Errorf("profile lines:\n%s\nwant %q", out.String(), want)
+	}
+}
