@@ -222,8 +222,8 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	if s.Distinct > 0 {
 		distinct = fmt.Sprint(s.Distinct)
 	}
-	fmt.Fprintf(w, "  depth %d searched to its end; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
-		s.DepthDone, s.Prefixes, s.Split, distinct, s.Collision)
+	fmt.Fprintf(w, "  %s; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
+		liveness.SearchedText(s.DepthDone, s.Depth), s.Prefixes, s.Split, distinct, s.Collision)
 	v := rep.Violation
 	if v == nil {
 		fmt.Fprintf(w, "no violation\n")

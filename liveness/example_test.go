@@ -132,3 +132,13 @@ func Example_crashStop() {
 	//  waiter{Done:false}
 	// -crashed for good
 }
+
+// A search that stopped at a violation in its first iteration has no
+// depth searched to its end, and says so instead of "depth 0".
+func ExampleSearchedText() {
+	fmt.Println(liveness.SearchedText(0, 5))
+	fmt.Println(liveness.SearchedText(4, 5))
+	// Output:
+	// no depth bound searched to its end (the search stopped in the iteration to depth 5)
+	// depth 4 searched to its end
+}

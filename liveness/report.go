@@ -1,5 +1,7 @@
 package liveness
 
+import "fmt"
+
 // Report is the outcome of Run. It is JSON-serialisable and a pure
 // function of the Config (whatever Jobs): no wall-clock times.
 type Report struct {
@@ -193,4 +195,16 @@ type Probe struct {
 	Prefix    int  `json:"prefix"`
 	Recovered bool `json:"recovered"`
 	Walks     int  `json:"walks"`
+}
+
+// SearchedText says how far a search's iterative deepening got, from
+// Stats.DepthDone and Stats.Depth: "depth 4 searched to its end", or,
+// when no iteration ended (a violation found in the first one), that none
+// did and in which depth bound the search stopped. The CLI and the report
+// both say it this way.
+func SearchedText(depthDone, depth int) string {
+	if depthDone == 0 {
+		return fmt.Sprintf("no depth bound searched to its end (the search stopped in the iteration to depth %d)", depth)
+	}
+	return fmt.Sprintf("depth %d searched to its end", depthDone)
 }

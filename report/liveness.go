@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macepc/macepc/liveness"
 )
 
 // NewCriticalData extracts the critical-transition search of a liveness
@@ -113,8 +115,8 @@ func livenessSummaryRows(lv *Liveness) []row {
 	if s.Distinct > 0 {
 		distinct = fmt.Sprint(s.Distinct)
 	}
-	rows = append(rows, row{"visited states", fmt.Sprintf("depth %d searched to its end; %d prefix tasks (split depth %d); %s distinct states; fingerprint collision probability (TLC estimate) %.2g",
-		s.DepthDone, s.Prefixes, s.Split, distinct, s.Collision)})
+	rows = append(rows, row{"visited states", fmt.Sprintf("%s; %d prefix tasks (split depth %d); %s distinct states; fingerprint collision probability (TLC estimate) %.2g",
+		liveness.SearchedText(s.DepthDone, s.Depth), s.Prefixes, s.Split, distinct, s.Collision)})
 	if v := rp.Violation; v != nil {
 		rows = append(rows, row{"violation", fmt.Sprintf("%s property %s at step %d (failing: %s)", v.Kind, v.Property, v.Step, strings.Join(v.Failed, ", "))})
 	}
