@@ -166,6 +166,9 @@ func Finding(r *timedsim.Result) string {
 		return fmt.Sprintf("handler hung at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 	case timedsim.Panicked:
 		p := r.Panic
+		if p.AfterReturn {
+			return fmt.Sprintf("Context used after its handler returned: the Context of step %d on %v in %q was called after that handler returned (a goroutine it started, or a Context the service kept); the call did nothing", p.Step, p.Node, p.Label)
+		}
 		if p.Where == "handler" {
 			return fmt.Sprintf("handler panicked at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 		}

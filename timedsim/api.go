@@ -45,7 +45,10 @@ type Labeler interface {
 // handler's simulated end time (known before the handler runs, since its
 // duration is drawn first), never earlier, whatever the handler does next.
 //
-// A Context is only valid during the handler call it was passed to.
+// A Context is only valid during the handler call it was passed to. Used
+// later, by a goroutine the handler started or from a later handler that
+// kept it, its methods do nothing (Send returns ErrAfterReturn) and the
+// simulator's execution ends as Panicked with PanicInfo.AfterReturn.
 type Context interface {
 	// Self is the node running the handler.
 	Self() NodeID
