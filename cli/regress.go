@@ -60,8 +60,8 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, errors.New("--baseline is required: a results directory or its profile.json")
 	case math.IsNaN(f.alpha) || f.alpha <= 0 || f.alpha >= 1:
 		return ExitError, fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
-	case f.resamples < 1:
-		return ExitError, fmt.Errorf("--resamples must be at least 1, got %d", f.resamples)
+	case f.resamples < 1 || f.resamples > pipeline.MaxResamples:
+		return ExitError, fmt.Errorf("--resamples must be between 1 and %d, got %d", pipeline.MaxResamples, f.resamples)
 	case fl.Changed("profile-runs") && f.runs < 1:
 		return ExitError, fmt.Errorf("--profile-runs must be at least 1, got %d", f.runs)
 	case f.jobs < 0:

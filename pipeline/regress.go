@@ -177,6 +177,9 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}
+	if err := checkResamples(cfg.Compare.Resamples); err != nil {
+		return nil, err
+	}
 	basePath, base, err := readBaseline(cfg.Baseline)
 	if err != nil {
 		return nil, err
