@@ -35,7 +35,8 @@ type Message interface {
 // wrapper can label "deliver MsgApp". MessageLabel must be a pure function
 // of the message and return one of a few names (each distinct name is a
 // label of its own, with its own EDD and counts); an empty name falls back
-// to the type's name.
+// to the type's name. A name CheckMessageLabel refuses (a line break, a
+// right-to-left override) makes the handler that sends the message panic.
 type Labeler interface {
 	MessageLabel() string
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/simtime"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/netmodel"
 )
 
@@ -306,6 +307,9 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	if id, ok := s.namedLbl[name]; ok {
 		return id
 	}
+	if err := CheckMessageLabel(name); err != nil {
+		panic(err.Error()) // a caller bug, as a bad note is: the handler's finding
+	}
 	label := name
 	if label == "" {
 		label = typeName(t)
@@ -331,6 +335,9 @@ func typeName(t reflect.Type) string {
 func (s *Simulator) timerID(name string) int32 {
 	if k, ok := s.timerKind[name]; ok {
 		return k
+	}
+	if err := checkName("timer name", name); err != nil {
+		panic(err.Error()) // in SetTimer's handler: its finding
 	}
 	k := int32(len(s.timerName))
 	s.timerKind[name] = k
@@ -554,7 +561,7 @@ func (s *Simulator) guard(res *Result, f func()) {
 		if v == nil {
 			return
 		}
-		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: fmt.Sprint(v), Stack: string(debug.Stack())}
+		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: visible.String(fmt.Sprint(v)), Stack: string(debug.Stack())}
 		switch s.where {
 		case inHandler:
 			info.Node, info.Label = NodeID(s.ctx.node), s.labels[s.ctx.label].name
@@ -1266,7 +1273,7 @@ func (c *nodeCtx) Logf(format string, args ...any) {
 		return
 	}
 	if c.s.ev != nil {
-		c.s.ev.Logs = append(c.s.ev.Logs, fmt.Sprintf(format, args...))
+		c.s.ev.Logs = append(c.s.ev.Logs, visible.String(fmt.Sprintf(format, args...))) // one line of the event log
 	}
 }
 
