@@ -120,6 +120,9 @@ type CorrelateConfig struct {
 // rewritten from the files that remain.
 func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}

@@ -146,6 +146,9 @@ func (d *Dir) File(name string) string { return filepath.Join(d.path, name) }
 // which describe the directory as it was, and the rendered report.
 func (d *Dir) ClearAfter(phase Phase) (err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return errNilDir
+	}
 	return d.clearAfter(phase)
 }
 

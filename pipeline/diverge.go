@@ -156,6 +156,9 @@ func (c *DivergeConfig) check() error {
 // after it started, summary.json is rewritten from the files that remain.
 func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -624,6 +627,12 @@ func writeLog(d *Dir, name string, pf *timedsim.PathFile, path timedsim.Path, r 
 // configuration.
 func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.loadDivergence(pf)
 }
 

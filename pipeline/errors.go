@@ -1,5 +1,10 @@
 package pipeline
 
+import (
+	"context"
+	"errors"
+)
+
 // Error is an error of this package: its message is the cause's with the
 // prefix "pipeline: ". Every exported function returns its errors as an
 // *Error (errors.Is and errors.As see the cause through Unwrap), so the
@@ -24,4 +29,13 @@ func wrapErr(err *error) {
 		return
 	}
 	*err = &Error{Err: *err}
+}
+
+// checkContext refuses a nil ctx, which the workers would crash on
+// (context.Context's rule: pass context.Background() instead).
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("nil context.Context (pass context.Background() or context.TODO())")
+	}
+	return nil
 }

@@ -1,12 +1,20 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/report"
+)
+
+// errNilDir and errNilProfile are the errors of a method called on a nil
+// *Dir, or given a nil *ProfileFile.
+var (
+	errNilDir     = errors.New("no results directory (nil *Dir)")
+	errNilProfile = errors.New("no profile (nil *ProfileFile)")
 )
 
 // Lock takes the advisory lock (flock(2), exclusive) of the results
@@ -22,6 +30,9 @@ import (
 // fails in the same process too.
 func (d *Dir) Lock() (unlock func(), err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
 	if err := d.create(); err != nil {
 		return nil, err
 	}

@@ -149,6 +149,9 @@ func (c *ProfileConfig) check() error {
 // files of the later phases and writes profile.json.
 func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -186,6 +189,9 @@ func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*Prof
 // (all of them for shard 0/1): one line per execution in index order, and
 // the labels they ran.
 func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
+	if err := checkContext(ctx); err != nil { // Regression.Run
+		return nil, nil, err
+	}
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
 	lines := make([]ExecLine, 0, initialCap(n))
@@ -339,6 +345,9 @@ func (pf *ProfileFile) ExecTimes() []time.Duration {
 // template from systems; the profile's config hash must be its template's.
 func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, nil, errNilDir
+	}
 	return d.loadProfile(systems)
 }
 

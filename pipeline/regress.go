@@ -214,7 +214,9 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := applyScale(opts.EDD, cfg.Scale); err != nil {
 		return nil, err
 	}
-	r.Target = NewTarget(sys, variant, sc, opts)
+	if r.Target, err = newTarget(sys, variant, sc, opts); err != nil {
+		return nil, err
+	}
 	if cfg.Seed != nil {
 		r.Seed = *cfg.Seed
 	}

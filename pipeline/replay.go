@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/macepc/macepc/timedsim"
@@ -30,6 +31,12 @@ func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 // replay is Replay; states also records each event's node state
 // (timedsim.Options.RecordStates).
 func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFile, branchAt int, branchSeed uint64, states bool) (*ReplayResult, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	if pf == nil {
+		return nil, errors.New("no path file (nil *timedsim.PathFile)")
+	}
 	sys, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,9 @@ func (c *Config) check() error {
 // files of the completed phases; the Result then holds them.
 func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

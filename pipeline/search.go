@@ -158,6 +158,9 @@ func (c *SearchConfig) target() (*Target, error) {
 // error, summary.json is rewritten from the files that remain.
 func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -478,6 +481,12 @@ func writeAnomalyPath(d *Dir, t *Target, seed uint64, an *Anomaly, thresholdNS i
 // configuration.
 func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.loadSearch(pf)
 }
 

@@ -94,6 +94,9 @@ type labelsSummary struct {
 // file; it removes no other file.
 func ProfileShard(ctx context.Context, cfg ProfileConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -197,6 +200,9 @@ func searchParams(pf *ProfileFile, triageRuns int, v Verdict) searchShardParams 
 // explored. Interrupted, it writes nothing.
 func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -337,6 +343,9 @@ type simulateShardParams struct {
 // removes no other file. Interrupted, it writes nothing.
 func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -457,6 +466,9 @@ func Merge(cfg MergeConfig) (res *MergeResult, err error) {
 // critical-transition search, which ctx can interrupt.
 func MergeContext(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}

@@ -144,6 +144,9 @@ type SimulateResult struct {
 // with the error.
 func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

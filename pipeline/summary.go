@@ -137,6 +137,12 @@ const summaryTop = 5
 // present, pf being the directory's profile, and returns it.
 func (d *Dir) WriteSummary(pf *ProfileFile) (s *SummaryFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.writeSummary(pf)
 }
 

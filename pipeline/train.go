@@ -119,6 +119,9 @@ type TrainConfig struct {
 // seed. Pass the written edd.json to later runs to repeat them exactly.
 func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
@@ -197,6 +200,9 @@ func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
 // without train.json gives (nil, nil).
 func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
 	path := d.File(FileTrain)
 	if !fileExists(path) {
 		return nil, nil
