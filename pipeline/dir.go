@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -194,10 +195,10 @@ func (d *Dir) remove(files ...string) error {
 	return nil
 }
 
-// interrupted is a phase's cancellation: the files of the completed phases
-// are intact.
-func (d *Dir) interrupted(phase Phase, done, total int) error {
-	return fmt.Errorf("interrupted in phase %s after %d of %d executions; the files of the completed phases are in %s", phase, done, total, d.path)
+// interrupted is a phase's cancellation (ctx's): the files of the
+// completed phases are intact.
+func (d *Dir) interrupted(ctx context.Context, phase Phase, done, total int) error {
+	return interruption(ctx, "interrupted in phase %s after %d of %d executions; the files of the completed phases are in %s", phase, done, total, d.path)
 }
 
 func (d *Dir) exists(name string) bool { return fileExists(d.File(name)) }

@@ -268,7 +268,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 	if err != nil {
 		prog.Done()
-		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
+		return nil, interruption(ctx, "interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}
 	// Replay the anomaly with the event log on: its step times tell
 	// whether the divergence point is only where the time budget ran out.
@@ -286,7 +286,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		half, err := divergence.Find(ctx, cfg, anomalous, steps)
 		if err != nil {
 			prog.Done()
-			return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", rep.Executions+countProbeWalks(half), d.path)
+			return nil, interruption(ctx, "interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", rep.Executions+countProbeWalks(half), d.path)
 		}
 		rep = half
 	}
@@ -613,7 +613,7 @@ func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timed
 	}
 	r := sim.RunContext(ctx, path)
 	if r.Outcome == timedsim.Interrupted {
-		return nil, fmt.Errorf("interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
+		return nil, interruption(ctx, "interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
 	}
 	return r, nil
 }

@@ -90,9 +90,14 @@
 // # Errors
 //
 // Every error is an *Error, whose message starts with "pipeline: " once;
-// errors.Is and errors.As see its cause. The messages name the
-// command-line flag of the field at fault (Config.Walks is --walks): the
-// command line prints them as they are, without the prefix.
+// errors.Is and errors.As see its cause: an interrupted phase's error says
+// what it left and is context.Canceled (or context.DeadlineExceeded, and
+// the cause given to context.WithCancelCause's cancel). The messages name
+// the command-line flag of the field at fault (Config.Walks is --walks):
+// the command line prints them as they are, without the prefix. Run, the
+// phases, Replay, NewTarget, TargetFromPathFile and the methods of Dir
+// that return an error return one for a nil argument (context, *Dir,
+// path file, scenario, profile) instead of panicking.
 //
 // # Determinism
 //

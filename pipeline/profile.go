@@ -211,7 +211,7 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 		return nil, nil, err
 	}
 	if err != nil || done < n {
-		return nil, nil, env.Dir.interrupted(PhaseProfile, done, n)
+		return nil, nil, env.Dir.interrupted(ctx, PhaseProfile, done, n)
 	}
 	return lines, seen, nil
 }

@@ -61,7 +61,7 @@ func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 	}
 	res := sim.RunContext(ctx, p)
 	if res.Outcome == timedsim.Interrupted {
-		return nil, fmt.Errorf("replay interrupted at step %d; nothing written", res.Steps)
+		return nil, interruption(ctx, "replay interrupted at step %d; nothing written", res.Steps)
 	}
 	if branchAt >= 0 && res.Steps <= branchAt {
 		// The steps before branchAt are the path's own, so the path itself

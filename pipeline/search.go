@@ -270,7 +270,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		return nil, werr
 	}
 	if err != nil {
-		return sf, d.interrupted(PhaseSearch, explored, cfg.MaxRuns)
+		return sf, d.interrupted(ctx, PhaseSearch, explored, cfg.MaxRuns)
 	}
 	return sf, nil
 }

@@ -237,7 +237,7 @@ func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *Sh
 		})
 	prog.Done()
 	if err != nil {
-		return nil, fmt.Errorf("interrupted in phase search after %d of %d executions of shard %s: no shard file written", found.Explored, n, sp)
+		return nil, interruption(ctx, "interrupted in phase search after %d of %d executions of shard %s: no shard file written", found.Explored, n, sp)
 	}
 	if found.Found && found.Explored < n {
 		sf.Footer.Stop = "anomaly"
@@ -359,7 +359,7 @@ func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res
 	}
 	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs, nil)
 	if err != nil || len(lines) < sp.Len(cfg.Runs) {
-		return nil, fmt.Errorf("interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
+		return nil, interruption(ctx, "interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
 	}
 	sf := &shard.File{Header: shardHeader("simulate", t, seed, cfg.Runs, sh, simulateShardParams{Template: tmpl})}
 	for _, l := range lines {

@@ -167,7 +167,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	}
 	res.Warnings = unscaledWarning(cfg.Target.Options.EDD, seen, "the executions")
 	if runErr != nil || len(lines) < cfg.Runs {
-		return res, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
+		return res, interruption(ctx, "interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
 	}
 	return res, nil
 }

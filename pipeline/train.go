@@ -170,7 +170,7 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		return nil, nil, err
 	}
 	if err != nil || done < cfg.Runs {
-		return nil, nil, d.interrupted(PhaseTrain, done, cfg.Runs)
+		return nil, nil, d.interrupted(ctx, PhaseTrain, done, cfg.Runs)
 	}
 	set, err := edd.Train(samples, edd.DefaultSeed(), 0)
 	if err != nil {
