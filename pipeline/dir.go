@@ -166,9 +166,41 @@ func (d *Dir) clearAfter(phase Phase) error {
 	if err := d.remove(files...); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(d.File(report.DirPlots)); err != nil {
+	return d.clearPlots()
+}
+
+// clearPlots removes from DIR/plots the files the report wrote there
+// (report.PlotFiles) and the temporary files a killed writer left, then
+// the directory if that empties it. A file macepc did not write (a figure
+// of the user's, in an --out that was not a results directory) stays,
+// and so does the directory. A link named plots is removed, never
+// followed; a file named plots is not macepc's and stays (the report
+// says that it cannot write its plots).
+func (d *Dir) clearPlots() error {
+	dir := d.File(report.DirPlots)
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		return nil
+	case !st.IsDir():
+		return nil
+	}
+	for _, f := range report.PlotFiles() {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if _, err := atomicfile.RemoveStale(dir); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	os.Remove(dir) // fails, and leaves it, unless it is empty
 	return nil
 }
 
