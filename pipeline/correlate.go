@@ -129,6 +129,11 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 	if cfg.Profile == nil {
 		return nil, errors.New("no profile (CorrelateConfig.Profile)")
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	d, pf := cfg.Dir, cfg.Profile
 	sf, err := d.loadSearch(pf)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -101,6 +102,11 @@ func PhaseSeed(base uint64, phase Phase) uint64 {
 // has succeeded, just before it writes its own (ClearAfter).
 type Dir struct {
 	path string
+	// The directory's lock as this Dir holds it (lock.go): locked while a
+	// Lock of it holds the flock, busy while a function of this package
+	// writes into it.
+	mu           sync.Mutex
+	locked, busy bool
 }
 
 // NewDir is the results directory path, without touching it: reading

@@ -162,6 +162,11 @@ func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err er
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	d, pf := cfg.Dir, cfg.Profile
 	t, err := (&SearchConfig{Env: cfg.Env, Profile: pf, Target: cfg.Target}).target()
 	if err != nil {
@@ -309,6 +314,9 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 
 	if aRes.ExecTime != time.Duration(an.ExecTimeNS) || aRes.Steps != an.Steps {
+		if err := watchdogMismatch(env, an.Path, an.Outcome, an.Steps, aRes); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
@@ -600,6 +608,28 @@ func countProbeWalks(rep *divergence.Report) int {
 		return 0
 	}
 	return rep.Executions
+}
+
+// watchdogMismatch is the error of a replay that differs from the
+// execution the search recorded (outcome in steps) because the handler
+// watchdog stopped a handler in one of them and not at the same step in
+// the other: a wall-clock limit that the handlers overrun or not by the
+// machine's load (an Env.HandlerTimeout shorter than they take), not a
+// protocol that is not deterministic. It is nil if the watchdog stopped
+// neither, or both at the same step.
+func watchdogMismatch(env Env, name, outcome string, steps int, r *timedsim.Result) error {
+	hung := timedsim.Hung.String()
+	if outcome != hung && r.Outcome != timedsim.Hung || outcome == hung && r.Outcome == timedsim.Hung && steps == r.Steps {
+		return nil
+	}
+	what := func(outcome string, steps int) string {
+		if outcome == hung {
+			return fmt.Sprintf("stopped by the watchdog at step %d", steps)
+		}
+		return fmt.Sprintf("%s in %d steps", outcome, steps)
+	}
+	return fmt.Errorf("replaying %s: the handler watchdog (Env.HandlerTimeout %s) decided the execution: the search's was %s, the replay's %s; a handler that overruns the watchdog's wall-clock limit on one run and not on another is the limit at fault, not the protocol: raise Env.HandlerTimeout (default %s) above the time the handlers take",
+		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome.String(), r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
 }
 
 // record replays a path with the event log on.

@@ -73,10 +73,13 @@
 // interrupted changes no file; an interrupted search still writes the
 // executions it explored, with Complete false. A writer holds the
 // directory's lock (Dir.Lock), which also removes the temporary files a
-// killed writer left. Config.Resume and SearchConfig.Resume continue an
-// interrupted run: the training, profile and search executions in the
-// directory that are this run's are kept, and the files are those of an
-// uninterrupted run.
+// killed writer left: Run and the unsharded phases take it themselves
+// unless their caller holds it through the same Dir, so that a second
+// writer, in this process or another, is refused at once ("in use")
+// rather than mixing its files with the first one's. Config.Resume and
+// SearchConfig.Resume continue an interrupted run: the training, profile
+// and search executions in the directory that are this run's are kept,
+// and the files are those of an uninterrupted run.
 //
 // # Sharding
 //

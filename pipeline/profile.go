@@ -155,6 +155,11 @@ func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}

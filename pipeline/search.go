@@ -164,6 +164,11 @@ func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	sf, err = searchTarget(ctx, cfg)
 	if err != nil {
 		cfg.Dir.salvageSummary(cfg.Profile)

@@ -150,6 +150,11 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}

@@ -125,6 +125,11 @@ func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, e
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	tf, set, err = train(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
