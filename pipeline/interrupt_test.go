@@ -18,7 +18,9 @@ func TestInterruptedRunIsCanceled(t *testing.T) {
 	for _, phase := range []pipeline.Phase{pipeline.PhaseProfile, pipeline.PhaseSearch} {
 		t.Run(string(phase), func(t *testing.T) {
 			cfg := pipeline.DefaultConfig(openDir(t), randtreeTarget(t, "buggy"))
-			cfg.TrainRuns, cfg.ProfileRuns, cfg.MaxRuns = 0, 20, 300
+			// Enough profile executions that the workers cannot have
+			// finished them all when the third one cancels.
+			cfg.TrainRuns, cfg.ProfileRuns, cfg.MaxRuns = 0, 500, 300
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			cfg.Progress = &cancelAt{phase: phase, n: 3, cancel: func() { cancel(cause) }}
