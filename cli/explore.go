@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 )
 
@@ -43,7 +44,7 @@ func (a *app) exploreCmd(args []string) (int, error) {
 	}
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ExitError, fmt.Errorf("explore: %s is not a results directory (run 'macepc run --out %s' first)", dir, dir)
+		return ExitError, fmt.Errorf("explore: %s is not a results directory (run '%s' first)", dir, shellquote.Join("macepc", "run", "--out", dir))
 	}
 	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
 	if err != nil {

@@ -161,7 +161,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	fmt.Fprintf(w, "  above the baseline's threshold %s: %d of %d (baseline %d of %d), Fisher p = %.3g; mean excess %s per execution (baseline %s), permutation p = %.3g\n",
 		fmtNS(o.ThresholdNS), o.Current, rf.Current.Runs, o.Base, rf.Baseline.Runs, o.P, fmtNS(o.CurrentExcessNS), fmtNS(o.BaseExcessNS), o.ExcessP)
 	if o.Path != "" {
-		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
+		fmt.Fprintf(w, "  replay the first: %s\n", replayCommand(d.File(o.Path)))
 	}
 	for _, t := range rf.Tests {
 		what := ""

@@ -137,7 +137,7 @@ func (d *Dir) create() error {
 func ExistingDir(path string) (d *Dir, err error) {
 	defer wrapErr(&err)
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or 'macepc profile --out %s' first)", path, path)
+		return nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or '%s' first)", path, command("profile", "--out", path))
 	}
 	return NewDir(path), nil
 }

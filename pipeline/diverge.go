@@ -223,7 +223,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run 'macepc search --out %s' again)", an.Path, errors.Unwrap(err), d.path)
+		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run '%s' again)", an.Path, errors.Unwrap(err), command("search", "--out", d.path))
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)

@@ -360,7 +360,7 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, err
 	path := d.File(FileProfile)
 	var pf ProfileFile
 	if err := readJSONFile(path, &pf); err != nil {
-		return nil, nil, fmt.Errorf("%w (run 'macepc profile --out %s' first)", err, d.path)
+		return nil, nil, fmt.Errorf("%w (run '%s' first)", err, command("profile", "--out", d.path))
 	}
 	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
 		return nil, nil, err

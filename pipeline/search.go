@@ -499,7 +499,7 @@ func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
 	path := d.File(FileSearch)
 	var sf SearchFile
 	if err := readJSONFile(path, &sf); err != nil {
-		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+		return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
 	}
 	if err := checkFormat(path, sf.Format, sf.Version, "macepc-search"); err != nil {
 		return nil, err
