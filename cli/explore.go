@@ -30,6 +30,13 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		if file == "" {
 			file = filepath.Join(filepath.Dir((*paths)[0]), explore.FileHTML)
 		}
+		var inputs []namedFile
+		for _, p := range *paths {
+			inputs = append(inputs, namedFile{"--path", p})
+		}
+		if err := checkOutputs([]namedFile{{"--out", file}}, inputs); err != nil {
+			return ExitError, err
+		}
 		if err := pipeline.ExplorePaths(a.ctx, a.reg, *paths, file); err != nil {
 			return ExitError, err
 		}
