@@ -19,6 +19,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -314,15 +315,21 @@ func (j *jsonLines) write(path string) error {
 
 // readJSONFile reads a versioned JSON file of the results directory into v
 // (which must have Format and Version fields checked by the caller),
-// refusing unknown fields and trailing data.
+// refusing unknown fields and trailing data, and a file larger than
+// readlimit.MaxJSONFile (a device such as /dev/zero fails at its first
+// byte, which cannot start a JSON value).
 func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	f, err := readlimit.Open(path, readlimit.MaxJSONFile)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	defer f.Close()
+	dec := json.NewDecoder(f)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, readlimit.ErrTooLarge) {
+			return err // it names the file
+		}
 		return fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -261,7 +262,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 // results directory.
 func PathFromRun(dir string, index int) (pf *timedsim.PathFile, err error) {
 	defer wrapErr(&err)
-	b, err := os.ReadFile(filepath.Join(dir, FileSimulate))
+	b, err := readlimit.ReadJSONFile(filepath.Join(dir, FileSimulate), readlimit.MaxJSONFile)
 	if err != nil {
 		return nil, fmt.Errorf("--run: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -127,7 +127,7 @@ func ReadPathFile(name string) (pf *timedsim.PathFile, err error) {
 }
 
 func readPathFile(name string) (*timedsim.PathFile, error) {
-	f, err := os.Open(name)
+	f, err := readlimit.Open(name, readlimit.MaxPathFile)
 	if err != nil {
 		return nil, fmt.Errorf("--path: %w", err)
 	}
