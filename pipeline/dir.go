@@ -103,6 +103,9 @@ func PhaseSeed(base uint64, phase Phase) uint64 {
 // has succeeded, just before it writes its own (ClearAfter).
 type Dir struct {
 	path string
+	// failWrite, in a test, wraps the writer of each file a phase writes
+	// (phaseWrite), to fail as a full disk does; nil otherwise.
+	failWrite func(name string, w io.Writer) io.Writer
 	// The directory's lock as this Dir holds it (lock.go): locked while a
 	// Lock of it holds the flock, busy while a function of this package
 	// writes into it.
@@ -286,8 +289,8 @@ func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Resu
 		Outcome: r.Outcome.String(), Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
-// jsonLines collects JSON Lines in memory; the file is written atomically
-// at the end of the phase.
+// jsonLines collects JSON Lines in memory; the file is written with the
+// phase's others at its end (phaseWrite.writeLines).
 type jsonLines struct {
 	buf bytes.Buffer
 	err error
@@ -304,13 +307,6 @@ func (j *jsonLines) add(v any) {
 	}
 	j.buf.Write(b)
 	j.buf.WriteByte('\n')
-}
-
-func (j *jsonLines) write(path string) error {
-	if j.err != nil {
-		return j.err
-	}
-	return atomicfile.WriteBytes(path, j.buf.Bytes())
 }
 
 // readJSONFile reads a versioned JSON file of the results directory into v

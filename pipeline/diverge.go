@@ -212,7 +212,12 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 	an := sf.Classes[rank-1].Representative
 	if an.Path == "" {
 		an.Path = ClassPath(rank)
-		if err := writeAnomalyPath(d, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
+		out := d.newPhaseWrite() // a file of phase 2's, written on demand
+		defer out.abort()
+		if err := writeAnomalyPath(out, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
+			return nil, err
+		}
+		if err := out.b.Commit(); err != nil {
 			return nil, err
 		}
 	}
@@ -296,11 +301,13 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		rep = half
 	}
 	prog.Done()
-	// The divergence point is found: the files of an earlier one go now,
-	// and not before (a refused or interrupted phase changes no file).
-	if err := d.clearAfter(PhaseSearch); err != nil {
-		return nil, err
-	}
+	// The divergence point is found. The phase's files are written as
+	// temporaries and take their places together at the end, once the
+	// whole phase has succeeded, as the files of an earlier one go
+	// (commit): a phase refused, failed (a full disk) or interrupted on the
+	// way changes no file.
+	out := d.newPhaseWrite()
+	defer out.abort()
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
@@ -320,7 +327,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
-	if err := writeLog(d, FileAnomalyLog, apf, anomalous, aRes); err != nil {
+	if err := writeLog(out, FileAnomalyLog, apf, anomalous, aRes); err != nil {
 		return nil, err
 	}
 	var aEv, sEv *timedsim.TimedEvent
@@ -335,14 +342,14 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		}
 		st, lim := twoTimes(sRes.ExecTime, crit.Limit)
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, st, lim)
-		if err := writePath(d.File(FileSimilarPath), t, rep.Similar.Path, note); err != nil {
+		if err := out.writePath(FileSimilarPath, t, rep.Similar.Path, note); err != nil {
 			return nil, err
 		}
 		spf, err := t.pathFile(rep.Similar.Path, note)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeLog(d, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
+		if err := writeLog(out, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
 			return nil, err
 		}
 		df.Similar = &Similar{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: FileSimilarPath, Log: FileSimilarLog}
@@ -352,20 +359,23 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		}
 		df.Diff = FileDiff
 		df.Contrast = contrast(aRes.Events, sRes.Events, rep.Step, sRes.ExecTime)
-		if err := d.write(FileDiff, func(w io.Writer) error {
+		if err := out.write(FileDiff, func(w io.Writer) error {
 			return sideBySide(w, aRes, sRes, rep.Step)
 		}); err != nil {
 			return nil, err
 		}
 	}
 	df.Why = df.why(aEv, sEv)
-	if err := d.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
+	if err := out.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
 		return nil, err
 	}
-	if err := lines.write(d.File(FileWalks)); err != nil {
+	if err := out.writeLines(FileWalks, &lines); err != nil {
 		return nil, err
 	}
-	if err := d.writeJSON(FileDivergence, df); err != nil {
+	if err := out.writeJSON(FileDivergence, df); err != nil {
+		return nil, err
+	}
+	if err := out.commit(PhaseSearch); err != nil {
 		return nil, err
 	}
 	return df, nil
@@ -648,9 +658,11 @@ func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timed
 	return r, nil
 }
 
-func writeLog(d *Dir, name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
+// writeLog writes the event log of r, the execution of path of pf, as the
+// file name of the phase's files out.
+func writeLog(out *phaseWrite, name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
 	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: path}
-	return d.write(name, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
+	return out.write(name, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
 }
 
 // LoadDivergence reads DIR/divergence.json, which must belong to pf's

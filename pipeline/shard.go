@@ -316,16 +316,18 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
 		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: par.Verdict, Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
-	if err := d.clearAfter(PhaseProfile); err != nil {
+	files := d.newPhaseWrite() // the search's files appear together
+	defer files.abort()
+	if err := triage(context.Background(), env, t, pf, sf, execs, sig, files); err != nil {
 		return err
 	}
-	if err := triage(context.Background(), env, t, pf, sf, execs, sig); err != nil {
+	if err := files.writeLines(FileSearchExecs, &out); err != nil {
 		return err
 	}
-	if err := out.write(d.File(FileSearchExecs)); err != nil {
+	if err := files.writeJSON(FileSearch, sf); err != nil {
 		return err
 	}
-	if err := d.writeJSON(FileSearch, sf); err != nil {
+	if err := files.commit(PhaseProfile); err != nil {
 		return err
 	}
 	res.Search = sf

@@ -170,11 +170,6 @@ func applyScale(set *edd.Set, specs []string) error {
 	return nil
 }
 
-// writeEDD writes an EDD set atomically.
-func writeEDD(path string, set *edd.Set) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return edd.Write(w, set) })
-}
-
 // Finding describes what is wrong with an execution beyond being slow: a
 // panic in the protocol's code or a violated safety property ("" if
 // nothing, or if r is nil).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/macepc/macepc/edd"
@@ -134,10 +135,7 @@ func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cfg.Dir.clearAfter(""); err != nil { // only once the training succeeded
-		return nil, nil, err
-	}
-	return tf, set, writeTraining(cfg.Dir, tf, set)
+	return tf, set, writeTraining(cfg.Dir, tf, set) // only once the training succeeded
 }
 
 func (c *TrainConfig) check() error {
@@ -192,12 +190,19 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 	return tf, set, nil
 }
 
-// writeTraining writes a training's files, edd.json and train.json.
+// writeTraining writes a training's files, edd.json and train.json,
+// together, in place of every file of the directory (they all depend on
+// the training).
 func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
-	if err := writeEDD(d.File(FileEDD), set); err != nil {
+	out := d.newPhaseWrite()
+	defer out.abort()
+	if err := out.write(FileEDD, func(w io.Writer) error { return edd.Write(w, set) }); err != nil {
 		return err
 	}
-	return d.writeJSON(FileTrain, tf)
+	if err := out.writeJSON(FileTrain, tf); err != nil {
+		return err
+	}
+	return out.commit("")
 }
 
 // LoadTraining reads DIR/train.json: the configuration that edd.json was
