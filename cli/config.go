@@ -81,7 +81,7 @@ func (a *app) resolve(f *simFlags) (*pipeline.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.NewTarget(sys, variant, sc, opts), nil
+	return pipeline.NewTarget(sys, variant, sc, opts)
 }
 
 func simOptions(f *simFlags) (timedsim.Options, error) {

@@ -6,8 +6,28 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 )
+
+// claimOutput prepares to write explore.html to file: in a results
+// directory it takes the directory's lock (as explore DIR does), so that
+// no run writes into it meanwhile; elsewhere, where the other files are
+// not macepc's, it only removes the temporary files that a killed explore
+// left for file.
+func (a *app) claimOutput(file string) error {
+	dir := filepath.Dir(file)
+	for _, f := range []string{pipeline.FileSummary, pipeline.FileProfile, pipeline.FileSimulate, pipeline.FileLiveness} {
+		if fileExists(filepath.Join(dir, f)) {
+			return a.lockDir(pipeline.NewDir(dir))
+		}
+	}
+	if _, err := atomicfile.RemoveStaleOf(file); err != nil {
+		return fmt.Errorf("--out: removing stale temporary files: %w", err)
+	}
+	return nil
+}
 
 // exploreCmd is `macepc explore DIR` or `macepc explore --path A [--path
 // B]`: write explore.html, the execution debugger in the browser.
@@ -29,6 +49,16 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		if file == "" {
 			file = filepath.Join(filepath.Dir((*paths)[0]), explore.FileHTML)
 		}
+		var inputs []namedFile
+		for _, p := range *paths {
+			inputs = append(inputs, namedFile{"--path", p})
+		}
+		if err := checkOutputs([]namedFile{{"--out", file}}, inputs); err != nil {
+			return ExitError, err
+		}
+		if err := a.claimOutput(file); err != nil {
+			return ExitError, err
+		}
 		if err := pipeline.ExplorePaths(a.ctx, a.reg, *paths, file); err != nil {
 			return ExitError, err
 		}
@@ -43,7 +73,13 @@ func (a *app) exploreCmd(args []string) (int, error) {
 	}
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ExitError, fmt.Errorf("explore: %s is not a results directory (run 'macepc run --out %s' first)", dir, dir)
+		return ExitError, fmt.Errorf("explore: %s is not a results directory (run '%s' first)", dir, shellquote.Join("macepc", "run", "--out", dir))
+	}
+	// explore.html is one of the directory's files: no other process may
+	// write into it meanwhile, and the lock removes the temporary files a
+	// killed explore left.
+	if err := a.lockDir(pipeline.NewDir(dir)); err != nil {
+		return ExitError, err
 	}
 	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
 	if err != nil {

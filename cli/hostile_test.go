@@ -226,11 +226,17 @@ func errorLines(stderr string) []string {
 // hostileFailures runs the cases and returns the names of those that did
 // not exit 2 with one line naming want and leave the directory as it was.
 func TestHostileInputsExit2AndChangeNothing(t *testing.T) {
+	runHostileCases(t, hostileCases())
+}
+
+// runHostileCases runs each case on a copy of hostileBase's directory.
+func runHostileCases(t *testing.T, cases []hostileCase) {
+	t.Helper()
 	base, err := hostileBase()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range hostileCases() {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyDir(t, base, dir)

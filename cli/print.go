@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
@@ -65,6 +66,24 @@ func fmtR(r *float64) string {
 		return "   n/a"
 	}
 	return fmt.Sprintf("%+.3f", *r)
+}
+
+// replayCommand is the command that replays the path file path, quoted
+// for a shell: a path is one word, whatever characters it holds.
+func replayCommand(path string) string { return shellquote.Join("macepc", "replay", "--path", path) }
+
+// replayPaths are the path files of the anomalous and the similar fast
+// execution, relative to the results directory (summary.json's replay
+// commands, which the summary prints with the directory's path).
+func replayPaths(s *pipeline.SummaryFile) []string {
+	var out []string
+	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
+		out = append(out, a.Path)
+	}
+	if d := s.Divergence; d != nil && d.SimilarPath != "" {
+		out = append(out, d.SimilarPath)
+	}
+	return out
 }
 
 // printSummary is the human summary at the end of a run.
@@ -154,8 +173,8 @@ func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 			fmt.Fprintf(w, "  only because long executions run longer: %s\n", strings.Join(names, ", "))
 		}
 	}
-	for _, r := range s.Replay {
-		fmt.Fprintf(w, "  replay: %s\n", strings.Replace(r, "--path ", "--path "+dir+string(filepath.Separator), 1))
+	for _, p := range replayPaths(s) {
+		fmt.Fprintf(w, "  replay: %s\n", replayCommand(filepath.Join(dir, p)))
 	}
 	if s.Training != "" && s.Anomaly != nil && s.Anomaly.Found {
 		fmt.Fprintf(w, "  training: %s\n", s.Training)

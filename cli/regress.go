@@ -68,8 +68,8 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, errors.New("--baseline is required: a results directory or its profile.json")
 	case math.IsNaN(f.alpha) || f.alpha <= 0 || f.alpha >= 1:
 		return ExitError, fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
-	case f.resamples < 1:
-		return ExitError, fmt.Errorf("--resamples must be at least 1, got %d", f.resamples)
+	case f.resamples < 1 || f.resamples > pipeline.MaxResamples:
+		return ExitError, fmt.Errorf("--resamples must be between 1 and %d, got %d", pipeline.MaxResamples, f.resamples)
 	case maxSlowRate <= 0 || maxSlowRate > anomaly.MaxAllowedRate:
 		return ExitError, fmt.Errorf("--max-slow-rate must be above 0%% and at most %g%%, got %s", 100*anomaly.MaxAllowedRate, f.maxSlowRate)
 	case f.maxRuns < 1:
@@ -179,7 +179,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 		fmt.Fprintf(w, "  slow-rate test: %s\n", sr.Statement())
 	}
 	if o.Path != "" {
-		fmt.Fprintf(w, "  replay the first: macepc replay --path %s\n", d.File(o.Path))
+		fmt.Fprintf(w, "  replay the first: %s\n", replayCommand(d.File(o.Path)))
 	}
 	for _, t := range rf.Tests {
 		what := ""

@@ -12,6 +12,33 @@ import (
 	"github.com/macepc/macepc/traceevent"
 )
 
+// namedFile is a file a command reads or writes, with the flag that
+// names it.
+type namedFile struct{ flag, path string }
+
+// checkOutputs refuses an output file that names an input file (the
+// same file, also through a symbolic or a hard link: pipeline.SameFile),
+// which writing the output would destroy, or that names another output.
+// An empty path is no file.
+func checkOutputs(outputs, inputs []namedFile) error {
+	for i, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.path != "" && (o.path == in.path || pipeline.SameFile(o.path, in.path)) {
+				return fmt.Errorf("%s %s is the file %s %s: writing it would destroy what it reads (choose another file)", o.flag, o.path, in.flag, in.path)
+			}
+		}
+		for _, o2 := range outputs[:i] {
+			if o2.path != "" && (o.path == o2.path || pipeline.SameFile(o.path, o2.path)) {
+				return fmt.Errorf("%s %s and %s %s are the same file (choose two)", o2.flag, o2.path, o.flag, o.path)
+			}
+		}
+	}
+	return nil
+}
+
 func (a *app) replay(args []string) (int, error) {
 	fs := a.flags("replay")
 	pathFile := fs.String("path", "", "path file to replay (written by simulate and the search phases)")
@@ -39,6 +66,13 @@ func (a *app) replay(args []string) (int, error) {
 	}
 	if fs.Changed("branch-seed") && *branch < 0 {
 		return ExitError, fmt.Errorf("--branch-seed goes with --branch-at STEP")
+	}
+	inputs := []namedFile{{"--path", *pathFile}}
+	if *runDir != "" {
+		inputs = append(inputs, namedFile{"--run", filepath.Join(*runDir, pipeline.FileSimulate)})
+	}
+	if err := checkOutputs([]namedFile{{"--log", *logFile}, {"--save-path", *savePath}}, inputs); err != nil {
+		return ExitError, err
 	}
 	if *pathFile != "" && *runDir == "" && pipeline.IsLivenessPath(*pathFile) {
 		if *branch >= 0 || *savePath != "" || *traceFile != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 )
 
@@ -370,7 +371,7 @@ func fromTraining(dir string, f *simFlags, fs *pflag.FlagSet) (bool, error) {
 			// Another seed profiles other executions of the trained
 			// configuration: allowed.
 		case c.given != c.want:
-			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('macepc train --%s %s --out %s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, c.flag, c.given, dir)
+			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('%s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, shellquote.Join("macepc", "train", "--"+c.flag, c.given, "--out", dir))
 		}
 	}
 	return true, nil

@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/macepc/macepc/internal/readlimit"
 )
 
 // FormatName and FormatVersion identify the JSON file format written by
@@ -111,17 +112,20 @@ type fileBody struct {
 // counts below 1, tables that are empty, of the wrong length, negative,
 // beyond MaxDuration or decreasing, and scale factors that are not
 // positive. A scale factor of 1 is accepted and dropped.
+// It reads at most readlimit.MaxEDDFile bytes: more is no EDD file.
 func Read(r io.Reader) (*Set, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(readlimit.NewReader(r, readlimit.MaxEDDFile))
 	if err != nil {
 		return nil, fmt.Errorf("edd: reading: %w", err)
 	}
 	return parse(data)
 }
 
-// ReadFile is Read of the file at path; its errors name the file.
+// ReadFile is Read of the file at path; its errors name the file. A file
+// that does not start as a JSON object does (such as /dev/zero) is refused
+// at its first byte, one larger than readlimit.MaxEDDFile at once.
 func ReadFile(path string) (*Set, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadJSONFile(path, readlimit.MaxEDDFile)
 	if err != nil {
 		return nil, fmt.Errorf("edd: %w", err)
 	}

@@ -3,9 +3,10 @@ package explore
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/macepc/macepc/internal/visible"
 )
 
 // Checkpoint is how often a node's state is stored in full: its
@@ -100,7 +101,7 @@ type wireExec struct {
 	Critical []int `json:"critical"`
 }
 
-// strTable interns strings.
+// strTable interns strings, made visible (package internal/visible).
 type strTable struct {
 	list []string
 	idx  map[string]int
@@ -111,12 +112,12 @@ func (t *strTable) id(s string) int {
 		return i
 	}
 	t.idx[s] = len(t.list)
-	t.list = append(t.list, s)
+	t.list = append(t.list, visible.String(s))
 	return len(t.list) - 1
 }
 
 func encode(d *Data) (*wireData, error) {
-	w := &wireData{Format: wireFormat, Version: wireVersion, Title: d.Title, Checkpoint: Checkpoint, Statuses: sendStatuses(),
+	w := &wireData{Format: wireFormat, Version: wireVersion, Title: visible.String(d.Title), Checkpoint: Checkpoint, Statuses: sendStatuses(),
 		Executions: []wireExec{}, Pairs: []wirePair{}}
 	for _, e := range d.Executions {
 		we, err := encodeExec(e)
@@ -129,7 +130,7 @@ func encode(d *Data) (*wireData, error) {
 		if p.A < 0 || p.A >= len(d.Executions) || p.B < 0 || p.B >= len(d.Executions) {
 			return nil, fmt.Errorf("explore: pair %q of executions %d and %d, but there are %d", p.Name, p.A, p.B, len(d.Executions))
 		}
-		w.Pairs = append(w.Pairs, wirePair{A: p.A, B: p.B, Name: p.Name, FirstDiff: p.FirstDiff})
+		w.Pairs = append(w.Pairs, wirePair{A: p.A, B: p.B, Name: visible.String(p.Name), FirstDiff: p.FirstDiff})
 	}
 	return w, nil
 }
@@ -140,7 +141,7 @@ func encodeExec(e *Execution) (*wireExec, error) {
 	}
 	n := len(e.Steps)
 	t := &strTable{idx: map[string]int{}}
-	w := &wireExec{Name: e.Name, Title: e.Title, End: e.End, Nodes: e.Nodes, Timed: e.Timed,
+	w := &wireExec{Name: visible.String(e.Name), Title: visible.String(e.Title), End: visible.String(e.End), Nodes: e.Nodes, Timed: e.Timed,
 		Node: make([]int, n), From: make([]int, n), Kind: make([]int, n), Label: make([]int, n), Start: make([]int64, n), Dur: make([]int64, n),
 		SentStp: make([]int, n), SentIdx: make([]int, n),
 		SendStep: []int{}, SendTo: []int{}, SendType: []int{}, SendStatus: []int{}, SendRecv: []int{},
@@ -201,7 +202,7 @@ func encodeExec(e *Execution) (*wireExec, error) {
 	if hasDesc {
 		w.Desc = make([]string, n)
 		for i := range e.Steps {
-			w.Desc[i] = e.Steps[i].Desc
+			w.Desc[i] = visible.String(e.Steps[i].Desc)
 		}
 	}
 	w.Critical = []int{}
@@ -212,7 +213,7 @@ func encodeExec(e *Execution) (*wireExec, error) {
 		w.Critical = append(w.Critical, s)
 	}
 	for _, m := range e.Marks {
-		w.Marks = append(w.Marks, wireMark{Step: m.Step, Kind: m.Kind, Text: m.Text})
+		w.Marks = append(w.Marks, wireMark{Step: m.Step, Kind: m.Kind, Text: visible.String(m.Text)})
 	}
 	w.Str = t.list
 	if w.Str == nil {
@@ -230,8 +231,11 @@ func indexOf(l []string, s string) int {
 	return -1
 }
 
-// validUTF8 makes a state valid UTF-8, as JSON will carry it.
-func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// validUTF8 makes a state valid UTF-8, as JSON will carry it, and
+// visible: a byte that is not UTF-8 shows as "\xff", a hidden character
+// such as a right-to-left override as "\u202e" (package
+// internal/visible).
+func validUTF8(s string) string { return visible.String(s) }
 
 // delta is cur as an edit of prev: keep pre UTF-16 units of prev's start
 // and suf of its end, put mid between. The cuts fall on rune boundaries.

@@ -14,6 +14,9 @@ import (
 // renders a directory without checking it: `macepc report` checks first.
 func (d *Dir) Check(systems timedsim.Registry) (err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return errNilDir
+	}
 	if !d.exists(FileProfile) {
 		if d.exists(FileSearch) || d.exists(FileDivergence) {
 			return fmt.Errorf("%s has results of phases 2 and 3 without their profile.json", d.path)

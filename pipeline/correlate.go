@@ -96,9 +96,9 @@ func tooFewToCorrelate(d *Dir, sf *SearchFile, search, walks int) error {
 	if walks > 0 {
 		added = fmt.Sprintf("the divergence phase added %d walk%s", walks, plural(walks, "", "s"))
 	}
-	more := fmt.Sprintf("search again with more executions ('macepc search --triage-runs 200 --out %s')", d.path)
+	more := fmt.Sprintf("search again with more executions ('%s')", command("search", "--triage-runs", "200", "--out", d.path))
 	if walks == 0 {
-		more = fmt.Sprintf("run the divergence phase, whose walks are correlated too ('macepc diverge --out %s'), or %s", d.path, more)
+		more = fmt.Sprintf("run the divergence phase, whose walks are correlated too ('%s'), or %s", command("diverge", "--out", d.path), more)
 	}
 	return fmt.Errorf("only %d execution%s to correlate, at least %d needed: %s and %s; %s", search+walks, plural(search+walks, "", "s"), minCorrelate, why, added, more)
 }
@@ -120,12 +120,20 @@ type CorrelateConfig struct {
 // rewritten from the files that remain.
 func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}
 	if cfg.Profile == nil {
 		return nil, errors.New("no profile (CorrelateConfig.Profile)")
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	d, pf := cfg.Dir, cfg.Profile
 	sf, err := d.loadSearch(pf)
 	if err != nil {
@@ -134,7 +142,7 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 	var df *DivergenceFile
 	if d.exists(FileWalks) {
 		if df, err = d.loadDivergence(pf); err != nil {
-			return nil, fmt.Errorf("%w (%s is there without a valid %s: run 'macepc diverge --out %s' again)", err, FileWalks, FileDivergence, d.path)
+			return nil, fmt.Errorf("%w (%s is there without a valid %s: run '%s' again)", err, FileWalks, FileDivergence, command("diverge", "--out", d.path))
 		}
 	}
 	cf, err = correlate(d, pf, sf, df)
@@ -150,7 +158,7 @@ func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*Co
 	search, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+			return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
 		}
 		return nil, err
 	}

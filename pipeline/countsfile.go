@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -103,7 +104,7 @@ func decodeCountsLines(r io.Reader, path string, spec countsSpec) ([]CountsLine,
 	var out []CountsLine
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readlimit.ReadLine(br, readlimit.MaxJSONLine) // one line of a gigabyte is refused at the cap
 		if err == io.EOF {
 			if len(b) > 0 {
 				return nil, fmt.Errorf("%s line %d: truncated (no newline at the end of the file)", path, n)
@@ -111,7 +112,7 @@ func decodeCountsLines(r io.Reader, path string, spec countsSpec) ([]CountsLine,
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
 		if len(out) >= spec.lines {
 			return nil, fmt.Errorf("%s line %d: more lines than the %d executions its phase explored", path, n, spec.lines)

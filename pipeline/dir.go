@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -17,6 +19,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -100,6 +103,14 @@ func PhaseSeed(base uint64, phase Phase) uint64 {
 // has succeeded, just before it writes its own (ClearAfter).
 type Dir struct {
 	path string
+	// failWrite, in a test, wraps the writer of each file a phase writes
+	// (phaseWrite), to fail as a full disk does; nil otherwise.
+	failWrite func(name string, w io.Writer) io.Writer
+	// The directory's lock as this Dir holds it (lock.go): locked while a
+	// Lock of it holds the flock, busy while a function of this package
+	// writes into it.
+	mu           sync.Mutex
+	locked, busy bool
 }
 
 // NewDir is the results directory path, without touching it: reading
@@ -130,7 +141,7 @@ func (d *Dir) create() error {
 func ExistingDir(path string) (d *Dir, err error) {
 	defer wrapErr(&err)
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or 'macepc profile --out %s' first)", path, path)
+		return nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or '%s' first)", path, command("profile", "--out", path))
 	}
 	return NewDir(path), nil
 }
@@ -146,6 +157,9 @@ func (d *Dir) File(name string) string { return filepath.Join(d.path, name) }
 // which describe the directory as it was, and the rendered report.
 func (d *Dir) ClearAfter(phase Phase) (err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return errNilDir
+	}
 	return d.clearAfter(phase)
 }
 
@@ -162,9 +176,41 @@ func (d *Dir) clearAfter(phase Phase) error {
 	if err := d.remove(files...); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(d.File(report.DirPlots)); err != nil {
+	return d.clearPlots()
+}
+
+// clearPlots removes from DIR/plots the files the report wrote there
+// (report.PlotFiles) and the temporary files a killed writer left, then
+// the directory if that empties it. A file macepc did not write (a figure
+// of the user's, in an --out that was not a results directory) stays,
+// and so does the directory. A link named plots is removed, never
+// followed; a file named plots is not macepc's and stays (the report
+// says that it cannot write its plots).
+func (d *Dir) clearPlots() error {
+	dir := d.File(report.DirPlots)
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		return nil
+	case !st.IsDir():
+		return nil
+	}
+	for _, f := range report.PlotFiles() {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if _, err := atomicfile.RemoveStale(dir); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	os.Remove(dir) // fails, and leaves it, unless it is empty
 	return nil
 }
 
@@ -191,10 +237,10 @@ func (d *Dir) remove(files ...string) error {
 	return nil
 }
 
-// interrupted is a phase's cancellation: the files of the completed phases
-// are intact.
-func (d *Dir) interrupted(phase Phase, done, total int) error {
-	return fmt.Errorf("interrupted in phase %s after %d of %d executions; the files of the completed phases are in %s", phase, done, total, d.path)
+// interrupted is a phase's cancellation (ctx's): the files of the
+// completed phases are intact.
+func (d *Dir) interrupted(ctx context.Context, phase Phase, done, total int) error {
+	return interruption(ctx, "interrupted in phase %s after %d of %d executions; the files of the completed phases are in %s", phase, done, total, d.path)
 }
 
 func (d *Dir) exists(name string) bool { return fileExists(d.File(name)) }
@@ -243,8 +289,8 @@ func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Resu
 		Outcome: r.Outcome.String(), Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
-// jsonLines collects JSON Lines in memory; the file is written atomically
-// at the end of the phase.
+// jsonLines collects JSON Lines in memory; the file is written with the
+// phase's others at its end (phaseWrite.writeLines).
 type jsonLines struct {
 	buf bytes.Buffer
 	err error
@@ -263,24 +309,23 @@ func (j *jsonLines) add(v any) {
 	j.buf.WriteByte('\n')
 }
 
-func (j *jsonLines) write(path string) error {
-	if j.err != nil {
-		return j.err
-	}
-	return atomicfile.WriteBytes(path, j.buf.Bytes())
-}
-
 // readJSONFile reads a versioned JSON file of the results directory into v
 // (which must have Format and Version fields checked by the caller),
-// refusing unknown fields and trailing data.
+// refusing unknown fields and trailing data, and a file larger than
+// readlimit.MaxJSONFile (a device such as /dev/zero fails at its first
+// byte, which cannot start a JSON value).
 func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	f, err := readlimit.Open(path, readlimit.MaxJSONFile)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	defer f.Close()
+	dec := json.NewDecoder(f)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, readlimit.ErrTooLarge) {
+			return err // it names the file
+		}
 		return fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -156,9 +156,17 @@ func (c *DivergeConfig) check() error {
 // after it started, summary.json is rewritten from the files that remain.
 func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	d, pf := cfg.Dir, cfg.Profile
 	t, err := (&SearchConfig{Env: cfg.Env, Profile: pf, Target: cfg.Target}).target()
 	if err != nil {
@@ -204,7 +212,12 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 	an := sf.Classes[rank-1].Representative
 	if an.Path == "" {
 		an.Path = ClassPath(rank)
-		if err := writeAnomalyPath(d, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
+		out := d.newPhaseWrite() // a file of phase 2's, written on demand
+		defer out.abort()
+		if err := writeAnomalyPath(out, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
+			return nil, err
+		}
+		if err := out.b.Commit(); err != nil {
 			return nil, err
 		}
 	}
@@ -215,7 +228,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run 'macepc search --out %s' again)", an.Path, errors.Unwrap(err), d.path)
+		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run '%s' again)", an.Path, errors.Unwrap(err), command("search", "--out", d.path))
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)
@@ -265,7 +278,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 	if err != nil {
 		prog.Done()
-		return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
+		return nil, interruption(ctx, "interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}
 	// Replay the anomaly with the event log on: its step times tell
 	// whether the divergence point is only where the time budget ran out.
@@ -283,16 +296,18 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		half, err := divergence.Find(ctx, cfg, anomalous, steps)
 		if err != nil {
 			prog.Done()
-			return nil, fmt.Errorf("interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", rep.Executions+countProbeWalks(half), d.path)
+			return nil, interruption(ctx, "interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", rep.Executions+countProbeWalks(half), d.path)
 		}
 		rep = half
 	}
 	prog.Done()
-	// The divergence point is found: the files of an earlier one go now,
-	// and not before (a refused or interrupted phase changes no file).
-	if err := d.clearAfter(PhaseSearch); err != nil {
-		return nil, err
-	}
+	// The divergence point is found. The phase's files are written as
+	// temporaries and take their places together at the end, once the
+	// whole phase has succeeded, as the files of an earlier one go
+	// (commit): a phase refused, failed (a full disk) or interrupted on the
+	// way changes no file.
+	out := d.newPhaseWrite()
+	defer out.abort()
 	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
@@ -306,10 +321,13 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	}
 
 	if aRes.ExecTime != time.Duration(an.ExecTimeNS) || aRes.Steps != an.Steps {
+		if err := watchdogMismatch(env, an.Path, an.Outcome, an.Steps, aRes); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
-	if err := writeLog(d, FileAnomalyLog, apf, anomalous, aRes); err != nil {
+	if err := writeLog(out, FileAnomalyLog, apf, anomalous, aRes); err != nil {
 		return nil, err
 	}
 	var aEv, sEv *timedsim.TimedEvent
@@ -324,14 +342,14 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		}
 		st, lim := twoTimes(sRes.ExecTime, crit.Limit)
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, st, lim)
-		if err := writePath(d.File(FileSimilarPath), t, rep.Similar.Path, note); err != nil {
+		if err := out.writePath(FileSimilarPath, t, rep.Similar.Path, note); err != nil {
 			return nil, err
 		}
 		spf, err := t.pathFile(rep.Similar.Path, note)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeLog(d, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
+		if err := writeLog(out, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
 			return nil, err
 		}
 		df.Similar = &Similar{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: FileSimilarPath, Log: FileSimilarLog}
@@ -341,20 +359,23 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		}
 		df.Diff = FileDiff
 		df.Contrast = contrast(aRes.Events, sRes.Events, rep.Step, sRes.ExecTime)
-		if err := d.write(FileDiff, func(w io.Writer) error {
+		if err := out.write(FileDiff, func(w io.Writer) error {
 			return sideBySide(w, aRes, sRes, rep.Step)
 		}); err != nil {
 			return nil, err
 		}
 	}
 	df.Why = df.why(aEv, sEv)
-	if err := d.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
+	if err := out.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
 		return nil, err
 	}
-	if err := lines.write(d.File(FileWalks)); err != nil {
+	if err := out.writeLines(FileWalks, &lines); err != nil {
 		return nil, err
 	}
-	if err := d.writeJSON(FileDivergence, df); err != nil {
+	if err := out.writeJSON(FileDivergence, df); err != nil {
+		return nil, err
+	}
+	if err := out.commit(PhaseSearch); err != nil {
 		return nil, err
 	}
 	return df, nil
@@ -599,6 +620,28 @@ func countProbeWalks(rep *divergence.Report) int {
 	return rep.Executions
 }
 
+// watchdogMismatch is the error of a replay that differs from the
+// execution the search recorded (outcome in steps) because the handler
+// watchdog stopped a handler in one of them and not at the same step in
+// the other: a wall-clock limit that the handlers overrun or not by the
+// machine's load (an Env.HandlerTimeout shorter than they take), not a
+// protocol that is not deterministic. It is nil if the watchdog stopped
+// neither, or both at the same step.
+func watchdogMismatch(env Env, name, outcome string, steps int, r *timedsim.Result) error {
+	hung := timedsim.Hung.String()
+	if outcome != hung && r.Outcome != timedsim.Hung || outcome == hung && r.Outcome == timedsim.Hung && steps == r.Steps {
+		return nil
+	}
+	what := func(outcome string, steps int) string {
+		if outcome == hung {
+			return fmt.Sprintf("stopped by the watchdog at step %d", steps)
+		}
+		return fmt.Sprintf("%s in %d steps", outcome, steps)
+	}
+	return fmt.Errorf("replaying %s: the handler watchdog (Env.HandlerTimeout %s) decided the execution: the search's was %s, the replay's %s; a handler that overruns the watchdog's wall-clock limit on one run and not on another is the limit at fault, not the protocol: raise Env.HandlerTimeout (default %s) above the time the handlers take",
+		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome.String(), r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
+}
+
 // record replays a path with the event log on.
 func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timedsim.Result, error) {
 	d := env.Dir
@@ -610,20 +653,28 @@ func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timed
 	}
 	r := sim.RunContext(ctx, path)
 	if r.Outcome == timedsim.Interrupted {
-		return nil, fmt.Errorf("interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
+		return nil, interruption(ctx, "interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
 	}
 	return r, nil
 }
 
-func writeLog(d *Dir, name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
+// writeLog writes the event log of r, the execution of path of pf, as the
+// file name of the phase's files out.
+func writeLog(out *phaseWrite, name string, pf *timedsim.PathFile, path timedsim.Path, r *timedsim.Result) error {
 	h := timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: path}
-	return d.write(name, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
+	return out.write(name, func(w io.Writer) error { return timedsim.WriteEventLog(w, h, r) })
 }
 
 // LoadDivergence reads DIR/divergence.json, which must belong to pf's
 // configuration.
 func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.loadDivergence(pf)
 }
 

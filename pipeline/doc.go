@@ -73,10 +73,13 @@
 // interrupted changes no file; an interrupted search still writes the
 // executions it explored, with Complete false. A writer holds the
 // directory's lock (Dir.Lock), which also removes the temporary files a
-// killed writer left. Config.Resume and SearchConfig.Resume continue an
-// interrupted run: the training, profile and search executions in the
-// directory that are this run's are kept, and the files are those of an
-// uninterrupted run.
+// killed writer left: Run and the unsharded phases take it themselves
+// unless their caller holds it through the same Dir, so that a second
+// writer, in this process or another, is refused at once ("in use")
+// rather than mixing its files with the first one's. Config.Resume and
+// SearchConfig.Resume continue an interrupted run: the training, profile
+// and search executions in the directory that are this run's are kept,
+// and the files are those of an uninterrupted run.
 //
 // # Sharding
 //
@@ -90,9 +93,14 @@
 // # Errors
 //
 // Every error is an *Error, whose message starts with "pipeline: " once;
-// errors.Is and errors.As see its cause. The messages name the
-// command-line flag of the field at fault (Config.Walks is --walks): the
-// command line prints them as they are, without the prefix.
+// errors.Is and errors.As see its cause: an interrupted phase's error says
+// what it left and is context.Canceled (or context.DeadlineExceeded, and
+// the cause given to context.WithCancelCause's cancel). The messages name
+// the command-line flag of the field at fault (Config.Walks is --walks):
+// the command line prints them as they are, without the prefix. Run, the
+// phases, Replay, NewTarget, TargetFromPathFile and the methods of Dir
+// that return an error return one for a nil argument (context, *Dir,
+// path file, scenario, profile) instead of panicking.
 //
 // # Determinism
 //

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/macepc/macepc/explore"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -249,7 +249,7 @@ func writeStateDiff(w io.Writer, c *liveness.Critical) error {
 // IsLivenessPath reports whether a path file was written by the liveness
 // search (dead.path.json, live.path.json).
 func IsLivenessPath(name string) bool {
-	b, err := os.ReadFile(name)
+	b, err := readlimit.ReadJSONFile(name, readlimit.MaxPathFile) // /dev/zero: false at once
 	if err != nil {
 		return false
 	}

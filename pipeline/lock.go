@@ -1,12 +1,20 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/report"
+)
+
+// errNilDir and errNilProfile are the errors of a method called on a nil
+// *Dir, or given a nil *ProfileFile.
+var (
+	errNilDir     = errors.New("no results directory (nil *Dir)")
+	errNilProfile = errors.New("no profile (nil *ProfileFile)")
 )
 
 // Lock takes the advisory lock (flock(2), exclusive) of the results
@@ -19,9 +27,20 @@ import (
 // of the process.
 //
 // The lock belongs to the open file: a second Lock of the same directory
-// fails in the same process too.
+// fails in the same process too. Run and the unsharded phases (Train,
+// Profile, Search, Diverge, Correlate, Simulate) take it themselves for
+// as long as they write, unless the caller holds it through the same Dir
+// (as the command line does, for the whole command); two of them at once
+// on one Dir are refused.
 func (d *Dir) Lock() (unlock func(), err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	return d.lock()
+}
+
+func (d *Dir) lock() (unlock func(), err error) {
 	if err := d.create(); err != nil {
 		return nil, err
 	}
@@ -36,7 +55,18 @@ func (d *Dir) Lock() (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("--out %s: lock: %w", d.path, err)
 	}
-	unlock = func() { f.Close() } // closing the last descriptor releases the lock
+	d.mu.Lock()
+	d.locked = true
+	d.mu.Unlock()
+	released := false
+	unlock = func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !released {
+			released, d.locked = true, false
+			f.Close() // closing the last descriptor releases the lock
+		}
+	}
 	for _, dir := range []string{d.path, filepath.Join(d.path, report.DirPlots)} {
 		if _, err := atomicfile.RemoveStale(dir); err != nil {
 			unlock()
@@ -44,4 +74,36 @@ func (d *Dir) Lock() (unlock func(), err error) {
 		}
 	}
 	return unlock, nil
+}
+
+// hold marks d as written into by a function of this package until
+// release, and takes the directory's lock for that time unless a Lock of
+// d holds it: a second writer on the same Dir, or on the directory from
+// another Dir or process, is refused with an error that says so, instead
+// of the two overwriting each other's files (which a phase would then
+// read back as a protocol that is not deterministic).
+func (d *Dir) hold() (release func(), err error) {
+	d.mu.Lock()
+	if d.busy {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("--out %s is in use: another Run or phase of this process is writing into it (one at a time per results directory)", d.path)
+	}
+	d.busy = true
+	locked := d.locked
+	d.mu.Unlock()
+	unlock := func() {}
+	if !locked {
+		if unlock, err = d.lock(); err != nil {
+			d.mu.Lock()
+			d.busy = false
+			d.mu.Unlock()
+			return nil, err
+		}
+	}
+	return func() {
+		unlock()
+		d.mu.Lock()
+		d.busy = false
+		d.mu.Unlock()
+	}, nil
 }

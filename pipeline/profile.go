@@ -147,9 +147,17 @@ func (c *ProfileConfig) check() error {
 // files of the later phases and writes profile.json.
 func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
@@ -184,6 +192,9 @@ func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*Prof
 // (all of them for shard 0/1): one line per execution in index order, and
 // the labels they ran.
 func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
+	if err := checkContext(ctx); err != nil { // Regression.Run
+		return nil, nil, err
+	}
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
 	lines := make([]ExecLine, 0, initialCap(n))
@@ -203,7 +214,7 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 		return nil, nil, err
 	}
 	if err != nil || done < n {
-		return nil, nil, env.Dir.interrupted(PhaseProfile, done, n)
+		return nil, nil, env.Dir.interrupted(ctx, PhaseProfile, done, n)
 	}
 	return lines, seen, nil
 }
@@ -329,6 +340,9 @@ func (pf *ProfileFile) ExecTimes() []time.Duration {
 // template from systems; the profile's config hash must be its template's.
 func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, nil, errNilDir
+	}
 	return d.loadProfile(systems)
 }
 
@@ -336,7 +350,7 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, err
 	path := d.File(FileProfile)
 	var pf ProfileFile
 	if err := readJSONFile(path, &pf); err != nil {
-		return nil, nil, fmt.Errorf("%w (run 'macepc profile --out %s' first)", err, d.path)
+		return nil, nil, fmt.Errorf("%w (run '%s' first)", err, command("profile", "--out", d.path))
 	}
 	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
 		return nil, nil, err

@@ -204,6 +204,9 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}
+	if err := checkResamples(cfg.Compare.Resamples); err != nil {
+		return nil, err
+	}
 	basePath, base, err := readBaseline(cfg.Baseline)
 	if err != nil {
 		return nil, err
@@ -238,7 +241,9 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := applyScale(opts.EDD, cfg.Scale); err != nil {
 		return nil, err
 	}
-	r.Target = NewTarget(sys, variant, sc, opts)
+	if r.Target, err = newTarget(sys, variant, sc, opts); err != nil {
+		return nil, err
+	}
 	if cfg.Seed != nil {
 		r.Seed = *cfg.Seed
 	}
@@ -433,7 +438,7 @@ func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n 
 		return nil, err
 	}
 	if err != nil || done < n {
-		return nil, env.Dir.interrupted(PhaseRegress, from+done, from+n)
+		return nil, env.Dir.interrupted(ctx, PhaseRegress, from+done, from+n)
 	}
 	return lines, nil
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/macepc/macepc/timedsim"
@@ -30,6 +31,12 @@ func Replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 // replay is Replay; states also records each event's node state
 // (timedsim.Options.RecordStates).
 func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFile, branchAt int, branchSeed uint64, states bool) (*ReplayResult, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	if pf == nil {
+		return nil, errors.New("no path file (nil *timedsim.PathFile)")
+	}
 	sys, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return nil, err
@@ -54,7 +61,7 @@ func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 	}
 	res := sim.RunContext(ctx, p)
 	if res.Outcome == timedsim.Interrupted {
-		return nil, fmt.Errorf("replay interrupted at step %d; nothing written", res.Steps)
+		return nil, interruption(ctx, "replay interrupted at step %d; nothing written", res.Steps)
 	}
 	if branchAt >= 0 && res.Steps <= branchAt {
 		// The steps before branchAt are the path's own, so the path itself

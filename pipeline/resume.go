@@ -7,9 +7,9 @@ package pipeline
 
 import (
 	"encoding/json"
-	"os"
 
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/internal/readlimit"
 )
 
 // Interrupted reports whether the directory holds a run that did not
@@ -32,7 +32,7 @@ func (d *Dir) Interrupted() bool {
 		Complete bool            `json:"complete"`
 		Anomaly  json.RawMessage `json:"anomaly"`
 	}
-	b, err := os.ReadFile(d.File(FileSearch))
+	b, err := readlimit.ReadJSONFile(d.File(FileSearch), readlimit.MaxJSONFile)
 	if err != nil || json.Unmarshal(b, &sf) != nil {
 		return false // a damaged search.json: the phases refuse it
 	}

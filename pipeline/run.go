@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/edd"
-	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -126,9 +126,17 @@ func (c *Config) check() error {
 // files of the completed phases; the Result then holds them.
 func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
@@ -173,16 +181,17 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
 	}
 	commit := func() error {
-		if err := cfg.Dir.clearAfter(keep); err != nil {
-			return err
+		out := cfg.Dir.newPhaseWrite() // the training's files appear together
+		defer out.abort()
+		if trained != nil {
+			if err := out.write(FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
+				return err
+			}
+			if err := out.writeJSON(FileTrain, res.Train); err != nil {
+				return err
+			}
 		}
-		if trained == nil {
-			return nil
-		}
-		if err := atomicfile.WriteBytes(cfg.Dir.File(FileEDD), trained); err != nil {
-			return err
-		}
-		return cfg.Dir.writeJSON(FileTrain, res.Train)
+		return out.commit(keep)
 	}
 	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
 	var pf *ProfileFile

@@ -158,9 +158,17 @@ func (c *SearchConfig) target() (*Target, error) {
 // error, summary.json is rewritten from the files that remain.
 func Search(ctx context.Context, cfg SearchConfig) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	sf, err = searchTarget(ctx, cfg)
 	if err != nil {
 		cfg.Dir.salvageSummary(cfg.Profile)
@@ -242,32 +250,37 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		Explored: explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: cfg.Verdict, Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	// The explored executions replace the files of an earlier search and
-	// of the phases after it, now and not before: a search refused at its
-	// start changes no file.
-	if cerr := d.clearAfter(PhaseProfile); cerr != nil {
-		return nil, cerr
-	}
+	// of the phases after it, all together at the end (commit): a search
+	// refused at its start, or failing on the way (a full disk), changes
+	// no file.
+	out := d.newPhaseWrite()
+	defer out.abort()
 	if err == nil {
-		if terr := triage(ctx, cfg.Env, t, pf, sf, execs[:explored], sig); terr != nil {
+		if terr := triage(ctx, cfg.Env, t, pf, sf, execs[:explored], sig, out); terr != nil {
 			if ctx.Err() == nil {
 				return nil, terr
 			}
 			// Interrupted while replaying the classes' representatives:
-			// the executions are kept, the triage is done again on resume.
+			// the executions are kept, the triage is done again on resume,
+			// and the path files of the classes found so far go.
 			err = ctx.Err()
+			out.abort()
 			sf.Complete, sf.Classes, sf.Tail, sf.Anomaly = false, []Class{}, []Class{}, nil
 			sf.Anomalies, sf.TailExecutions, sf.Candidates, sf.FirstIndex = 0, 0, 0, -1
 		}
 	}
 	// The executions explored so far are kept even when interrupted.
-	if werr := lines.write(d.File(FileSearchExecs)); werr != nil {
+	if werr := out.writeLines(FileSearchExecs, &lines); werr != nil {
 		return nil, werr
 	}
-	if werr := d.writeJSON(FileSearch, sf); werr != nil {
+	if werr := out.writeJSON(FileSearch, sf); werr != nil {
+		return nil, werr
+	}
+	if werr := out.commit(PhaseProfile); werr != nil {
 		return nil, werr
 	}
 	if err != nil {
-		return sf, d.interrupted(PhaseSearch, explored, cfg.MaxRuns)
+		return sf, d.interrupted(ctx, PhaseSearch, explored, cfg.MaxRuns)
 	}
 	return sf, nil
 }
@@ -318,9 +331,9 @@ func isAnomalous(pf *ProfileFile, l CountsLine) bool {
 // executions the significance test found (sig, nil when nothing was above
 // the threshold) are, unless their class's excess over a median execution
 // is the simulator's own draws at their rate (Cause.Draws). It fills sf's
-// class fields and writes the path files of the classes' representatives.
-func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine, sig *anomaly.SignificanceResult) error {
-	d := env.Dir
+// class fields and writes the path files of the classes' representatives
+// into out.
+func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine, sig *anomaly.SignificanceResult, out *phaseWrite) error {
 	byIndex := make(map[int]*CountsLine, len(execs))
 	for i := range execs {
 		byIndex[execs[i].Index] = &execs[i]
@@ -403,7 +416,7 @@ func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *Search
 			return err
 		}
 		if path != "" {
-			if err := writeAnomalyPath(d, t, sf.Seed, &cl.Representative, sf.ThresholdNS); err != nil {
+			if err := writeAnomalyPath(out, t, sf.Seed, &cl.Representative, sf.ThresholdNS); err != nil {
 				return err
 			}
 		}
@@ -426,7 +439,7 @@ func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *Search
 		if path != "" {
 			et := units.Duration(time.Duration(cl.Representative.ExecTimeNS))
 			note := fmt.Sprintf("normal tail: search seed=%d execution %d (tail class %d), %s: above the threshold, not an anomaly", sf.Seed, cl.Representative.Index, c.Rank, et)
-			if err := writePath(d.File(path), t, timedsim.SeedPath(cl.Representative.Seed), note); err != nil {
+			if err := out.writePath(path, t, timedsim.SeedPath(cl.Representative.Seed), note); err != nil {
 				return err
 			}
 		}
@@ -464,20 +477,26 @@ func findingBucket(f string) string {
 }
 
 // writeAnomalyPath writes the path file of an anomaly of the search with
-// phase seed seed.
-func writeAnomalyPath(d *Dir, t *Target, seed uint64, an *Anomaly, thresholdNS int64) error {
+// phase seed seed into out.
+func writeAnomalyPath(out *phaseWrite, t *Target, seed uint64, an *Anomaly, thresholdNS int64) error {
 	et, th := twoTimes(time.Duration(an.ExecTimeNS), time.Duration(thresholdNS))
 	note := fmt.Sprintf("anomaly: search seed=%d execution %d (class %d), %s > threshold %s", seed, an.Index, an.Class, et, th)
 	if an.Finding != "" {
 		note = fmt.Sprintf("finding: search seed=%d execution %d (class %d), %s", seed, an.Index, an.Class, an.Finding)
 	}
-	return writePath(d.File(an.Path), t, timedsim.SeedPath(an.Seed), note)
+	return out.writePath(an.Path, t, timedsim.SeedPath(an.Seed), note)
 }
 
 // LoadSearch reads DIR/search.json, which must belong to pf's
 // configuration.
 func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.loadSearch(pf)
 }
 
@@ -485,7 +504,7 @@ func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
 	path := d.File(FileSearch)
 	var sf SearchFile
 	if err := readJSONFile(path, &sf); err != nil {
-		return nil, fmt.Errorf("%w (run 'macepc search --out %s' first)", err, d.path)
+		return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
 	}
 	if err := checkFormat(path, sf.Format, sf.Version, "macepc-search"); err != nil {
 		return nil, err

@@ -94,6 +94,9 @@ type labelsSummary struct {
 // file; it removes no other file.
 func ProfileShard(ctx context.Context, cfg ProfileConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -197,6 +200,9 @@ func searchParams(pf *ProfileFile, triageRuns int, v Verdict) searchShardParams 
 // explored. Interrupted, it writes nothing.
 func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -231,7 +237,7 @@ func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *Sh
 		})
 	prog.Done()
 	if err != nil {
-		return nil, fmt.Errorf("interrupted in phase search after %d of %d executions of shard %s: no shard file written", found.Explored, n, sp)
+		return nil, interruption(ctx, "interrupted in phase search after %d of %d executions of shard %s: no shard file written", found.Explored, n, sp)
 	}
 	if found.Found && found.Explored < n {
 		sf.Footer.Stop = "anomaly"
@@ -310,16 +316,18 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
 		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: par.Verdict, Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
-	if err := d.clearAfter(PhaseProfile); err != nil {
+	files := d.newPhaseWrite() // the search's files appear together
+	defer files.abort()
+	if err := triage(context.Background(), env, t, pf, sf, execs, sig, files); err != nil {
 		return err
 	}
-	if err := triage(context.Background(), env, t, pf, sf, execs, sig); err != nil {
+	if err := files.writeLines(FileSearchExecs, &out); err != nil {
 		return err
 	}
-	if err := out.write(d.File(FileSearchExecs)); err != nil {
+	if err := files.writeJSON(FileSearch, sf); err != nil {
 		return err
 	}
-	if err := d.writeJSON(FileSearch, sf); err != nil {
+	if err := files.commit(PhaseProfile); err != nil {
 		return err
 	}
 	res.Search = sf
@@ -337,6 +345,9 @@ type simulateShardParams struct {
 // removes no other file. Interrupted, it writes nothing.
 func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res *ShardResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -350,7 +361,7 @@ func SimulateShard(ctx context.Context, cfg SimulateConfig, sh ShardConfig) (res
 	}
 	lines, err := simulateExecs(ctx, cfg.Env, t, seed, sp, cfg.Runs, nil)
 	if err != nil || len(lines) < sp.Len(cfg.Runs) {
-		return nil, fmt.Errorf("interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
+		return nil, interruption(ctx, "interrupted after %d of %d executions of shard %s: no shard file written", len(lines), sp.Len(cfg.Runs), sp)
 	}
 	sf := &shard.File{Header: shardHeader("simulate", t, seed, cfg.Runs, sh, simulateShardParams{Template: tmpl})}
 	for _, l := range lines {
@@ -457,6 +468,9 @@ func Merge(cfg MergeConfig) (res *MergeResult, err error) {
 // critical-transition search, which ctx can interrupt.
 func MergeContext(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.Env.check(); err != nil {
 		return nil, err
 	}

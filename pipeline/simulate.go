@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -144,9 +145,17 @@ type SimulateResult struct {
 // with the error.
 func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
 	}
@@ -164,7 +173,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	}
 	res.Warnings = unscaledWarning(cfg.Target.Options.EDD, seen, "the executions")
 	if runErr != nil || len(lines) < cfg.Runs {
-		return res, fmt.Errorf("interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
+		return res, interruption(ctx, "interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
 	}
 	return res, nil
 }
@@ -253,7 +262,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 // results directory.
 func PathFromRun(dir string, index int) (pf *timedsim.PathFile, err error) {
 	defer wrapErr(&err)
-	b, err := os.ReadFile(filepath.Join(dir, FileSimulate))
+	b, err := readlimit.ReadJSONFile(filepath.Join(dir, FileSimulate), readlimit.MaxJSONFile)
 	if err != nil {
 		return nil, fmt.Errorf("--run: %w", err)
 	}

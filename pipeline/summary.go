@@ -8,8 +8,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 )
+
+// command is the macepc command line with the arguments args, each
+// quoted for a POSIX shell where it needs it: a path is one word,
+// whatever characters it holds.
+func command(args ...string) string { return shellquote.Join(append([]string{"macepc"}, args...)...) }
+
+// replayCommand is the command that replays the path file path.
+func replayCommand(path string) string { return command("replay", "--path", path) }
 
 // SummaryFile is DIR/summary.json: the run at a glance, for CI and the
 // report. Paths are relative to the results directory.
@@ -29,7 +38,8 @@ type SummaryFile struct {
 	// because long executions run longer (periodic timers…).
 	LengthOnly []SummaryCorr `json:"length_only"`
 	// Replay holds the commands that replay the anomalous and the similar
-	// fast execution, run from the results directory.
+	// fast execution, run from the results directory, their paths quoted
+	// for a POSIX shell where needed.
 	Replay []string `json:"replay"`
 }
 
@@ -137,6 +147,12 @@ const summaryTop = 5
 // present, pf being the directory's profile, and returns it.
 func (d *Dir) WriteSummary(pf *ProfileFile) (s *SummaryFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
+	if pf == nil {
+		return nil, errNilProfile
+	}
 	return d.writeSummary(pf)
 }
 
@@ -221,7 +237,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 				s.Anomaly.Cause = k.Headline
 			}
 		}
-		s.Replay = append(s.Replay, "macepc replay --path "+an.Path)
+		s.Replay = append(s.Replay, replayCommand(an.Path))
 	}
 	switch {
 	case err == nil:
@@ -233,7 +249,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 		}
 		if sim := df.Similar; sim != nil {
 			s.Divergence.SimilarExecutionTime, s.Divergence.SimilarPath, s.Divergence.SimilarLog = Secs(sim.ExecTimeNS), sim.Path, sim.Log
-			s.Replay = append(s.Replay, "macepc replay --path "+sim.Path)
+			s.Replay = append(s.Replay, replayCommand(sim.Path))
 		}
 	case !notExist(err):
 		return nil, err

@@ -1,10 +1,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -28,9 +29,21 @@ type Target struct {
 }
 
 // NewTarget is the target of a scenario of sys's variant (resolved: not
-// "") with the options opts.
-func NewTarget(sys timedsim.System, variant string, sc *timedsim.Scenario, opts timedsim.Options) *Target {
-	return &Target{System: sys, Variant: variant, Scenario: sc, Options: opts, Hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}
+// "") with the options opts. It refuses a nil or invalid scenario
+// (Scenario.Validate).
+func NewTarget(sys timedsim.System, variant string, sc *timedsim.Scenario, opts timedsim.Options) (t *Target, err error) {
+	defer wrapErr(&err)
+	return newTarget(sys, variant, sc, opts)
+}
+
+func newTarget(sys timedsim.System, variant string, sc *timedsim.Scenario, opts timedsim.Options) (*Target, error) {
+	if sc == nil {
+		return nil, errors.New("no scenario (nil *timedsim.Scenario)")
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return &Target{System: sys, Variant: variant, Scenario: sc, Options: opts, Hash: timedsim.ConfigHash(sys.Name, variant, sc, opts)}, nil
 }
 
 // ResolveTarget builds sys's scenario for variant ("": the system's
@@ -46,7 +59,7 @@ func ResolveTarget(sys timedsim.System, variant string, nodes int, params timeds
 	if opts.EDD == nil {
 		opts.EDD = edd.NewSet(edd.DefaultSeed())
 	}
-	return NewTarget(sys, variant, sc, opts), nil
+	return newTarget(sys, variant, sc, opts)
 }
 
 // TargetFromPathFile rebuilds the configuration a path file was made with
@@ -58,6 +71,9 @@ func TargetFromPathFile(systems timedsim.Registry, pf *timedsim.PathFile) (t *Ta
 }
 
 func fromPathFile(systems timedsim.Registry, pf *timedsim.PathFile) (*Target, error) {
+	if pf == nil {
+		return nil, errors.New("no path file (nil *timedsim.PathFile)")
+	}
 	sys, err := systems.Lookup(pf.System)
 	if err != nil {
 		return nil, err
@@ -111,7 +127,7 @@ func ReadPathFile(name string) (pf *timedsim.PathFile, err error) {
 }
 
 func readPathFile(name string) (*timedsim.PathFile, error) {
-	f, err := os.Open(name)
+	f, err := readlimit.Open(name, readlimit.MaxPathFile)
 	if err != nil {
 		return nil, fmt.Errorf("--path: %w", err)
 	}
@@ -127,6 +143,9 @@ func readPathFile(name string) (*timedsim.PathFile, error) {
 // to set.
 func ApplyScale(set *edd.Set, specs []string) (err error) {
 	defer wrapErr(&err)
+	if set == nil {
+		return errors.New("--scale: no event duration distributions to scale (nil *edd.Set)")
+	}
 	return applyScale(set, specs)
 }
 
@@ -151,21 +170,25 @@ func applyScale(set *edd.Set, specs []string) error {
 	return nil
 }
 
-// writeEDD writes an EDD set atomically.
-func writeEDD(path string, set *edd.Set) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return edd.Write(w, set) })
-}
-
 // Finding describes what is wrong with an execution beyond being slow: a
 // panic in the protocol's code or a violated safety property ("" if
-// nothing).
+// nothing, or if r is nil).
 func Finding(r *timedsim.Result) string {
+	if r == nil {
+		return ""
+	}
+	if p := r.Panic; p == nil && (r.Outcome == timedsim.Hung || r.Outcome == timedsim.Panicked) {
+		return r.Outcome.String() // a Result made by hand, without its PanicInfo
+	}
 	switch r.Outcome {
 	case timedsim.Hung:
 		p := r.Panic
 		return fmt.Sprintf("handler hung at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 	case timedsim.Panicked:
 		p := r.Panic
+		if p.AfterReturn {
+			return fmt.Sprintf("Context used after its handler returned: the Context of step %d on %v in %q was called after that handler returned (a goroutine it started, or a Context the service kept); the call did nothing", p.Step, p.Node, p.Label)
+		}
 		if p.Where == "handler" {
 			return fmt.Sprintf("handler panicked at step %d on %v in %q: %s", p.Step, p.Node, p.Label, p.Value)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/macepc/macepc/edd"
@@ -119,17 +120,22 @@ type TrainConfig struct {
 // seed. Pass the written edd.json to later runs to repeat them exactly.
 func Train(ctx context.Context, cfg TrainConfig) (tf *TrainFile, set *edd.Set, err error) {
 	defer wrapErr(&err)
+	if err := checkContext(ctx); err != nil {
+		return nil, nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
+	release, err := cfg.Dir.hold()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	tf, set, err = train(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cfg.Dir.clearAfter(""); err != nil { // only once the training succeeded
-		return nil, nil, err
-	}
-	return tf, set, writeTraining(cfg.Dir, tf, set)
+	return tf, set, writeTraining(cfg.Dir, tf, set) // only once the training succeeded
 }
 
 func (c *TrainConfig) check() error {
@@ -167,7 +173,7 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 		return nil, nil, err
 	}
 	if err != nil || done < cfg.Runs {
-		return nil, nil, d.interrupted(PhaseTrain, done, cfg.Runs)
+		return nil, nil, d.interrupted(ctx, PhaseTrain, done, cfg.Runs)
 	}
 	set, err := edd.Train(samples, edd.DefaultSeed(), 0)
 	if err != nil {
@@ -184,12 +190,19 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 	return tf, set, nil
 }
 
-// writeTraining writes a training's files, edd.json and train.json.
+// writeTraining writes a training's files, edd.json and train.json,
+// together, in place of every file of the directory (they all depend on
+// the training).
 func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
-	if err := writeEDD(d.File(FileEDD), set); err != nil {
+	out := d.newPhaseWrite()
+	defer out.abort()
+	if err := out.write(FileEDD, func(w io.Writer) error { return edd.Write(w, set) }); err != nil {
 		return err
 	}
-	return d.writeJSON(FileTrain, tf)
+	if err := out.writeJSON(FileTrain, tf); err != nil {
+		return err
+	}
+	return out.commit("")
 }
 
 // LoadTraining reads DIR/train.json: the configuration that edd.json was
@@ -197,6 +210,9 @@ func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
 // without train.json gives (nil, nil).
 func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	defer wrapErr(&err)
+	if d == nil {
+		return nil, errNilDir
+	}
 	path := d.File(FileTrain)
 	if !fileExists(path) {
 		return nil, nil

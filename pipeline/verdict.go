@@ -283,6 +283,9 @@ func newCauser(ctx context.Context, env Env, t *Target, pf *ProfileFile, execs [
 	if err != nil {
 		return nil, err
 	}
+	if err := watchdogMismatch(env, fmt.Sprintf("the median execution (index %d)", c.median.Index), c.median.Outcome, c.median.Steps, r); err != nil {
+		return nil, err
+	}
 	if c.normal, err = critpath.Compute(r.Events); err != nil {
 		return nil, err
 	}
@@ -304,6 +307,9 @@ func (c *causer) cause(l *CountsLine) (*Cause, error) {
 	}
 	r, err := record(c.ctx, c.env, c.t, timedsim.SeedPath(l.Seed))
 	if err != nil {
+		return nil, err
+	}
+	if err := watchdogMismatch(c.env, fmt.Sprintf("execution %d", l.Index), l.Outcome, l.Steps, r); err != nil {
 		return nil, err
 	}
 	p, err := critpath.Compute(r.Events)

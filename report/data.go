@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/internal/readlimit"
 )
 
 // The files of a results directory the report reads. The types below
@@ -543,7 +545,7 @@ func Load(dir string) (*Results, error) {
 		return nil, err
 	} else if ok {
 		r.Liveness = &lf
-		if b, err := os.ReadFile(filepath.Join(dir, FileStateDiff)); err == nil {
+		if b, err := readlimit.ReadFile(filepath.Join(dir, FileStateDiff), readlimit.MaxTextFile); err == nil {
 			r.StateDiff = string(b)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("report: %w", err)
@@ -593,7 +595,7 @@ func Load(dir string) (*Results, error) {
 	} else if ok {
 		r.Correlation = &cf
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, FileDiff)); err == nil {
+	if b, err := readlimit.ReadFile(filepath.Join(dir, FileDiff), readlimit.MaxTextFile); err == nil {
 		r.Diff = string(b)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
@@ -607,7 +609,7 @@ func Load(dir string) (*Results, error) {
 			name string
 			dst  *[]byte
 		}{{FileRegressSVG, &r.RegressSVG}, {FileRegressPNG, &r.RegressPNG}} {
-			if b, err := os.ReadFile(filepath.Join(dir, f.name)); err == nil {
+			if b, err := readlimit.ReadFile(filepath.Join(dir, f.name), readlimit.MaxTextFile); err == nil {
 				*f.dst = b
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("report: %w", err)
@@ -618,9 +620,11 @@ func Load(dir string) (*Results, error) {
 }
 
 // readJSON decodes one JSON file after checking its format and version;
-// a missing file is (false, nil).
+// a missing file is (false, nil). A file larger than
+// readlimit.MaxJSONFile, or one that does not start as a JSON object does
+// (a device), is an error.
 func readJSON(path, format string, v any) (bool, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadJSONFile(path, readlimit.MaxJSONFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -644,30 +648,32 @@ func readJSON(path, format string, v any) (bool, error) {
 }
 
 // readLines decodes a JSON Lines file of executions; a missing file is
-// empty.
+// empty. A line longer than readlimit.MaxJSONLine is an error.
 func readLines(path string) ([]CountsLine, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	defer f.Close()
 	var out []CountsLine
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
+	br := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		b, err := readlimit.ReadLine(br, readlimit.MaxJSONLine)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("report: %s line %d: %w", path, n, err)
 		}
-		var l CountsLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("report: %s line %d is malformed: %w", path, n, err)
+		if len(bytes.TrimSpace(b)) > 0 {
+			var l CountsLine
+			if err := json.Unmarshal(b, &l); err != nil {
+				return nil, fmt.Errorf("report: %s line %d is malformed: %w", path, n, err)
+			}
+			out = append(out, l)
 		}
-		out = append(out, l)
+		if err == io.EOF {
+			return out, nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
-	}
-	return out, nil
 }

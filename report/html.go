@@ -3,8 +3,11 @@ package report
 import (
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/macepc/macepc/internal/visible"
 )
 
 // diffLines is how many lines of divergence.diff the report shows.
@@ -82,7 +85,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Explore = FileExplore
 	}
 	if s := r.Summary; s != nil {
-		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), s.Replay
+		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), summaryReplay(s)
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {
 			d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
@@ -145,7 +148,51 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Nav = append(d.Nav, row{"statediff", "State diff"})
 	}
 	d.Nav = append(d.Nav, row{"replay", "Replay"})
+	d.makeVisible()
 	return htmlTemplate.Execute(w, d)
+}
+
+// makeVisible makes the hidden characters of every text of the page
+// visible (package internal/visible): a right-to-left override in a
+// state or a note shows as "\u202e" instead of reversing the text after
+// it. The template escapes the rest for HTML.
+func (d *htmlData) makeVisible() {
+	v := visible.String
+	all := func(ss []string) {
+		for i := range ss {
+			ss[i] = v(ss[i])
+		}
+	}
+	rows := func(rs []row) {
+		for i := range rs {
+			rs[i] = row{v(rs[i].Key), v(rs[i].Value)}
+		}
+	}
+	lines := func(ls []htmlDiffLine) {
+		for i := range ls {
+			ls[i].Text = v(ls[i].Text)
+		}
+	}
+	d.Title, d.Verdict, d.Cause, d.VerdictRest = v(d.Title), v(d.Verdict), v(d.Cause), v(d.VerdictRest)
+	d.DiffMissing, d.StateMissing, d.ReplayNote = v(d.DiffMissing), v(d.StateMissing), v(d.ReplayNote)
+	all(d.Warnings)
+	all(d.Replay)
+	rows(d.Config)
+	rows(d.Summary)
+	rows(d.Nav)
+	for _, c := range [][][3]string{d.Correlations, d.LengthOnly} {
+		for i := range c {
+			c[i] = [3]string{v(c[i][0]), v(c[i][1]), v(c[i][2])}
+		}
+	}
+	lines(d.Diff)
+	lines(d.StateDiff)
+	for i := range d.Figures {
+		f := &d.Figures[i]
+		f.Title, f.Guide, f.Missing = v(f.Title), v(f.Guide), v(f.Missing)
+		f.Rows = slices.Clone(f.Rows) // the figure's own rows are not ours to change
+		rows(f.Rows)
+	}
 }
 
 func missingDiff(r *Results) string {

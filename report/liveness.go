@@ -140,7 +140,7 @@ func livenessReplay(lv *Liveness) []string {
 	var out []string
 	for _, f := range []string{"dead.path.json", "live.path.json"} {
 		if slices.Contains(lv.Files, f) {
-			out = append(out, "macepc replay --path "+f)
+			out = append(out, replayCommand(f))
 		}
 	}
 	return out

@@ -68,6 +68,18 @@ func Figures(r *Results) []Figure {
 	return buildFigures(r, bs)
 }
 
+// PlotFiles are the names of the files Write writes into DirPlots, one
+// PNG file per figure Figures can draw: a phase that clears a results
+// directory removes these from DirPlots and leaves any other file there.
+func PlotFiles() []string {
+	ids := []string{"regress", "profile", "search", "divergence", "correlation", "completion", "eventgraph", "critical"}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id + ".png"
+	}
+	return out
+}
+
 // figureBuilder builds one figure. id names it: buildFigure sets the
 // figure's ID, or the placeholder's should the building fail.
 type figureBuilder struct {

@@ -292,11 +292,11 @@ func regressOnly(r *Results) bool {
 func regressReplay(rg *Regress) (cmds []string, note string) {
 	var what []string
 	if s := rg.Slowest; s != nil && s.Path != "" {
-		cmds = append(cmds, "macepc replay --path "+s.Path)
+		cmds = append(cmds, replayCommand(s.Path))
 		what = append(what, fmt.Sprintf("the slowest current execution, execution %d (%s, %d steps)", s.Index, fmtSec(secsNS(s.ExecTimeNS)), s.Steps))
 	}
 	if o := rg.Outliers; o.Path != "" {
-		cmds = append(cmds, "macepc replay --path "+o.Path)
+		cmds = append(cmds, replayCommand(o.Path))
 		first := "the first current execution above the baseline's threshold"
 		if len(o.Executions) > 0 {
 			first += fmt.Sprintf(", execution %d (%s)", o.Executions[0].Index, fmtSec(secsNS(o.Executions[0].ExecTimeNS)))

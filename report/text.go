@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/macepc/macepc/internal/shellquote"
+	"github.com/macepc/macepc/internal/visible"
 )
 
 // row is one line of a key-value table.
@@ -331,25 +334,48 @@ func corrRows(cs []SummaryCorr) [][3]string {
 	return out
 }
 
+// replayCommand is the command that replays the path file path, quoted
+// for a shell: a path is one word, whatever characters it holds.
+func replayCommand(path string) string { return shellquote.Join("macepc", "replay", "--path", path) }
+
+// summaryReplay lists the commands that replay the anomalous and the
+// similar fast execution, made from summary.json's paths rather than
+// taken from its replay commands: what the report prints for a shell is
+// quoted by the report.
+func summaryReplay(s *Summary) []string {
+	var out []string
+	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
+		out = append(out, replayCommand(a.Path))
+	}
+	if d := s.Divergence; d != nil && d.SimilarPath != "" {
+		out = append(out, replayCommand(d.SimilarPath))
+	}
+	return out
+}
+
 // WriteMarkdown writes summary.md: the summary for terminals and CI logs.
+// Every text in it that a protocol or a file supplied (labels, notes,
+// states, panics, paths) is escaped (mdText) or put in a code span
+// (mdCode), so that a Markdown renderer shows it as it is: a note
+// "<img src=x onerror=…>" is text, not HTML.
 func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	h := newHeading(r)
 	if h.title != "" {
-		fmt.Fprintf(w, "# %s\n\n", h.title)
+		fmt.Fprintf(w, "# %s\n\n", mdText(h.title))
 	}
 	for i, v := range h.verdicts {
 		if i == 0 && h.cause != "" {
 			v += " " + h.cause
 		}
-		fmt.Fprintf(w, "**%s**\n\n", v)
+		fmt.Fprintf(w, "**%s**\n\n", mdText(v))
 	}
 	for _, warn := range h.warnings {
-		fmt.Fprintf(w, "> Warning: %s.\n\n", warn)
+		fmt.Fprintf(w, "> Warning: %s.\n\n", mdText(warn))
 	}
 	var conf, sum []row
 	var replay []string
 	if s := r.Summary; s != nil {
-		conf, sum, replay = configRows(r), summaryRows(r), s.Replay
+		conf, sum, replay = configRows(r), summaryRows(r), summaryReplay(s)
 	}
 	if rg := r.Regress; rg != nil {
 		cmds, _ := regressReplay(rg)
@@ -380,27 +406,32 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	}
 	if s := r.Summary; s != nil && (len(s.Correlations) > 0 || len(s.LengthOnly) > 0) {
 		fmt.Fprintf(w, "\n## Events correlated with execution time\n\n| label | r | r within Q1 |\n|---|---:|---:|\n")
-		for _, c := range corrRows(s.Correlations) {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(c[0]), c[1], c[2])
+		for _, c := range s.Correlations {
+			note := ""
+			if c.Critical {
+				note = " (the anomaly's analysis points at it)"
+			}
+			fmt.Fprintf(w, "| %s%s | %s | %s |\n", mdCodeCell(c.Label), note, fmtRp(c.R), fmtRp(c.WindowR))
 		}
-		for _, c := range corrRows(s.LengthOnly) {
-			fmt.Fprintf(w, "| %s (length-only) | %s | %s |\n", mdCell(c[0]), c[1], c[2])
+		for _, c := range s.LengthOnly {
+			fmt.Fprintf(w, "| %s (length-only) | %s | %s |\n", mdCodeCell(c.Label), fmtRp(c.R), fmtRp(c.WindowR))
 		}
 	}
 	if len(replay) > 0 {
-		fmt.Fprintf(w, "\n## Replay (from the results directory)\n\n```sh\n")
+		fence := mdFence(strings.Join(replay, "\n"))
+		fmt.Fprintf(w, "\n## Replay (from the results directory)\n\n%ssh\n", fence)
 		for _, c := range replay {
-			fmt.Fprintf(w, "%s\n", c)
+			fmt.Fprintf(w, "%s\n", visible.String(c))
 		}
-		fmt.Fprintf(w, "```\n")
+		fmt.Fprintf(w, "%s\n", fence)
 	}
 	fmt.Fprintf(w, "\n## Plots\n\n")
 	for _, f := range figs {
 		note := ""
 		if f.Missing != "" {
-			note = " — " + f.Missing
+			note = " — " + mdText(f.Missing)
 		}
-		fmt.Fprintf(w, "- %s: `%s/%s.png`%s\n", f.Title, DirPlots, f.ID, note)
+		fmt.Fprintf(w, "- %s: %s%s\n", mdText(f.Title), mdCode(DirPlots+"/"+f.ID+".png"), note)
 	}
 	diffs := ""
 	switch {
@@ -409,9 +440,84 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	case r.Liveness != nil:
 		diffs = " and the state diff"
 	}
-	fmt.Fprintf(w, "\nThe full report with the plots%s: `%s`.\n", diffs, FileHTML)
+	fmt.Fprintf(w, "\nThe full report with the plots%s: %s.\n", diffs, mdCode(FileHTML))
 }
 
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+// mdSpecial are the characters that Markdown (CommonMark and GitHub's
+// tables, strikethrough and math) or the HTML within it give a meaning:
+// mdText escapes each with a backslash, which any ASCII punctuation
+// character takes. '<' and '&' are escaped only where they start a tag,
+// an autolink or an entity (before a letter, or "/!?" and '#'): "p =
+// 0.016 < 0.05" stays as it is.
+const mdSpecial = "\\`*_[]|~$<&"
+
+// mdText is text for Markdown, shown as it is: a line (a line break
+// becomes a space), its hidden characters made visible (package
+// internal/visible: "\u202e"), its Markdown and HTML characters escaped,
+// so that "<img src=x onerror=alert(1)>" is text, not an image.
+func mdText(s string) string {
+	s = visible.String(strings.ReplaceAll(s, "\n", " "))
+	if !strings.ContainsAny(s, mdSpecial) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		letter := 'a' <= next|0x20 && next|0x20 <= 'z'
+		switch {
+		case c == '<' && (letter || next == '/' || next == '!' || next == '?'),
+			c == '&' && (letter || next == '#'),
+			c != '<' && c != '&' && strings.IndexByte(mdSpecial, c) >= 0:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// mdCell is mdText for a table cell (whose '|' mdText escapes).
+func mdCell(s string) string { return mdText(s) }
+
+// mdCode is s as a code span: shown as it is in a monospaced font, its
+// hidden characters made visible. Its delimiters are one backtick more
+// than the longest run of backticks in s, padded with a space when s
+// starts or ends with a backtick or a space (CommonMark strips one).
+func mdCode(s string) string {
+	s = visible.String(s) // no line break left
+	delim := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return delim + s + delim
+}
+
+// mdCodeCell is mdCode in a table cell: GitHub ends a cell at a '|'
+// even in a code span, unless it is escaped.
+func mdCodeCell(s string) string {
+	return strings.ReplaceAll(mdCode(s), "|", `\|`)
+}
+
+// mdFence is the fence of a fenced code block holding s: three backticks,
+// or one more than the longest run of backticks in s, so that no line of s
+// closes the block.
+func mdFence(s string) string {
+	return strings.Repeat("`", max(3, longestRun(s, '`')+1))
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	n, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			n = max(n, run)
+		} else {
+			run = 0
+		}
+	}
+	return n
 }

@@ -66,7 +66,9 @@ func runID(r *Results) string {
 }
 
 // Write renders the report of a results directory into it: report.html,
-// summary.md and plots/<id>.png. It reads only the directory's files.
+// summary.md and plots/<id>.png. It reads only the directory's files. A
+// plots that is a symbolic link is refused: nothing is written through a
+// link to somewhere outside the directory.
 func Write(dir string) error {
 	r, err := Load(dir)
 	if err != nil {
@@ -76,7 +78,11 @@ func Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, DirPlots), 0o755); err != nil {
+	plots := filepath.Join(dir, DirPlots)
+	if st, err := os.Lstat(plots); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("report: %s is a symbolic link: the report writes its plots into a directory of its own, never through a link (remove the link, and macepc writes %s there)", plots, DirPlots)
+	}
+	if err := os.MkdirAll(plots, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, f := range figs {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/macepc/macepc/internal/readlimit"
 )
 
 // Format and Version identify shard files.
@@ -146,19 +148,28 @@ func (f *File) check() error {
 	return nil
 }
 
-// Read reads and checks a shard file. name is used in error messages.
+// Read reads and checks a shard file. name is used in error messages. A
+// line longer than readlimit.MaxJSONLine (a record is one execution) is
+// refused as soon as that much is read.
 func Read(r io.Reader, name string) (*File, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("shard: %s: %w", name, err)
+	var lines [][]byte
+	br := bufio.NewReader(r)
+	for {
+		l, err := readlimit.ReadLine(br, readlimit.MaxJSONLine)
+		if err == io.EOF {
+			if len(l) > 0 {
+				return nil, fmt.Errorf("shard: %s is truncated: it ends in the middle of a line (run the shard again)", name)
+			}
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("shard: %s line %d: %w", name, len(lines)+1, err)
+		}
+		lines = append(lines, l[:len(l)-1])
 	}
-	if len(b) == 0 {
+	if len(lines) == 0 {
 		return nil, fmt.Errorf("shard: %s is empty", name)
 	}
-	if b[len(b)-1] != '\n' {
-		return nil, fmt.Errorf("shard: %s is truncated: it ends in the middle of a line (run the shard again)", name)
-	}
-	lines := bytes.Split(b[:len(b)-1], []byte{'\n'})
 	f := &File{Name: name}
 	decode := func(n int, v any) error {
 		dec := json.NewDecoder(bytes.NewReader(lines[n-1]))

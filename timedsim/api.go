@@ -35,7 +35,8 @@ type Message interface {
 // wrapper can label "deliver MsgApp". MessageLabel must be a pure function
 // of the message and return one of a few names (each distinct name is a
 // label of its own, with its own EDD and counts); an empty name falls back
-// to the type's name.
+// to the type's name. A name CheckMessageLabel refuses (a line break, a
+// right-to-left override) makes the handler that sends the message panic.
 type Labeler interface {
 	MessageLabel() string
 }
@@ -45,7 +46,10 @@ type Labeler interface {
 // handler's simulated end time (known before the handler runs, since its
 // duration is drawn first), never earlier, whatever the handler does next.
 //
-// A Context is only valid during the handler call it was passed to.
+// A Context is only valid during the handler call it was passed to. Used
+// later, by a goroutine the handler started or from a later handler that
+// kept it, its methods do nothing (Send returns ErrAfterReturn) and the
+// simulator's execution ends as Panicked with PanicInfo.AfterReturn.
 type Context interface {
 	// Self is the node running the handler.
 	Self() NodeID

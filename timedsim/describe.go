@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/macepc/macepc/internal/visible"
 )
 
 // Describer is implemented by services that render their own state for
@@ -49,8 +51,8 @@ const MaxNoteLen = 80
 
 // CheckNote says why text cannot be a note (Context.Note), or returns nil.
 // A note is one line of at most MaxNoteLen bytes of valid UTF-8, without
-// control characters, surrounding spaces or the arrow "→" of composite
-// labels, and it must not read as a message type: not SentNothing, and
+// control or invisible formatting characters (a right-to-left override),
+// surrounding spaces or the arrow "→" of composite labels, and it must not read as a message type: not SentNothing, and
 // not a Go identifier ("dropped"; write "dropped: not joined"), which a
 // message type of the same name would share a composite label with.
 func CheckNote(text string) error {
@@ -76,6 +78,55 @@ func CheckNote(text string) error {
 			return bad("has a control character (a note is one line)")
 		}
 	}
+	if !visible.Is(text) {
+		return bad(hiddenChar)
+	}
+	return nil
+}
+
+// hiddenChar says why a text with a character that would not show as
+// itself (package internal/visible) is refused.
+const hiddenChar = "has an invisible formatting character (such as a right-to-left override, which reverses the text after it on screen)"
+
+// CheckMessageLabel says why name cannot be the label of a message
+// (Labeler.MessageLabel), or returns nil. An empty name is fine (the type's
+// name stands in). A label is one line of valid UTF-8, without control or
+// invisible formatting characters, surrounding spaces, the arrow "→" of
+// composite labels, or the text SentNothing: event logs, tables and plots
+// show it as it is, one event per line, and a label of "Ping\nstep 5 …"
+// would forge a line of the event log. A handler that sends a message
+// with such a label panics, as it does for such a note.
+func CheckMessageLabel(name string) error {
+	if name == "" {
+		return nil
+	}
+	return checkName("message label", name)
+}
+
+// checkName checks a name that becomes part of an event label (a message
+// label, a timer name) as CheckMessageLabel says; what names it.
+func checkName(what, name string) error {
+	bad := func(why string) error { return fmt.Errorf("timedsim: %s %q %s", what, name, why) }
+	switch {
+	case name == "":
+		return fmt.Errorf("timedsim: empty %s", what)
+	case !utf8.ValidString(name):
+		return bad("is not valid UTF-8")
+	case strings.ContainsRune(name, '→'):
+		return bad("contains the composite labels' arrow →")
+	case strings.TrimSpace(name) != name:
+		return bad("has surrounding spaces")
+	case name == SentNothing:
+		return bad("is the composite label of a handler that sent nothing")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return bad("has a control character (a label is one line)")
+		}
+	}
+	if !visible.Is(name) {
+		return bad(hiddenChar)
+	}
 	return nil
 }
 
@@ -95,19 +146,21 @@ func isIdent(s string) bool {
 // map entries sorted by their rendered key, pointers followed (a pointer
 // seen before on the way down renders as "<cycle>"). Fields tagged
 // `macepc:"-"` are skipped, as MaceMC lets authors mark state that does
-// not matter.
+// not matter. The text's hidden characters are made visible (package
+// internal/visible): a line break shows as "\n" and a right-to-left
+// override as "\u202e", so that a state is one line that reads as it is.
 func Describe(v any) string {
 	switch d := v.(type) {
 	case nil:
 		return "nil"
 	case Describer:
-		return d.Describe()
+		return visible.String(d.Describe())
 	case fmt.Stringer:
-		return d.String()
+		return visible.String(d.String())
 	}
 	var b strings.Builder
 	describe(&b, reflect.ValueOf(v), map[uintptr]bool{})
-	return b.String()
+	return visible.String(b.String())
 }
 
 func describe(b *strings.Builder, v reflect.Value, seen map[uintptr]bool) {

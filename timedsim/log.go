@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/macepc/macepc/internal/visible"
 )
 
 // FormatTime renders a simulated time or duration with full nanosecond
@@ -46,13 +48,17 @@ type LogHeader struct {
 // execution: one line per event (step, node, start, duration, label,
 // sender), indented lines for each message sent (destination, transport,
 // type, size, arrival, fate), timer changes, notes and log lines. The output is a
-// pure function of the result: same path, same bytes.
+// pure function of the result: same path, same bytes. Every text that
+// came from the protocol's code (states, log lines, panics) has its hidden
+// characters made visible (package internal/visible): a line of the log
+// is one event or one of its effects, and none can forge another.
 func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
+	v := visible.String
 	bw := bufio.NewWriter(w)
 	bw.WriteString("# macepc event log v1\n")
-	bw.WriteString("# system=" + h.System + " variant=" + h.Variant + " nodes=" + strconv.Itoa(h.Nodes) + " config=" + h.ConfigHash + "\n")
+	bw.WriteString("# system=" + v(h.System) + " variant=" + v(h.Variant) + " nodes=" + strconv.Itoa(h.Nodes) + " config=" + v(h.ConfigHash) + "\n")
 	if len(h.Params) > 0 {
-		bw.WriteString("# params=" + h.Params.String() + "\n")
+		bw.WriteString("# params=" + v(h.Params.String()) + "\n")
 	}
 	bw.WriteString("# path=")
 	for i, s := range h.Path.Segments {
@@ -70,21 +76,21 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 		if p.Label != "" {
 			where += " in " + p.Label
 		}
-		bw.WriteString("# panic at step " + strconv.Itoa(p.Step) + " in the " + where + ": " + p.Value + "\n")
+		bw.WriteString("# panic at step " + strconv.Itoa(p.Step) + " in the " + v(where) + ": " + v(p.Value) + "\n")
 	}
 	if r.Violation != "" {
-		bw.WriteString("# safety property violated: " + r.Violation + "\n")
+		bw.WriteString("# safety property violated: " + v(r.Violation) + "\n")
 	}
 	bw.WriteString("#  step node   start            duration      event\n")
 	for i := range r.Events {
 		e := &r.Events[i]
-		line := pad(strconv.Itoa(e.Step), 7) + " " + padRight(e.Node.String(), 6) + " " + pad(FormatTime(e.Start), 16) + " " + pad(FormatTime(e.Duration), 13) + "  " + e.Label
+		line := pad(strconv.Itoa(e.Step), 7) + " " + padRight(e.Node.String(), 6) + " " + pad(FormatTime(e.Start), 16) + " " + pad(FormatTime(e.Duration), 13) + "  " + v(e.Label)
 		if e.From != None {
 			line += " from " + e.From.String()
 		}
 		bw.WriteString(line + "\n")
 		for _, s := range e.Sends {
-			l := "        -> " + s.To.String() + " " + s.Type + " " + strconv.Itoa(s.Size) + "B on " + s.Transport + ": " + s.Status
+			l := "        -> " + s.To.String() + " " + v(s.Type) + " " + strconv.Itoa(s.Size) + "B on " + v(s.Transport) + ": " + s.Status
 			if s.Status == "sent" {
 				l += ", arrives " + FormatTime(s.Arrive)
 			}
@@ -92,22 +98,22 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 		}
 		for _, t := range e.Timers {
 			if t.Cancel {
-				bw.WriteString("        timer " + t.Name + " cancelled\n")
+				bw.WriteString("        timer " + v(t.Name) + " cancelled\n")
 			} else {
-				bw.WriteString("        timer " + t.Name + " set for " + FormatTime(t.At) + "\n")
+				bw.WriteString("        timer " + v(t.Name) + " set for " + FormatTime(t.At) + "\n")
 			}
 		}
 		for _, n := range e.Notes {
-			bw.WriteString("        note: " + n + "\n")
+			bw.WriteString("        note: " + v(n) + "\n")
 		}
 		for _, l := range e.Logs {
-			bw.WriteString("        log: " + l + "\n")
+			bw.WriteString("        log: " + v(l) + "\n")
 		}
 	}
 	if len(r.FinalStates) > 0 {
 		bw.WriteString("# final node states\n")
 		for i, st := range r.FinalStates {
-			bw.WriteString("# " + NodeID(i).String() + ": " + st + "\n")
+			bw.WriteString("# " + NodeID(i).String() + ": " + v(st) + "\n")
 		}
 	}
 	return bw.Flush()

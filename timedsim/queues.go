@@ -54,6 +54,9 @@ func (c *nodeCtx) QueueLen(transport string, to NodeID) int {
 	if to < 0 || int(to) >= len(c.s.nodes) {
 		panic("timedsim: QueueLen of nonexistent node " + itoa(int(to)))
 	}
+	if !c.alive() {
+		return 0
+	}
 	return c.s.net.QueueLen(c.transport(transport), int(c.node), int(to))
 }
 

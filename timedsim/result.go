@@ -202,6 +202,11 @@ type PanicInfo struct {
 	Label string
 	Value string
 	Stack string
+	// AfterReturn: nothing panicked, but the Context of the handler at
+	// Step (on Node, in Label) was used after that handler returned, by a
+	// goroutine it started or from a later handler that kept it; the call
+	// did nothing (ErrAfterReturn) and the execution ran to its end.
+	AfterReturn bool
 }
 
 // TimedEvent is one executed event: the paper's <node, event, start,

@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/simtime"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/netmodel"
 )
 
@@ -180,11 +182,16 @@ type Simulator struct {
 	drv        Driver
 
 	// per-handler state
-	ctx      nodeCtx
-	cause    int32   // the running step (-1 outside a step): the cause of what it schedules
-	nsent    int32   // sends of the running handler so far
-	sentLbls []int32 // message labels the current handler sent (composites)
-	noted    []int32 // notes the current handler made
+	ctxs     [ctxRing]*nodeCtx          // the Contexts handed to handlers, in turn (late.go)
+	ctxMem   [ctxRing]nodeCtx           // what ctxs points at until a goroutine keeps one
+	poisoned []*nodeCtx                 // the Contexts replaced in this execution (the first ctxRing)
+	ctx      *nodeCtx                   // the running handler's
+	runs     atomic.Uint64              // executions started: the run bits of a Context's state
+	late     [runMask + 1]atomic.Uint64 // per execution (modulo): a Context used after its handler returned
+	cause    int32                      // the running step (-1 outside a step): the cause of what it schedules
+	nsent    int32                      // sends of the running handler so far
+	sentLbls []int32                    // message labels the current handler sent (composites)
+	noted    []int32                    // notes the current handler made
 	ev       *TimedEvent
 	events   []TimedEvent
 
@@ -244,7 +251,11 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	for _, t := range ncfg.Transports {
 		s.trNames = append(s.trNames, t.Name)
 	}
-	s.ctx.s = s
+	for i := range s.ctxs {
+		s.ctxMem[i].s = s
+		s.ctxs[i] = &s.ctxMem[i]
+	}
+	s.ctx = s.ctxs[0]
 	return s, nil
 }
 
@@ -296,6 +307,9 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	if id, ok := s.namedLbl[name]; ok {
 		return id
 	}
+	if err := CheckMessageLabel(name); err != nil {
+		panic(err.Error()) // a caller bug, as a bad note is: the handler's finding
+	}
 	label := name
 	if label == "" {
 		label = typeName(t)
@@ -321,6 +335,9 @@ func typeName(t reflect.Type) string {
 func (s *Simulator) timerID(name string) int32 {
 	if k, ok := s.timerKind[name]; ok {
 		return k
+	}
+	if err := checkName("timer name", name); err != nil {
+		panic(err.Error()) // in SetTimer's handler: its finding
 	}
 	k := int32(len(s.timerName))
 	s.timerKind[name] = k
@@ -466,6 +483,8 @@ func (s *Simulator) resetState(p Path) {
 		s.winComp[i] = 0
 	}
 	s.steps = 0
+	s.late[s.runs.Add(1)&runMask].Store(0)
+	s.poisoned = s.poisoned[:0]
 	s.now, s.lastEnd = 0, 0
 	s.events = nil
 	s.rnd.reset(p)
@@ -521,6 +540,7 @@ func (s *Simulator) run(ctx context.Context, p Path) *Result {
 		}
 		s.loop(ctx, res)
 	})
+	s.checkLate(res)
 	s.finish(res)
 	return res
 }
@@ -541,7 +561,7 @@ func (s *Simulator) guard(res *Result, f func()) {
 		if v == nil {
 			return
 		}
-		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: fmt.Sprint(v), Stack: string(debug.Stack())}
+		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: visible.String(fmt.Sprint(v)), Stack: string(debug.Stack())}
 		switch s.where {
 		case inHandler:
 			info.Node, info.Label = NodeID(s.ctx.node), s.labels[s.ctx.label].name
@@ -549,6 +569,8 @@ func (s *Simulator) guard(res *Result, f func()) {
 			info.Node = s.whereNode
 		}
 		res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
+		// The panicking handler's Context is done.
+		s.ctx.done(s.ctx.state.Load() &^ (ctxLive | ctxPoison))
 		if s.ev != nil { // keep the partial event in the log
 			s.events = append(s.events, *s.ev)
 			s.ev = nil
@@ -763,8 +785,10 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
 	}
 	end := simtime.Add(start, dur) // math.MaxInt64 (never) rather than wrapped around
-	c := &s.ctx
-	c.node, c.label, c.start, c.end = r.node, r.label, start, end
+	state := s.ctxState(r.node)
+	c := s.handOut(timed, state)
+	s.ctx = c
+	c.node, c.label, c.start, c.end, c.step = r.node, r.label, start, end, s.steps
 	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
 	if s.opts.Record {
 		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur,
@@ -868,6 +892,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		}
 	case evHeal:
 		s.net.Heal()
+	}
+	if timed {
+		c.done(state) // the handler returned
 	}
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
@@ -1078,12 +1105,29 @@ type nodeCtx struct {
 	node       int32
 	label      int32
 	start, end time.Duration
+	step       int    // the step it was handed to (the simulator's own record)
+	last       uint64 // its state when its last handler returned (late.go)
+	// state is what a goroutine may read of the Context at any time: the
+	// execution, step and node it belongs to and whether its handler is
+	// running (late.go).
+	state atomic.Uint64
 }
 
-func (c *nodeCtx) Self() NodeID       { return NodeID(c.node) }
-func (c *nodeCtx) Nodes() int         { return len(c.s.nodes) }
-func (c *nodeCtx) Now() time.Duration { c.alive(); return c.start }
+// Self reads the node from the Context's state, which a goroutine that
+// kept the Context may read safely.
+func (c *nodeCtx) Self() NodeID { return stateNode(c.state.Load()) }
+func (c *nodeCtx) Nodes() int   { return len(c.s.nodes) }
+func (c *nodeCtx) Now() time.Duration {
+	if !c.alive() {
+		return 0
+	}
+	return c.start
+}
+
 func (c *nodeCtx) Rand() *rand.Rand {
+	if !c.alive() {
+		return rand.New(rand.NewPCG(0, 0)) // not the simulator's: nothing it draws changes the execution
+	}
 	if ev := c.s.ev; ev != nil { // recording: the draws go into the event
 		c.s.rnd.rec.out = &ev.Draws
 		return c.s.rnd.recR
@@ -1091,10 +1135,17 @@ func (c *nodeCtx) Rand() *rand.Rand {
 	return c.s.rnd.R
 }
 
-func (c *nodeCtx) Send(to NodeID, msg Message) error { c.alive(); return c.send(0, to, msg) }
+func (c *nodeCtx) Send(to NodeID, msg Message) error {
+	if !c.alive() {
+		return ErrAfterReturn
+	}
+	return c.send(0, to, msg)
+}
 
 func (c *nodeCtx) SendOn(transport string, to NodeID, msg Message) error {
-	c.alive()
+	if !c.alive() {
+		return ErrAfterReturn
+	}
 	for i, n := range c.s.trNames {
 		if n == transport {
 			return c.send(i, to, msg)
@@ -1161,7 +1212,9 @@ func (c *nodeCtx) timerSlot(name string) (kind int32, slot *int32) {
 }
 
 func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
-	c.alive()
+	if !c.alive() {
+		return
+	}
 	if after < 0 {
 		after = 0
 	}
@@ -1179,7 +1232,9 @@ func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 }
 
 func (c *nodeCtx) CancelTimer(name string) {
-	c.alive()
+	if !c.alive() {
+		return
+	}
 	s := c.s
 	_, slot := c.timerSlot(name)
 	if *slot >= 0 {
@@ -1193,13 +1248,17 @@ func (c *nodeCtx) CancelTimer(name string) {
 }
 
 func (c *nodeCtx) TimerPending(name string) bool {
-	c.alive()
+	if !c.alive() {
+		return false
+	}
 	_, slot := c.timerSlot(name)
 	return *slot >= 0
 }
 
 func (c *nodeCtx) Note(text string) {
-	c.alive()
+	if !c.alive() {
+		return
+	}
 	if c.s.opts.IgnoreNotes {
 		if err := CheckNote(text); err != nil {
 			panic(err.Error()) // the same caller bug either way
@@ -1210,9 +1269,11 @@ func (c *nodeCtx) Note(text string) {
 }
 
 func (c *nodeCtx) Logf(format string, args ...any) {
-	c.alive()
+	if !c.alive() {
+		return
+	}
 	if c.s.ev != nil {
-		c.s.ev.Logs = append(c.s.ev.Logs, fmt.Sprintf(format, args...))
+		c.s.ev.Logs = append(c.s.ev.Logs, visible.String(fmt.Sprintf(format, args...))) // one line of the event log
 	}
 }
 

@@ -35,11 +35,11 @@ func (s *Simulator) enter(node int32, label int32) {
 
 func (s *Simulator) leave() { s.watch.seq.Add(1) }
 
-// alive ends the goroutine of an abandoned execution, whose handler
+// abandoned ends the goroutine of an abandoned execution, whose handler
 // overran the watchdog and came back to the simulator (a send, a timer, a
 // note…): nobody waits for its result, and its state is no longer the
 // simulator's.
-func (c *nodeCtx) alive() {
+func (c *nodeCtx) abandoned() {
 	if w := c.s.watch; w != nil && w.abandoned.Load() {
 		runtime.Goexit()
 	}

@@ -54,3 +54,28 @@ func TestRemoveStaleFindsWriteTemporaries(t *testing.T) {
 		t.Fatalf("removed %v (%v), want %s", removed, err, filepath.Base(f.Name()))
 	}
 }
+
+// RemoveStaleOf removes the temporaries of one file only.
+func TestRemoveStaleOf(t *testing.T) {
+	dir := t.TempDir()
+	mine := []string{".x.html.tmp-1", ".x.html.tmp-987654"}
+	others := []string{".y.html.tmp-1", ".x.html.tmp-1a", ".x.html.tmp-", "x.html", ".x.htm.tmp-2", "..x.html.tmp-3"}
+	for _, n := range append(slices.Clone(mine), others...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := atomicfile.RemoveStaleOf(filepath.Join(dir, "x.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if !slices.Equal(removed, mine) {
+		t.Fatalf("removed %v, want %v", removed, mine)
+	}
+	for _, n := range others {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s was removed", n)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package report
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// Report.Write writes a plot file for every figure under a name that
+// PlotFiles lists, so that clearing a directory finds them all.
+func TestPlotFilesNameEveryFigure(t *testing.T) {
+	var sum Summary
+	if err := json.Unmarshal([]byte(`{"anomaly":{"found":true},"divergence":{}}`), &sum); err != nil {
+		t.Fatal(err)
+	}
+	r := &Results{Summary: &sum, Regress: &Regress{}, Liveness: &Liveness{}}
+	files := PlotFiles()
+	n := 0
+	for _, f := range Figures(r) {
+		n++
+		if !slices.Contains(files, f.ID+".png") {
+			t.Errorf("figure %s is not in PlotFiles %v", f.ID, files)
+		}
+	}
+	if n != len(files) {
+		t.Errorf("%d figures, %d plot files", n, len(files))
+	}
+}
