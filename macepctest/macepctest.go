@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,7 @@ func Profile(t testing.TB, cfg Config) *Result {
 	if temp {
 		cfg.Out = t.TempDir()
 	}
-	r, err := Run(context.Background(), cfg)
+	r, err := run(context.Background(), cfg, t.Name())
 	if err != nil {
 		t.Fatalf("%v", err)
 		return nil
@@ -201,7 +202,11 @@ func keepResults(t testing.TB, dir string) (string, error) {
 // Run profiles cfg's scenario and compares it with cfg.Baseline (or
 // rewrites the baseline, with Update or -macepctest.update). Errors are a
 // missing or stale baseline, a bad configuration, or a failed run.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*Result, error) { return run(ctx, cfg, "") }
+
+// run is Run; test is the name of the test it runs in ("" outside one),
+// for the command its messages give.
+func run(ctx context.Context, cfg Config, test string) (*Result, error) {
 	if cfg.System.Name == "" {
 		return nil, errors.New("macepctest: Config.System is not set")
 	}
@@ -228,7 +233,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return profileOnly(ctx, cfg, env, target)
 	}
 
-	if err := checkBaseline(cfg, target, eddHash); err != nil {
+	if err := checkBaseline(cfg, target, eddHash, test); err != nil {
 		return nil, err
 	}
 	cmp := anomaly.DefaultCompareConfig()
@@ -296,16 +301,37 @@ func profileOnly(ctx context.Context, cfg Config, env pipeline.Env, target *pipe
 	return r, nil
 }
 
+// updateCommand is the command that rewrites test's baseline: go test
+// -run with the test's name anchored (each subtest level on its own), and
+// -macepctest.update.
+func updateCommand(test string) string {
+	if test == "" {
+		return "Config.Update, or -macepctest.update in the test that runs it"
+	}
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return "go test -run '" + strings.Join(parts, "/") + "' -macepctest.update"
+}
+
+// updateAdvice says how to rewrite a stale baseline and what that does.
+func updateAdvice(test string) string {
+	return "if the test's configuration changed on purpose, rewrite the baseline with " + updateCommand(test) +
+		" (it replaces the baseline with this run's profile, whatever its performance: check the new profile before you commit it)"
+}
+
 // checkBaseline refuses a missing baseline, or one of another system,
 // variant, node count, seed, number of runs or EDD than cfg's (eddHash:
 // the hash of its EDD before the what-if factors).
-func checkBaseline(cfg Config, t *pipeline.Target, eddHash uint64) error {
+func checkBaseline(cfg Config, t *pipeline.Target, eddHash uint64, test string) error {
+	rewrite := updateAdvice(test)
 	var f struct {
 		Format string `json:"format"`
 	}
 	if err := readJSON(cfg.Baseline, &f); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("macepctest: the baseline %s does not exist: create it with go test -run '^TestName$' -macepctest.update", cfg.Baseline)
+			return fmt.Errorf("macepctest: the baseline %s does not exist: create it with %s", cfg.Baseline, updateCommand(test))
 		}
 		return err
 	}
@@ -318,18 +344,18 @@ func checkBaseline(cfg Config, t *pipeline.Target, eddHash uint64) error {
 	}
 	variant, nodes := t.Variant, t.Scenario.Nodes
 	if base.System != cfg.System.Name || base.Variant != variant || base.Seed != cfg.Seed || base.Runs != runs(cfg) {
-		return fmt.Errorf("macepctest: the baseline %s is of %s variant %s seed %d with %d runs, the test of %s variant %s seed %d with %d runs: rewrite it with -macepctest.update",
-			cfg.Baseline, base.System, base.Variant, base.Seed, base.Runs, cfg.System.Name, variant, cfg.Seed, runs(cfg))
+		return fmt.Errorf("macepctest: the baseline %s is of %s variant %s seed %d with %d runs, the test of %s variant %s seed %d with %d runs: %s",
+			cfg.Baseline, base.System, base.Variant, base.Seed, base.Runs, cfg.System.Name, variant, cfg.Seed, runs(cfg), rewrite)
 	}
 	if base.Nodes != nodes {
-		return fmt.Errorf("macepctest: the baseline %s is a profile of %d nodes, not %d: rewrite it with -macepctest.update", cfg.Baseline, base.Nodes, nodes)
+		return fmt.Errorf("macepctest: the baseline %s is a profile of %d nodes, not %d: %s", cfg.Baseline, base.Nodes, nodes, rewrite)
 	}
 	opts, err := base.Template.Options()
 	if err != nil {
 		return fmt.Errorf("macepctest: the baseline %s: %w", cfg.Baseline, err)
 	}
 	if opts.EDD.Hash() != eddHash {
-		return fmt.Errorf("macepctest: the baseline %s was profiled with other event duration distributions than %s: rewrite it with -macepctest.update", cfg.Baseline, eddName(cfg))
+		return fmt.Errorf("macepctest: the baseline %s was profiled with other event duration distributions than %s: %s", cfg.Baseline, eddName(cfg), rewrite)
 	}
 	return nil
 }

@@ -162,9 +162,11 @@ func TestStaleOrMissingBaselineIsFatal(t *testing.T) {
 			if !rec.fatal || !strings.HasPrefix(msg, "macepctest: ") {
 				t.Fatalf("want a fatal macepctest error, got fatal %v: %q", rec.fatal, msg)
 			}
-			want := map[string]string{"missing": "-macepctest.update", "not-json": "is not a baseline", "nodes": "not 8", "edd": "other event duration distributions"}[name]
+			want := map[string]string{"missing": "create it with go test -run '^TestStaleOrMissingBaselineIsFatal$/^missing$' -macepctest.update", "not-json": "is not a baseline", "nodes": "not 8", "edd": "other event duration distributions"}[name]
 			if want == "" {
-				want = "rewrite it with -macepctest.update"
+				// The command names this test (issue 31: it said '^TestName$'),
+				// and says what rewriting does.
+				want = "rewrite the baseline with go test -run '^TestStaleOrMissingBaselineIsFatal$/^" + name + "$' -macepctest.update (it replaces the baseline with this run's profile"
 			}
 			if !strings.Contains(msg, want) {
 				t.Errorf("message %q lacks %q", msg, want)
