@@ -28,10 +28,20 @@ type simFlags struct {
 	checkDet        bool // --check-determinism
 }
 
+// defaultSystem is --system's default: randtree, the bundled default
+// system, when the binary has it, else the first system registered (a
+// binary built on Main with its own protocol only defaults to that one).
+func (a *app) defaultSystem() string {
+	if _, err := a.reg.Lookup("randtree"); err == nil || len(a.reg) == 0 {
+		return "randtree"
+	}
+	return a.reg[0].Name
+}
+
 const checkDetDoc = "self-check: run every execution twice, on a fresh simulator, and fail (exit 2) on any difference"
 
-func (f *simFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.system, "system", "randtree", "system to simulate (see 'macepc systems')")
+func (f *simFlags) register(fs *pflag.FlagSet, defSystem string) {
+	fs.StringVar(&f.system, "system", defSystem, "system to simulate (see 'macepc systems')")
 	fs.StringVar(&f.variant, "variant", "", "variant of the system (default: the system's default)")
 	fs.StringArrayVar(&f.params, "param", nil, "system parameter, name=value (repeatable; see 'macepc systems'), e.g. --param scenario=rejoin")
 	fs.IntVar(&f.nodes, "nodes", 0, "number of nodes (default: the system's default)")

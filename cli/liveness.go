@@ -39,7 +39,7 @@ func isLiveness(args []string) bool {
 func (a *app) runLiveness(args []string) (int, error) {
 	flags := a.flags("run --liveness")
 	var sf simFlags
-	flags.StringVar(&sf.system, "system", "randtree", "system to check (see 'macepc systems')")
+	flags.StringVar(&sf.system, "system", a.defaultSystem(), "system to check (see 'macepc systems')")
 	flags.StringVar(&sf.variant, "variant", "", "variant of the system (default: the system's default)")
 	flags.StringArrayVar(&sf.params, "param", nil, "system parameter, name=value (repeatable; see 'macepc systems')")
 	flags.IntVar(&sf.nodes, "nodes", livenessNodes, "number of nodes (small: the search is exhaustive up to --max-depth)")

@@ -21,6 +21,7 @@ import (
 // command registers the ones it uses.
 type pipelineFlags struct {
 	sim         simFlags
+	defSystem   string // --system's default (app.defaultSystem)
 	out         string
 	trainRuns   int
 	profileRuns int
@@ -152,7 +153,7 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 // parsePipeline registers the given flag groups, parses and checks.
 func (a *app) parsePipeline(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pflag.FlagSet, error) {
 	fs := a.flags(name)
-	f := &pipelineFlags{}
+	f := &pipelineFlags{defSystem: a.defaultSystem()}
 	for _, g := range groups {
 		g(f, fs)
 	}
@@ -169,7 +170,7 @@ func (a *app) parsePipeline(name string, args []string, groups ...func(*pipeline
 	return f, fs, f.check(fs)
 }
 
-func withSim(f *pipelineFlags, fs *pflag.FlagSet) { f.sim.register(fs) }
+func withSim(f *pipelineFlags, fs *pflag.FlagSet) { f.sim.register(fs, f.defSystem) }
 
 // withLivenessFlag documents --liveness in run's help (the flag itself
 // switches to runLiveness before parsing).

@@ -13,7 +13,7 @@ import (
 func (a *app) simulate(args []string) (int, error) {
 	fs := a.flags("simulate")
 	var sf simFlags
-	sf.register(fs)
+	sf.register(fs, a.defaultSystem())
 	runs := fs.Int("runs", 100, "number of executions")
 	out := fs.String("out", "macepc-out", "results directory")
 	shardFlag := fs.String("shard", "", shardUsage)

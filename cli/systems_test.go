@@ -1,11 +1,17 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/systems/chord"
+	"github.com/macepc/macepc/systems/pingpong"
+	"github.com/macepc/macepc/systems/randtree"
 )
 
 // TestSystemsVariantColumn: a system's variant names share one column, so
@@ -30,5 +36,23 @@ func TestSystemsVariantColumn(t *testing.T) {
 	}
 	if col < 0 {
 		t.Fatalf("no variant lines in:\n%s", out)
+	}
+}
+
+// A binary built on Main with only its own system defaults --system to
+// it (issue 31: it defaulted to randtree and refused to run); the bundled
+// binary keeps randtree.
+func TestDefaultSystemIsTheOnlyOne(t *testing.T) {
+	dir := t.TempDir()
+	var o, e bytes.Buffer
+	st := cli.Run(context.Background(), []string{"simulate", "--runs", "2", "--out", filepath.Join(dir, "pp"), "--progress", "never"}, &o, &e, pingpong.System())
+	if st != cli.ExitOK || !strings.Contains(o.String(), "pingpong") {
+		t.Errorf("simulate without --system in a pingpong-only binary: status %d\n%s%s", st, o.String(), e.String())
+	}
+	o.Reset()
+	e.Reset()
+	st = cli.Run(context.Background(), []string{"simulate", "--runs", "2", "--out", filepath.Join(dir, "rt"), "--progress", "never"}, &o, &e, pingpong.System(), randtree.System())
+	if st != cli.ExitOK || !strings.Contains(o.String(), "randtree") {
+		t.Errorf("simulate without --system with randtree registered second: status %d\n%s%s", st, o.String(), e.String())
 	}
 }
