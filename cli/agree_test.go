@@ -56,3 +56,16 @@ func TestExploreAndReportAgree(t *testing.T) {
 		t.Errorf("explore.html's title %q does not give the run's seed 1", data.Title)
 	}
 }
+
+// --edd is read with the EDD format's cap like every other input: a
+// device that never ends is refused at once, not read until memory runs
+// out (issue 28 item 9).
+func TestEDDFromADeviceIsRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, errs, st := runRT(t, context.Background(), "simulate", "--runs", "1", "--edd", "/dev/zero", "--out", t.TempDir(), "--progress", "never")
+	if st != cli.ExitError || !strings.Contains(errs, "--edd") {
+		t.Errorf("--edd /dev/zero: status %d, %s", st, errs)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
@@ -151,7 +152,7 @@ func Profile(t testing.TB, cfg Config) *Result {
 	}
 	where := "set Config.Out to keep the results"
 	if r.Dir != "" {
-		where = "results in " + r.Dir + " ('macepc report --out " + r.Dir + "' renders them)"
+		where = "results in " + r.Dir + " (" + shellquote.Join("macepc", "report", "--out", r.Dir) + " renders them)"
 	}
 	if r.Updated {
 		t.Logf("macepctest: wrote the baseline %s", cfg.Baseline)
@@ -163,7 +164,7 @@ func Profile(t testing.TB, cfg Config) *Result {
 		replay := ""
 		if len(r.Anomalies) > 0 && r.Dir != "" {
 			a := r.Anomalies[0]
-			replay = fmt.Sprintf("\n  the first current execution above the baseline's threshold is execution %d (seed %d), %s: replay with macepc replay --path %s", a.Index, a.Seed, units.Duration(ns(a.ExecTimeNS)), filepath.Join(r.Dir, outlierPath))
+			replay = fmt.Sprintf("\n  the first current execution above the baseline's threshold is execution %d (seed %d), %s: replay with %s", a.Index, a.Seed, units.Duration(ns(a.ExecTimeNS)), shellquote.Join("macepc", "replay", "--path", filepath.Join(r.Dir, outlierPath)))
 		}
 		t.Errorf("macepctest: performance regression of %s against %s (%s):\n  %s%s", describe(cfg), cfg.Baseline, where, strings.Join(r.Reasons, "\n  "), replay)
 	}
@@ -171,7 +172,7 @@ func Profile(t testing.TB, cfg Config) *Result {
 		a := r.Anomalies[0]
 		path := "not kept (" + where + ")"
 		if r.Dir != "" {
-			path = filepath.Join(r.Dir, outlierPath) + " (replay with macepc replay --path FILE)"
+			path = filepath.Join(r.Dir, outlierPath) + " (replay with " + shellquote.Join("macepc", "replay", "--path", filepath.Join(r.Dir, outlierPath)) + ")"
 		}
 		t.Errorf("macepctest: %d of %d executions of %s are anomalous (above %s); the first is execution %d (seed %d), %s: its path file is %s",
 			n, runs(cfg), describe(cfg), units.Duration(ns(r.ThresholdNS)), a.Index, a.Seed, units.Duration(ns(a.ExecTimeNS)), path)

@@ -20,6 +20,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/timedsim"
@@ -536,7 +537,7 @@ func ReadEDD(path string) (set *edd.Set, err error) {
 }
 
 func readEDD(path string) (*edd.Set, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadJSONFile(path, readlimit.MaxEDDFile)
 	if err != nil {
 		return nil, fmt.Errorf("--edd: %w", err)
 	}
