@@ -348,9 +348,13 @@ type Liveness struct {
 			Faults    int            `json:"faults"`
 			Breaks    int            `json:"breaks"`
 			Drops     int            `json:"drops"`
-			Hashing   bool           `json:"hashing"`
-			Safety    []string       `json:"safety"`
-			Liveness  []string       `json:"liveness"`
+			// Crashes and Partitions are the crash-stop and lasting
+			// partition budgets (0 in files written before them).
+			Crashes    int      `json:"crashes"`
+			Partitions int      `json:"partitions"`
+			Hashing    bool     `json:"hashing"`
+			Safety     []string `json:"safety"`
+			Liveness   []string `json:"liveness"`
 		} `json:"settings"`
 		Stats struct {
 			Depth      int `json:"depth"`

@@ -101,8 +101,12 @@ func livenessConfigRows(lv *Liveness) []row {
 		{"safety properties", strings.Join(st.Safety, ", ")},
 		{"liveness properties", strings.Join(st.Liveness, ", ")},
 	}
-	if st.Faults > 0 || st.Breaks > 0 || st.Drops > 0 {
-		rows = append(rows, row{"faults", fmt.Sprintf("up to %d node resets, %d connection breaks and %d datagram drops per execution", st.Faults, st.Breaks, st.Drops)})
+	if st.Faults > 0 || st.Breaks > 0 || st.Drops > 0 || st.Crashes > 0 || st.Partitions > 0 {
+		f := fmt.Sprintf("up to %d node resets, %d connection breaks and %d datagram drops", st.Faults, st.Breaks, st.Drops)
+		if st.Crashes > 0 || st.Partitions > 0 {
+			f = fmt.Sprintf("up to %d node resets, %d connection breaks, %d datagram drops, %d crash-stops (a node down for good) and %d lasting partitions (a node cut off for good)", st.Faults, st.Breaks, st.Drops, st.Crashes, st.Partitions)
+		}
+		rows = append(rows, row{"faults", f + " per execution"})
 	}
 	return rows
 }

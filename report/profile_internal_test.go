@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -209,5 +210,24 @@ func TestProfileCaptionRareAsStdout(t *testing.T) {
 		if f := profileFigure(r); !strings.Contains(f.Guide, c.want) {
 			t.Errorf("%d above: caption %q lacks %q", c.above, f.Guide, c.want)
 		}
+	}
+}
+
+// A liveness run with crash-stops and lasting partitions says so in its
+// configuration's faults row (issue 27: the row showed only resets,
+// breaks and drops).
+func TestLivenessFaultsRowHasCrashesAndPartitions(t *testing.T) {
+	var lv Liveness
+	if err := json.Unmarshal([]byte(`{"report":{"settings":{"faults":1,"crashes":1,"partitions":2}}}`), &lv); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, r := range livenessConfigRows(&lv) {
+		if r.Key == "faults" {
+			got = r.Value
+		}
+	}
+	if want := "up to 1 node resets, 0 connection breaks, 0 datagram drops, 1 crash-stops (a node down for good) and 2 lasting partitions (a node cut off for good) per execution"; got != want {
+		t.Errorf("faults row %q, want %q", got, want)
 	}
 }
