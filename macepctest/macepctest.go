@@ -294,6 +294,11 @@ func profileOnly(ctx context.Context, cfg Config, env pipeline.Env, target *pipe
 		if err != nil {
 			return nil, fmt.Errorf("macepctest: %w", err)
 		}
+		// The first -macepctest.update of a new project: testdata/ may not
+		// exist yet.
+		if err := os.MkdirAll(filepath.Dir(cfg.Baseline), 0o755); err != nil {
+			return nil, fmt.Errorf("macepctest: writing the baseline: %w", err)
+		}
 		if err := atomicfile.WriteBytes(cfg.Baseline, b); err != nil {
 			return nil, fmt.Errorf("macepctest: writing the baseline: %w", err)
 		}
