@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -40,7 +42,19 @@ func Main(args []string, stdout, stderr io.Writer, systems ...timedsim.System) i
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process the usual way
 	}()
-	return Run(ctx, args, stdout, stderr, systems...)
+	return runEnv(ctx, binaryName(), os.Getenv, args, stdout, stderr, systems...)
+}
+
+// binaryName is the name the running binary was invoked by, for the
+// commands and hints it prints ("macepc replay …", or a binary of one's
+// own built on Main); "macepc" when it cannot tell.
+func binaryName() string {
+	if len(os.Args) > 0 {
+		if n := filepath.Base(os.Args[0]); n != "" && n != "." && n != string(filepath.Separator) {
+			return n
+		}
+	}
+	return "macepc"
 }
 
 // Run is Main with an explicit context (tests cancel it to simulate
@@ -54,7 +68,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, systems .
 // (JOB_COMPLETION_INDEX with MACEPC_SHARD_COUNT, SLURM_ARRAY_TASK_*), by
 // simulate, profile and search when --shard is not given.
 func RunEnv(ctx context.Context, getenv func(string) string, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
-	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems), getenv: getenv}
+	return runEnv(ctx, "macepc", getenv, args, stdout, stderr, systems...)
+}
+
+// runEnv is RunEnv for a binary invoked as name.
+func runEnv(ctx context.Context, name string, getenv func(string) string, args []string, stdout, stderr io.Writer, systems ...timedsim.System) int {
+	a := &app{ctx: ctx, name: name, stdout: stdout, stderr: stderr, reg: timedsim.Registry(systems), getenv: getenv}
 	status, err := a.run(args)
 	for _, unlock := range a.unlocks {
 		unlock()
@@ -63,7 +82,7 @@ func RunEnv(ctx context.Context, getenv func(string) string, args []string, stdo
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "macepc: %v\n", oneLine(err))
+		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
 		return ExitError
 	}
 	return status
@@ -71,10 +90,16 @@ func RunEnv(ctx context.Context, getenv func(string) string, args []string, stdo
 
 type app struct {
 	ctx            context.Context
+	name           string // the binary's name, for the commands it prints
 	stdout, stderr io.Writer
 	reg            timedsim.Registry
 	getenv         func(string) string // the environment (RunEnv)
 	unlocks        []func()            // the results directories' locks (lockDir), released at the end
+}
+
+// cmd renders a command of this binary, its arguments quoted for a shell.
+func (a *app) cmd(args ...string) string {
+	return shellquote.Join(append([]string{a.name}, args...)...)
 }
 
 // lockDir takes the lock of the results directory d (creating it), which
@@ -142,18 +167,18 @@ func commandNames() []string {
 }
 
 func (a *app) usage(w io.Writer) {
-	fmt.Fprintf(w, "macepc finds latent performance bugs in event-driven distributed systems.\n\nUsage: macepc <command> [flags]\n\nCommands:\n")
+	fmt.Fprintf(w, "%s finds latent performance bugs in event-driven distributed systems.\n\nUsage: %s <command> [flags]\n\nCommands:\n", a.name, a.name)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun 'macepc <command> --help' for a command's flags.\n")
+	fmt.Fprintf(w, "\nRun '%s <command> --help' for a command's flags.\n", a.name)
 }
 
 func (a *app) flags(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("macepc "+name, pflag.ContinueOnError)
+	fs := pflag.NewFlagSet(a.name+" "+name, pflag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.SortFlags = false
-	fs.Usage = func() { printHelp(a.stdout, fs, name) } // --help only: parse errors are one line
+	fs.Usage = func() { printHelp(a.stdout, fs, a.name, name) } // --help only: parse errors are one line
 	return fs
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
-	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 )
 
@@ -73,7 +72,7 @@ func (a *app) exploreCmd(args []string) (int, error) {
 	}
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ExitError, fmt.Errorf("explore: %s is not a results directory (run '%s' first)", dir, shellquote.Join("macepc", "run", "--out", dir))
+		return ExitError, fmt.Errorf("explore: %s is not a results directory (run '%s' first)", dir, a.cmd("run", "--out", dir))
 	}
 	// explore.html is one of the directory's files: no other process may
 	// write into it meanwhile, and the lock removes the temporary files a
@@ -86,7 +85,7 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		return ExitError, err
 	}
 	if !wrote {
-		return ExitError, fmt.Errorf("%s has no execution to explore: no %s and no liveness violation (run 'macepc run' first)", dir, pipeline.FileAnomalyPath)
+		return ExitError, fmt.Errorf("%s has no execution to explore: no %s and no liveness violation (run '"+a.name+" run' first)", dir, pipeline.FileAnomalyPath)
 	}
 	fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
 	return ExitOK, nil

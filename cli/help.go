@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -108,9 +109,9 @@ func flagGroup(cmd, flag string) string {
 
 // printHelp is a command's --help on w: the synopsis, what the command
 // does, its flags by group, its exit statuses and an example.
-func printHelp(w io.Writer, fs *pflag.FlagSet, name string) {
+func printHelp(w io.Writer, fs *pflag.FlagSet, bin, name string) {
 	h := commandHelp(name)
-	fmt.Fprintf(w, "Usage: macepc %s\n\n%s\n", h.usage, wrap(h.does, 78))
+	fmt.Fprintf(w, "Usage: %s %s\n\n%s\n", bin, h.usage, wrap(h.does, 78))
 	var order []string
 	groups := map[string]*pflag.FlagSet{}
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -147,7 +148,9 @@ func printHelp(w io.Writer, fs *pflag.FlagSet, name string) {
 	}
 	fmt.Fprintf(w, "  2  usage or runtime error, with a one-line message on standard error\n")
 	if h.example != "" {
-		fmt.Fprintf(w, "\nExample:\n  %s\n", strings.ReplaceAll(h.example, "\n", "\n  "))
+		// The examples name the binary by the name it was run as.
+		ex := regexp.MustCompile(`(?m)^macepc `).ReplaceAllLiteralString(h.example, bin+" ")
+		fmt.Fprintf(w, "\nExample:\n  %s\n", strings.ReplaceAll(ex, "\n", "\n  "))
 	}
 }
 

@@ -70,7 +70,7 @@ func fmtR(r *float64) string {
 
 // replayCommand is the command that replays the path file path, quoted
 // for a shell: a path is one word, whatever characters it holds.
-func replayCommand(path string) string { return shellquote.Join("macepc", "replay", "--path", path) }
+func (a *app) replayCommand(path string) string { return a.cmd("replay", "--path", path) }
 
 // replayPaths are the path files of the anomalous and the similar fast
 // execution, relative to the results directory (summary.json's replay
@@ -87,7 +87,7 @@ func replayPaths(s *pipeline.SummaryFile) []string {
 }
 
 // printSummary is the human summary at the end of a run.
-func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
+func printSummary(w io.Writer, name, dir string, s *pipeline.SummaryFile) {
 	fmt.Fprintf(w, "\nsummary (%s, seed %d):\n", filepath.Join(dir, pipeline.FileSummary), s.Seed)
 	pr := s.Profile
 	unfinished := ""
@@ -174,7 +174,7 @@ func printSummary(w io.Writer, dir string, s *pipeline.SummaryFile) {
 		}
 	}
 	for _, p := range replayPaths(s) {
-		fmt.Fprintf(w, "  replay: %s\n", replayCommand(filepath.Join(dir, p)))
+		fmt.Fprintf(w, "  replay: %s\n", shellquote.Join(name, "replay", "--path", filepath.Join(dir, p)))
 	}
 	if s.Training != "" && s.Anomaly != nil && s.Anomaly.Found {
 		fmt.Fprintf(w, "  training: %s\n", s.Training)

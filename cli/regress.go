@@ -179,7 +179,7 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 		fmt.Fprintf(w, "  slow-rate test: %s\n", sr.Statement())
 	}
 	if o.Path != "" {
-		fmt.Fprintf(w, "  replay the first: %s\n", replayCommand(d.File(o.Path)))
+		fmt.Fprintf(w, "  replay the first: %s\n", a.replayCommand(d.File(o.Path)))
 	}
 	for _, t := range rf.Tests {
 		what := ""

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/explore"
-	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 )
@@ -28,7 +27,7 @@ func (a *app) reportCmd(args []string) (int, error) {
 		return ExitError, fmt.Errorf("give the results directory once, with --out; got --out %s and the argument %s", *out, fs.Arg(0))
 	case fs.NArg() == 1:
 		dir = fs.Arg(0)
-		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use '%s', as every other command\n", shellquote.Join("macepc", "report", "--out", dir))
+		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use '%s', as every other command\n", a.cmd("report", "--out", dir))
 	}
 	if _, err := pipeline.ExistingDir(dir); err != nil {
 		return ExitError, err

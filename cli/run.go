@@ -257,7 +257,7 @@ func (a *app) finish(d *pipeline.Dir, pf *pipeline.ProfileFile) (int, error) {
 // finished prints the summary, renders the report and says whether an
 // anomaly was found.
 func (a *app) finished(d *pipeline.Dir, sum *pipeline.SummaryFile) (int, error) {
-	printSummary(a.stdout, d.Path(), sum)
+	printSummary(a.stdout, a.name, d.Path(), sum)
 	a.writeReport(d.Path())
 	if sum.Anomaly != nil && sum.Anomaly.Found {
 		return ExitFinding, nil
@@ -302,7 +302,7 @@ func (a *app) profileCmd(args []string) (int, error) {
 	if !fs.Changed("edd") {
 		// The trained EDD of this directory, if phase 1a ran.
 		if trained := filepath.Join(f.out, pipeline.FileEDD); fileExists(trained) {
-			from, err := fromTraining(f.out, &f.sim, fs)
+			from, err := fromTraining(a.name, f.out, &f.sim, fs)
 			if err != nil {
 				return ExitError, err
 			}
@@ -346,7 +346,7 @@ func (a *app) profileCmd(args []string) (int, error) {
 // It refuses a flag given with another value than training's, since
 // edd.json holds that configuration's handler times; a directory without
 // train.json is left alone.
-func fromTraining(dir string, f *simFlags, fs *pflag.FlagSet) (bool, error) {
+func fromTraining(name, dir string, f *simFlags, fs *pflag.FlagSet) (bool, error) {
 	tf, err := pipeline.NewDir(dir).LoadTraining()
 	if err != nil || tf == nil {
 		return false, err
@@ -372,7 +372,7 @@ func fromTraining(dir string, f *simFlags, fs *pflag.FlagSet) (bool, error) {
 			// Another seed profiles other executions of the trained
 			// configuration: allowed.
 		case c.given != c.want:
-			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('%s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, shellquote.Join("macepc", "train", "--"+c.flag, c.given, "--out", dir))
+			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('%s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, shellquote.Join(name, "train", "--"+c.flag, c.given, "--out", dir))
 		}
 	}
 	return true, nil

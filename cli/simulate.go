@@ -85,7 +85,7 @@ func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
 	}
 	status := ExitOK
 	for _, l := range res.Findings {
-		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: %s\n", l.Index, l.Finding, replayCommand(d.File(pipeline.FindingPath(l.Index))))
+		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: %s\n", l.Index, l.Finding, a.replayCommand(d.File(pipeline.FindingPath(l.Index))))
 		status = ExitFinding
 	}
 	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", d.File(pipeline.FileExecutions), len(res.Lines), d.File(pipeline.FileSimulate))

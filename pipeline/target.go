@@ -203,7 +203,7 @@ func Finding(r *timedsim.Result) string {
 func pathScenario(systems timedsim.Registry, system, variant string, nodes int, params timedsim.Params) (timedsim.System, *timedsim.Scenario, error) {
 	sys, err := systems.Lookup(system)
 	if err != nil {
-		return sys, nil, fmt.Errorf("path file: %w", err)
+		return sys, nil, fmt.Errorf("path file: it needs system %q, which this binary was not built with (%w): it comes from a binary built on cli.Main with that system; replay it with that binary", system, err)
 	}
 	sc, err := sys.ScenarioParams(variant, nodes, params)
 	if err != nil {

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macepc/macepc/systems/pingpong"
+	"github.com/macepc/macepc/systems/randtree"
+)
+
+// A binary built on Main names itself, not macepc, in the commands and
+// hints it prints (issue 31 item 2): its usage, its help's examples, the
+// replay command of a finding. And a path file of a system the binary
+// was not built with says which system it needs and where it comes from.
+func TestOwnBinaryNamesItself(t *testing.T) {
+	ctx := context.Background()
+	var o, e bytes.Buffer
+	runEnv(ctx, "hello", os.Getenv, []string{"replay", "--help"}, &o, &e, pingpong.System())
+	if h := o.String(); !strings.HasPrefix(h, "Usage: hello replay") || !strings.Contains(h, "\n  hello replay --path") || strings.Contains(h, "macepc replay") {
+		t.Errorf("help of a binary named hello:\n%s", h)
+	}
+	o.Reset()
+	runEnv(ctx, "hello", os.Getenv, []string{"--help"}, &o, &e, pingpong.System())
+	if !strings.Contains(o.String(), "Usage: hello <command>") {
+		t.Errorf("usage:\n%s", o.String())
+	}
+	// A path file of pingpong, replayed by a binary without it.
+	dir := t.TempDir()
+	o.Reset()
+	if st := runEnv(ctx, "hello", os.Getenv, []string{"simulate", "--runs", "2", "--out", dir, "--progress", "never"}, &o, &e, pingpong.System()); st != ExitOK {
+		t.Fatalf("simulate: %d\n%s%s", st, o.String(), e.String())
+	}
+	e.Reset()
+	st := runEnv(ctx, "macepc", os.Getenv, []string{"replay", "--path", filepath.Join(dir, "slowest.path.json")}, &o, &e, randtree.System())
+	if msg := e.String(); st != ExitError || !strings.Contains(msg, `needs system "pingpong", which this binary was not built with`) || !strings.Contains(msg, "replay it with that binary") {
+		t.Errorf("a path file of another binary's system: status %d, %s", st, msg)
+	}
+}
