@@ -343,6 +343,7 @@
     requestAnimationFrame(function () {
       pending = false;
       var f0 = performance.now();
+      T.labels = [];
       V.panes.forEach(drawPane);
       var dt = performance.now() - f0;
       T.frames++;
@@ -353,6 +354,26 @@
   function markAt(e, s) {
     for (var i = 0; i < e.marks.length; i++) if (e.marks[i].step === s) return e.marks[i];
     return null;
+  }
+  // drawLabel writes an event's label right of its dot at x, or left of
+  // it when it would run past the pane's right edge W, or, when neither
+  // side has the room, shortened with an ellipsis on the roomier side: a
+  // label is never cut off at the pane's edge (issue 31: "deliver Vo").
+  // T.labels keeps the last frame's label boxes (for the tests).
+  function drawLabel(c, label, x, sz, y0, W) {
+    var pad = sz / 2 + 7, right = W - 2 - (x + pad), left = x - pad - GUTTER;
+    var text = label, tw = c.measureText(text).width, x0, side = 'right';
+    if (tw <= right) x0 = x + pad;
+    else if (tw <= left) { x0 = x - pad - tw; side = 'left'; } else {
+      side = 'shortened';
+      var room = Math.max(right, left);
+      while (text.length > 1 && c.measureText(text + '…').width > room) text = text.slice(0, -1);
+      text += '…';
+      tw = c.measureText(text).width;
+      x0 = right >= left ? x + pad : x - pad - tw;
+    }
+    c.fillText(text, x0, y0);
+    if (T.labels) T.labels.push({ text: text, side: side, x0: x0, x1: x0 + tw, min: GUTTER, max: W });
   }
   function drawPane(p) {
     var c = p.ctx, e = p.e, RH = rowH(), LW = laneW(p);
@@ -459,7 +480,7 @@
         c.fillStyle = '#333';
         var label = e.str[e.label[s]];
         for (k = e.noteAt[s]; k < e.noteAt[s + 1]; k++) label += ' · ' + e.str[e.note_text[k]];
-        c.fillText(label, x + sz / 2 + 7, y0);
+        drawLabel(c, label, x, sz, y0, W);
       }
     }
     c.globalAlpha = 1;

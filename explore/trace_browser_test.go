@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/browsertest"
@@ -70,5 +73,57 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 			}
 		}
 		t.Fatalf("the page's trace (%d events) differs from replay's (%d)", len(g), len(w))
+	}
+}
+
+// Event labels are never cut off at the pane's edge (issue 31: "deliver
+// Vo"): a long label in the rightmost lanes goes left of its dot, or is
+// shortened with an ellipsis, and every label drawn lies between the
+// gutter and the pane's right edge.
+func TestExploreLabelsStayInThePane(t *testing.T) {
+	bin := browsertest.Chromium(t, "explore.html")
+	const nodes = 12
+	var steps []explore.Step
+	for i := 0; i < 40; i++ {
+		n := i % nodes
+		steps = append(steps, explore.Step{Node: n, From: (n + 1) % nodes, Kind: explore.KindDeliver, Label: "deliver VoteRequestWithALongName", SentStep: -1, SentIndex: -1,
+			Start: time.Duration(i) * time.Millisecond, Duration: time.Microsecond, Notes: []string{"ignored: already voted in this term"}})
+	}
+	ex := &explore.Execution{Name: "votes", Title: "long labels", Nodes: nodes, Timed: true, Steps: steps, Initial: make([]string, nodes)}
+	file := filepath.Join(t.TempDir(), explore.FileHTML)
+	if err := explore.WriteFile(file, &explore.Data{Title: "labels", Executions: []*explore.Execution{ex}}); err != nil {
+		t.Fatal(err)
+	}
+	b := openPage(t, bin, file)
+	defer b.check(t)
+	b.keys(t, "+", "+", "+")
+	var labels []struct {
+		Text     string
+		Side     string
+		X0, X1   float64
+		Min, Max float64
+	}
+	// After the next two frames, so that the zoom's redraw is done.
+	js, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string]("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(JSON.stringify(window.exploreTiming.labels || [])))))", chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &labels); err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) < nodes {
+		t.Fatalf("%d labels drawn, want at least one per lane", len(labels))
+	}
+	moved := 0
+	for _, l := range labels {
+		if l.X0 < l.Min-0.5 || l.X1 > l.Max+0.5 {
+			t.Errorf("label %q drawn over [%.0f, %.0f], outside the pane [%.0f, %.0f]", l.Text, l.X0, l.X1, l.Min, l.Max)
+		}
+		if l.Side != "right" {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("no label was moved left or shortened: the test does not exercise the pane's edge")
 	}
 }
