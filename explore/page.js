@@ -129,9 +129,17 @@
   // ---- formatting ----
   // fmtTime is a simulated time in seconds: to the microsecond in the
   // chart's gutter, to the nanosecond (exact) elsewhere.
+  // fmtTime is a step's time: exact to the nanosecond in the unit that
+  // fits, as timedsim.FormatTime writes the event logs ("58.130860 ms"),
+  // or, in the gutter, as the summary rounds it ("58.13 ms").
   function fmtTime(e, ns, exact) {
     if (!e.timed) return (ns / 1e6).toFixed(0);
-    return (ns / 1e9).toFixed(exact ? 9 : 6) + 's';
+    if (!exact) return fmtDur(ns);
+    var a = Math.abs(ns), u = [1, 0, 'ns'];
+    if (a >= 1e9) u = [1e9, 9, 's']; else if (a >= 1e6) u = [1e6, 6, 'ms']; else if (a >= 1e3) u = [1e3, 3, 'µs'];
+    var whole = Math.floor(a / u[0]), t = String(whole);
+    if (u[1]) t += '.' + String(a - whole * u[0]).padStart(u[1], '0');
+    return (ns < 0 ? '-' : '') + t + ' ' + u[2];
   }
   // fmtDur is a duration as internal/units prints it: four significant
   // digits in the unit that fits ("90 ns", "1.724 µs", "747.3 ms").

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,13 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 	r, err := pipeline.Replay(context.Background(), timedsim.Registry{randtree.System()}, pf, -1, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The side panel gives a step's time as the event log does
+	// (timedsim.FormatTime, issue 31 item 10).
+	ev := r.Result.Events[len(r.Result.Events)/2]
+	b.jump(t, fmt.Sprintf("#%d", ev.Step))
+	if h := evalJS[string](t, b, `document.querySelector("#stepinfo h3").textContent`); !strings.Contains(h, " · "+timedsim.FormatTime(ev.Start)+" (took ") {
+		t.Errorf("step %d's heading %q lacks its time %q", ev.Step, h, timedsim.FormatTime(ev.Start))
 	}
 	want := traceevent.Build(traceevent.Meta{Nodes: pf.Nodes}, r.Result.Events)
 	key := func(e traceevent.Event) string {

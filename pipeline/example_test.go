@@ -54,9 +54,9 @@ func Example() {
 	fmt.Printf("divergence: step %d of %d (%s on %s); similar fast execution %s\n", dv.Step, dv.TotalSteps, dv.Event.Label, dv.Event.Node, ns(dv.Similar.ExecTimeNS))
 	fmt.Printf("top correlation: %s\n", res.Summary.Correlations[0].Label)
 	// Output:
-	// normal: median 0.497501347s, anomalous above 0.746252021s
-	// found true: execution 241 of the search, 10.004987815s in 205 steps
-	// divergence: step 66 of 205 (timer start on n7); similar fast execution 0.505489238s
+	// normal: median 497.501347 ms, anomalous above 746.252021 ms
+	// found true: execution 241 of the search, 10.004987815 s in 205 steps
+	// divergence: step 66 of 205 (timer start on n7); similar fast execution 505.489238 ms
 	// top correlation: deliver JoinReply → Remove
 }
 

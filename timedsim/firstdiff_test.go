@@ -3,6 +3,7 @@ package timedsim_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -34,4 +35,20 @@ func ExampleFirstDifferentEvent() {
 	similar := []timedsim.EventKey{{Node: 1, From: 0, Label: "deliver JoinReply"}, {Node: 2, From: 1, Label: "deliver Join"}}
 	fmt.Println(timedsim.FirstDifferentEvent(anomaly, similar))
 	// Output: 1
+}
+
+// FormatTime is exact to the nanosecond, in the unit the summary uses
+// (issue 31 item 10: logs said 0.058130860s where the summary said
+// 58.13 ms).
+func ExampleFormatTime() {
+	for _, d := range []time.Duration{412, 3500, 58_130_860, 12_000_345_678, -2 * time.Millisecond, 0} {
+		fmt.Println(timedsim.FormatTime(d))
+	}
+	// Output:
+	// 412 ns
+	// 3.500 µs
+	// 58.130860 ms
+	// 12.000345678 s
+	// -2.000000 ms
+	// 0 ns
 }

@@ -4,33 +4,46 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/macepc/macepc/internal/visible"
 )
 
-// FormatTime renders a simulated time or duration with full nanosecond
-// precision as seconds ("12.000345678s"), the one format of every log and
-// report, so that text outputs are exact and diffable.
+// FormatTime renders a simulated time or duration exactly, to the
+// nanosecond, in the unit the summary and the report use for it: "412 ns",
+// "3.500 µs", "58.130860 ms", "12.000345678 s". Every log, the divergence
+// diff and explore.html use it, so that text outputs are exact, diffable
+// and read like the rest (the summary's "58.13 ms" is the same time,
+// rounded).
 func FormatTime(d time.Duration) string {
 	neg := d < 0
 	if neg {
 		d = -d
 	}
-	sec := int64(d / time.Second)
-	ns := int64(d % time.Second)
 	b := make([]byte, 0, 24)
 	if neg {
 		b = append(b, '-')
 	}
-	b = strconv.AppendInt(b, sec, 10)
-	b = append(b, '.')
-	frac := strconv.FormatInt(ns, 10)
-	for i := len(frac); i < 9; i++ {
-		b = append(b, '0')
+	unit, digits, suffix := time.Duration(1), 0, " ns"
+	switch {
+	case d >= time.Second:
+		unit, digits, suffix = time.Second, 9, " s"
+	case d >= time.Millisecond:
+		unit, digits, suffix = time.Millisecond, 6, " ms"
+	case d >= time.Microsecond:
+		unit, digits, suffix = time.Microsecond, 3, " µs"
 	}
-	b = append(b, frac...)
-	b = append(b, 's')
+	b = strconv.AppendInt(b, int64(d/unit), 10)
+	if digits > 0 {
+		b = append(b, '.')
+		frac := strconv.FormatInt(int64(d%unit), 10)
+		for i := len(frac); i < digits; i++ {
+			b = append(b, '0')
+		}
+		b = append(b, frac...)
+	}
+	b = append(b, suffix...)
 	return string(b)
 }
 
@@ -67,7 +80,7 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 		}
 		bw.WriteString(strconv.Itoa(s.From) + ":" + strconv.FormatUint(s.Seed, 10))
 	}
-	bw.WriteString("\n# outcome=" + r.Outcome.String() + " exec_time=" + FormatTime(r.ExecTime) + " steps=" + strconv.Itoa(r.Steps) + "\n")
+	bw.WriteString("\n# outcome=" + r.Outcome.String() + " exec_time=" + strings.ReplaceAll(FormatTime(r.ExecTime), " ", "") + " steps=" + strconv.Itoa(r.Steps) + "\n")
 	if p := r.Panic; p != nil {
 		where := p.Where
 		if p.Node != None {
