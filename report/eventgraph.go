@@ -329,6 +329,7 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		}
 	}
 	axisPrec := max(tickPrecision(axis, end-lo), 0)
+	gap := eventGraphGap(d, lo, end)
 	var rows [][]*plot.Plot
 	var gs []*egPlotter
 	for _, pn := range d.Panels {
@@ -348,6 +349,11 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		p.Y.Min, p.Y.Max = lo, end
 		p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
 		p.Y.Tick.Marker = clipTicks{Ticker: secTicks{}, min: tickMin, max: end}
+		if gap != nil {
+			p.Y.Scale = invertedGap{gap} // not plot.InvertedScale: it swaps min and max, which a gapScale cannot take
+			p.Y.Tick.Marker = clipTicks{Ticker: secTicks{}, min: tickMin, max: end, gapLo: gap.a, gapHi: gap.b}
+			p.Add(yGapMark{gap})
+		}
 		g := &egPlotter{d: d, pn: pn, col: col, tmin: lo, end: end, prec: arrivalPrecision(pn, end, axisPrec+1)}
 		p.Add(g)
 		rows = append(rows, []*plot.Plot{p})
@@ -388,16 +394,86 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 type clipTicks struct {
 	plot.Ticker
 	min, max float64
+	// gapLo and gapHi, when gapHi > gapLo, are a compressed stretch of
+	// the axis (eventGraphGap) whose ticks would crowd: they are dropped.
+	gapLo, gapHi float64
 }
 
 func (t clipTicks) Ticks(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
 	for _, x := range t.Ticker.Ticks(lo, hi) {
-		if x.Value >= t.min && x.Value <= t.max {
+		if x.Value >= t.min && x.Value <= t.max && (t.gapHi <= t.gapLo || x.Value <= t.gapLo || x.Value >= t.gapHi) {
 			out = append(out, x)
 		}
 	}
 	return out
+}
+
+// eventGraphGap compresses the longest stretch of the time axis in which
+// no panel has an event, when it is more than egGapShare of the window
+// (issue 31: RandTree's window was mostly empty between its join race at
+// 15 ms and the next joins at 50 ms): the gap gets egGapWidth of the
+// height and the events the rest, at one scale. nil when no stretch is
+// that long.
+func eventGraphGap(d *EventGraphData, lo, end float64) *gapScale {
+	var ts []float64
+	for _, pn := range d.Panels {
+		for _, e := range pn.Events {
+			ts = append(ts, e.Start, e.End)
+		}
+		for _, m := range pn.Messages {
+			if m.Arrive != nil && *m.Arrive <= end {
+				ts = append(ts, *m.Arrive)
+			}
+		}
+	}
+	if len(ts) < 2 || end <= lo {
+		return nil
+	}
+	slices.Sort(ts)
+	a, b := 0.0, 0.0
+	for i := 1; i < len(ts); i++ {
+		if ts[i]-ts[i-1] > b-a {
+			a, b = ts[i-1], ts[i]
+		}
+	}
+	if b-a < egGapShare*(end-lo) {
+		return nil
+	}
+	pad := 0.04 * ((a - lo) + (end - b))
+	a, b = a+pad, b-pad
+	if b <= a {
+		return nil
+	}
+	// The events' share of the height, split so that both sides keep
+	// one scale.
+	at := (1 - egGapWidth) * (a - lo) / ((a - lo) + (end - b))
+	return &gapScale{a: a, b: b, at: at, w: egGapWidth}
+}
+
+// The event graph's compressed gap: the share of the window it must
+// exceed, and the share of the height it keeps.
+const (
+	egGapShare = 0.4
+	egGapWidth = 0.05
+)
+
+// invertedGap is a gapScale with time running down the axis.
+type invertedGap struct{ g *gapScale }
+
+func (s invertedGap) Normalize(min, max, x float64) float64 { return 1 - s.g.Normalize(min, max, x) }
+
+// yGapMark marks a compressed stretch of the time axis with two slashes
+// across the y axis.
+type yGapMark struct{ g *gapScale }
+
+func (m yGapMark) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := (trY(m.g.a) + trY(m.g.b)) / 2
+	ls := draw.LineStyle{Color: colorBlack, Width: vg.Points(1)}
+	for _, dy := range []vg.Length{-2, 2} {
+		c.StrokeLine2(ls, c.Min.X-vg.Points(5), y+dy-vg.Points(2.5), c.Min.X+vg.Points(5), y+dy+vg.Points(2.5))
+	}
 }
 
 // arrivalPrecision is the decimals that tell apart the arrival times

@@ -109,3 +109,31 @@ func TestEventGraphLabelsDoNotOverlap(t *testing.T) {
 		t.Errorf("%d of 60 graphs have overlapping texts", bad)
 	}
 }
+
+// A window mostly empty between two bursts of events gets its empty
+// stretch compressed (issue 31 item 14: RandTree's join race at 15 ms and
+// the next joins at 50 ms left most of the graph blank); evenly spread
+// events get none.
+func TestEventGraphGap(t *testing.T) {
+	burst := func(ts ...float64) *EventGraphData {
+		d := &EventGraphData{Panels: []EGPanel{{}}}
+		for i, x := range ts {
+			d.Panels[0].Events = append(d.Panels[0].Events, EGEvent{Step: i, Start: x, End: x + 1e-4})
+		}
+		return d
+	}
+	g := eventGraphGap(burst(0, 0.011, 0.013, 0.015, 0.050, 0.051), -0.002, 0.053)
+	if g == nil || g.a < 0.0151 || g.a > 0.02 || g.b > 0.05 || g.b < 0.045 {
+		t.Fatalf("gap %+v, want one between 15 and 50 ms", g)
+	}
+	// One scale on both sides: the events' stretches keep their ratio.
+	lo, end := -0.002, 0.053
+	below := g.Normalize(lo, end, g.a) - g.Normalize(lo, end, lo)
+	above := g.Normalize(lo, end, end) - g.Normalize(lo, end, g.b)
+	if r := (below / above) / ((g.a - lo) / (end - g.b)); r < 0.99 || r > 1.01 {
+		t.Errorf("the two sides are drawn at scales %.3f apart", r)
+	}
+	if g := eventGraphGap(burst(0, 0.01, 0.02, 0.03, 0.04, 0.05), -0.002, 0.053); g != nil {
+		t.Errorf("evenly spread events got a gap %+v", g)
+	}
+}
