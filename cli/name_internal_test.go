@@ -28,6 +28,11 @@ func TestOwnBinaryNamesItself(t *testing.T) {
 	if !strings.Contains(o.String(), "Usage: hello <command>") {
 		t.Errorf("usage:\n%s", o.String())
 	}
+	// Its diagnostics on standard error carry its name too.
+	e.Reset()
+	if st := runEnv(ctx, "hello", os.Getenv, []string{"replay", "--path", "/nonexistent.path.json"}, &o, &e, pingpong.System()); st != ExitError || !strings.HasPrefix(e.String(), "hello: ") {
+		t.Errorf("an error of a binary named hello: status %d, %q", st, e.String())
+	}
 	// A path file of pingpong, replayed by a binary without it.
 	dir := t.TempDir()
 	o.Reset()
@@ -36,7 +41,7 @@ func TestOwnBinaryNamesItself(t *testing.T) {
 	}
 	e.Reset()
 	st := runEnv(ctx, "macepc", os.Getenv, []string{"replay", "--path", filepath.Join(dir, "slowest.path.json")}, &o, &e, randtree.System())
-	if msg := e.String(); st != ExitError || !strings.Contains(msg, `needs system "pingpong", which this binary was not built with`) || !strings.Contains(msg, "replay it with that binary") {
+	if msg := e.String(); st != ExitError || !strings.Contains(msg, `needs system "pingpong", which this binary was not built with`) || !strings.Contains(msg, "replay it with that binary") || !strings.HasPrefix(msg, "macepc: ") {
 		t.Errorf("a path file of another binary's system: status %d, %s", st, msg)
 	}
 }

@@ -216,7 +216,7 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 		fmt.Fprintf(a.stdout, "    %s uses %s\n", l, c.Fallback[l])
 	}
 	for _, w := range pf.Warnings {
-		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
+		fmt.Fprintf(a.stderr, "%s: warning: %s\n", a.name, w)
 	}
 }
 

@@ -115,7 +115,7 @@ func (a *app) replay(args []string) (int, error) {
 			return ExitError, err
 		}
 		if branched != "" { // stdout is the event log: say it on stderr
-			fmt.Fprintf(a.stderr, "macepc: replayed %s%s: %s, exec time %s, %d steps\n", pf.System, branched, res.Outcome, units.Duration(res.ExecTime), res.Steps)
+			fmt.Fprintf(a.stderr, "%s: replayed %s%s: %s, exec time %s, %d steps\n", a.name, pf.System, branched, res.Outcome, units.Duration(res.ExecTime), res.Steps)
 		}
 	}
 	if *savePath != "" {
@@ -128,10 +128,10 @@ func (a *app) replay(args []string) (int, error) {
 		if err := atomicfile.Write(*traceFile, func(w io.Writer) error { return traceevent.Write(w, m, res.Events) }); err != nil {
 			return ExitError, err
 		}
-		fmt.Fprintf(a.stderr, "macepc: trace events in %s (open it in ui.perfetto.dev or chrome://tracing)\n", *traceFile)
+		fmt.Fprintf(a.stderr, "%s: trace events in %s (open it in ui.perfetto.dev or chrome://tracing)\n", a.name, *traceFile)
 	}
 	if f := pipeline.Finding(res); f != "" {
-		fmt.Fprintf(a.stderr, "macepc: FINDING: %s\n", f)
+		fmt.Fprintf(a.stderr, "%s: FINDING: %s\n", a.name, f)
 		if res.Panic != nil {
 			fmt.Fprint(a.stderr, res.Panic.Stack)
 		}

@@ -27,7 +27,7 @@ func (a *app) reportCmd(args []string) (int, error) {
 		return ExitError, fmt.Errorf("give the results directory once, with --out; got --out %s and the argument %s", *out, fs.Arg(0))
 	case fs.NArg() == 1:
 		dir = fs.Arg(0)
-		fmt.Fprintf(a.stderr, "macepc: warning: 'macepc report DIR' is deprecated: use '%s', as every other command\n", a.cmd("report", "--out", dir))
+		fmt.Fprintf(a.stderr, "%s: warning: '%s report DIR' is deprecated: use '%s', as every other command\n", a.name, a.name, a.cmd("report", "--out", dir))
 	}
 	if _, err := pipeline.ExistingDir(dir); err != nil {
 		return ExitError, err
@@ -56,10 +56,10 @@ func (a *app) printReport(dir string) {
 func (a *app) writeReport(dir string) {
 	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
+		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, oneLine(err))
 	}
 	if err := report.Write(dir); err != nil {
-		fmt.Fprintf(a.stderr, "macepc: warning: %v\n", oneLine(err))
+		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, oneLine(err))
 		return
 	}
 	a.printReport(dir)

@@ -208,7 +208,7 @@ func (a *app) runAll(args []string) (int, error) {
 		MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Verdict: f.verdict(), Walks: f.walks, Confirm: f.confirm, Resume: f.resume}
 	if !f.resumeSet && env.Dir.Interrupted() {
 		cfg.Resume = true
-		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
+		fmt.Fprintf(a.stderr, "%s: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", a.name, env.Dir.Path())
 	}
 	if fs.Changed("edd") { // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
@@ -313,7 +313,7 @@ func (a *app) profileCmd(args []string) (int, error) {
 			eddSource = "trained: " + pipeline.FileEDD
 		} else {
 			eddSource = "seed (uniform 1-10ms)"
-			fmt.Fprintf(a.stderr, "macepc: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", f.out, pipeline.FileEDD)
+			fmt.Fprintf(a.stderr, "%s: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", a.name, f.out, pipeline.FileEDD)
 		}
 	}
 	t, err := a.resolve(&f.sim)
@@ -412,7 +412,7 @@ func (a *app) searchCmd(args []string) (int, error) {
 	}
 	if !f.resumeSet && env.Dir.Interrupted() {
 		cfg.Resume = true
-		fmt.Fprintf(a.stderr, "macepc: note: %s holds an interrupted run: resuming its search where it is this configuration's (--resume=false starts afresh)\n", env.Dir.Path())
+		fmt.Fprintf(a.stderr, "%s: note: %s holds an interrupted run: resuming its search where it is this configuration's (--resume=false starts afresh)\n", a.name, env.Dir.Path())
 	}
 	sf, err := pipeline.Search(a.ctx, cfg)
 	if err != nil {

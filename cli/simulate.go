@@ -70,7 +70,7 @@ func (a *app) simulate(args []string) (int, error) {
 // when an execution has a finding.
 func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
 	for _, w := range res.Warnings {
-		fmt.Fprintf(a.stderr, "macepc: warning: %s\n", w)
+		fmt.Fprintf(a.stderr, "%s: warning: %s\n", a.name, w)
 	}
 	if sum := res.File.Summary; sum != nil {
 		outcomes := make([]string, len(res.Lines))
