@@ -322,7 +322,11 @@ func (n *Network) transmit(fi int32, now time.Duration, size int) time.Duration 
 	}
 	heavy = max(heavy, 1)
 	// size·8 bits / (bandwidth·1000/heavy bits/s), in ns.
-	tx := simtime.FromFloat(float64(size) * 8e6 * float64(heavy) / f.bandwidth)
+	x := float64(size) * 8e6 * float64(heavy) / f.bandwidth
+	if x > float64(MaxDelay) { // a huge message on a thin link: never
+		x = float64(MaxDelay)
+	}
+	tx := time.Duration(math.Round(x))
 	start := max(now, f.lastTx)
 	end := simtime.Add(start, tx)
 	f.lastTx = end
@@ -365,6 +369,10 @@ func (n *Network) countHeavy(now time.Duration, src int, self int32) int {
 	return heavy
 }
 
+// maxCapMinutes bounds the propagation cap's minutes (size/1500+1), so that
+// the cap is at most MaxDelay.
+const maxCapMinutes = int(MaxDelay / time.Minute)
+
 // propagation draws the Pareto propagation+queueing delay with scale xm
 // (ns), capped at 60s·(size/1500+1) as in Mace. For Mace's shape 3 the
 // inverse CDF xm/(1-u)^(1/3) uses math.Cbrt instead of gonum's math.Pow:
@@ -378,10 +386,14 @@ func (n *Network) propagation(xm float64, size int, r *rand.Rand) (time.Duration
 	} else {
 		d = distuv.Pareto{Xm: xm, Alpha: n.shape}.Quantile(u)
 	}
-	if c := float64(60*time.Second) * float64(size/1500+1); d > c {
+	k := size/1500 + 1
+	if k > maxCapMinutes { // a huge message's cap would not fit a Duration
+		k = maxCapMinutes
+	}
+	if c := float64(60*time.Second) * float64(k); d > c {
 		d = c
 	}
-	return simtime.FromFloat(d), u
+	return time.Duration(math.Round(d)), u
 }
 
 func (f *flow) prune(now time.Duration) {

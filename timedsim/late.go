@@ -11,41 +11,43 @@ import "errors"
 // The simulator hands out its Contexts in turn from a ring of ctxRing,
 // each with an atomic state word that says whether its handler is running.
 // A method called on a Context whose handler is not running does nothing
-// (Send says ErrAfterReturn, the others return zero values), records the
-// Context's state for the execution's result, and poisons the Context: the
-// simulator never hands it out again but puts a new one in its place (the
-// only allocation, once per kept Context), so that the goroutine can never
-// reach a later handler's state through it. The execution runs to its end
-// and is then Panicked with PanicInfo.AfterReturn, which names the handler
-// the Context was handed to. A call after its execution ended changes no
+// (Send says ErrAfterReturn, the others return zero values) and poisons
+// the Context: the simulator never hands it out again but puts a new one in
+// its place (the only allocation, once per kept Context), so that the
+// goroutine can never reach a later handler's state through it. The first
+// such call records the Context for its execution, which runs to its end
+// and is then Panicked with PanicInfo.AfterReturn, naming the handler the
+// Context was handed to. A call after its execution ended changes no
 // result, that execution's or a later one's (a result is its path's).
 //
-// The cost on the hot path: a compare-and-swap and an atomic swap of the
-// state per handler, and an atomic load per Context call; nothing
-// allocates. What it cannot see: a goroutine that calls the Context while
-// its own handler still runs (a race with that handler, as any goroutine
-// is), or whose first call after its handler returned comes exactly while
-// the ctxRing-th later handler, which reuses the Context, runs; and a
-// Stack's layer Context, which is re-aimed at every handler's Context, so
-// that a kept layer Context reaches the running handler's.
+// The cost on the hot path: an atomic load and a compare-and-swap of the
+// state when a handler starts, an atomic swap when it returns, an atomic
+// load per Context call; nothing allocates (bench/RESULTS.md: about 1% more
+// instructions per event in BenchmarkSimulator, with the saturating
+// arithmetic of item 12). What it cannot see: a goroutine that calls the
+// Context while its own handler still runs (a race with that handler, as
+// any goroutine is), or whose first call after its handler returned comes
+// after the ctxRing-th later handler has the Context again (then while
+// that handler runs it is not seen, and between handlers it is that
+// handler's finding); and a Stack's layer Context, which is re-aimed at
+// every handler's Context, so that a kept layer Context reaches the
+// running handler's.
 
 // ctxRing is the number of Contexts a Simulator hands out in turn (a power
 // of two).
 const ctxRing = 64
 
 // The state of a Context: bit 0 says its handler is running (ctxLive),
-// bit 1 that it was used after its handler returned (ctxPoison), then the
-// node (24 bits, netmodel.MaxNodes), the step (32 bits, modulo) and the
-// execution (6 bits, modulo) it was handed to.
+// bit 1 that it was used after its handler returned (ctxPoison), bit 2
+// that the watchdog watches its execution (ctxWatched), and the next 5
+// bits are the execution it was last handed out in (modulo 32), which
+// indexes Simulator.late.
 const (
-	ctxLive      = 1
-	ctxPoison    = 2
-	ctxNodeShift = 2
-	ctxNodeMask  = 1<<24 - 1
-	ctxStepShift = 26
-	ctxStepMask  = 1<<32 - 1
-	ctxRunShift  = 58
-	runMask      = 1<<(64-ctxRunShift) - 1
+	ctxLive     = 1
+	ctxPoison   = 2
+	ctxWatched  = 4
+	ctxRunShift = 3
+	runMask     = 1<<5 - 1
 )
 
 // ErrAfterReturn is what Send and SendOn return when called on a Context
@@ -53,39 +55,28 @@ const (
 // as Panicked, with PanicInfo.AfterReturn.
 var ErrAfterReturn = errors.New("timedsim: Context used after its handler returned")
 
-// ctxState is the state of the Context of the step about to run on node,
-// with its handler not running.
-func (s *Simulator) ctxState(node int32) uint64 {
-	return s.runs.Load()<<ctxRunShift | uint64(uint32(s.steps))<<ctxStepShift | uint64(node)<<ctxNodeShift
-}
-
-func stateNode(st uint64) NodeID { return NodeID(st >> ctxNodeShift & ctxNodeMask) }
-
-// handOut returns the Context of the step about to run, live with state if
-// a handler runs (timed). A Context that a goroutine poisoned since its
-// last handler is replaced.
-func (s *Simulator) handOut(timed bool, state uint64) *nodeCtx {
+// handOut returns the Context of the step about to run, live if a handler
+// runs (timed). A Context that a goroutine poisoned is replaced: the
+// simulator never writes it again.
+func (s *Simulator) handOut(timed bool) *nodeCtx {
 	i := s.steps & (ctxRing - 1)
 	c := s.ctxs[i]
-	if timed && !c.state.CompareAndSwap(c.last, state|ctxLive) {
-		if len(s.poisoned) < ctxRing {
-			s.poisoned = append(s.poisoned, c) // for checkLate
+	if timed {
+		if old := c.state.Load(); old&ctxPoison != 0 || !c.state.CompareAndSwap(old, s.ctxDone|ctxLive) {
+			c = &nodeCtx{s: s}
+			s.ctxs[i] = c
+			c.state.Store(s.ctxDone | ctxLive)
 		}
-		c = &nodeCtx{s: s}
-		s.ctxs[i] = c
-		c.state.Store(state | ctxLive)
 	}
 	return c
 }
 
-// done ends c's handler: state is c's state with the handler not running.
-// A poison that came while the handler ran (from a goroutine that read the
-// state of c's previous handler) stays, and handOut's compare-and-swap
-// with c.last then fails: c is never handed out again.
-func (c *nodeCtx) done(state uint64) {
-	c.last = state
-	if c.state.Swap(state)&ctxPoison != 0 {
-		c.state.Store(state | ctxPoison)
+// done ends c's handler, with the state ctxDone (Simulator.ctxDone). A
+// poison that came while the handler ran (from a goroutine that read the
+// state before the handler started) stays, and handOut replaces c.
+func (c *nodeCtx) done(ctxDone uint64) {
+	if c.state.Swap(ctxDone)&ctxPoison != 0 {
+		c.state.Store(ctxDone | ctxPoison)
 	}
 }
 
@@ -93,44 +84,45 @@ func (c *nodeCtx) done(state uint64) {
 // act on the simulator. If not, the Context is used after its handler
 // returned: alive poisons it, records it for its execution's result, and
 // the method does nothing. A Context of an execution abandoned by the
-// watchdog ends its goroutine (abandoned).
+// watchdog ends its goroutine (abandoned). The fast path, a running
+// handler without the watchdog, is small enough to be inlined into every
+// Context method.
 func (c *nodeCtx) alive() bool {
+	if c.state.Load()&(ctxLive|ctxWatched) == ctxLive {
+		return true
+	}
+	return c.slowAlive()
+}
+
+// slowAlive is alive for a Context whose handler has returned, or under the
+// watchdog. The first call that poisons a Context records it for the
+// execution it was handed out in, if that execution has no record yet:
+// each execution (modulo 32) has its own, so that a goroutine that outlived
+// its execution cannot stand in for a later one's.
+func (c *nodeCtx) slowAlive() bool {
 	if st := c.state.Load(); st&ctxLive == 0 {
-		c.state.Or(ctxPoison)
-		c.s.recordLate(st)
+		if old := c.state.Or(ctxPoison); old&ctxPoison == 0 {
+			c.s.late[old>>ctxRunShift&runMask].CompareAndSwap(nil, c)
+		}
 		return false
 	}
 	c.abandoned()
 	return true
 }
 
-// recordLate records the state st of a Context used after its handler
-// returned for the execution it belongs to, if it is that execution's
-// first. Each execution (modulo 64) has its own record, so that a
-// goroutine that outlived its execution cannot stand in for a later one's
-// (a goroutine may be descheduled anywhere for milliseconds).
-func (s *Simulator) recordLate(st uint64) {
-	s.late[st>>ctxRunShift].CompareAndSwap(0, st|ctxLive)
-}
-
 // checkLate ends res as Panicked if a Context of this execution was used
 // after its handler returned before the execution ended (an earlier panic
 // stays what it is); the PanicInfo names the handler the Context was
 // handed to. A Context used after its execution ended changes no result,
-// that execution's or a later one's: a result is its path's alone.
+// that execution's or a later one's: a result is its path's alone (unless
+// the goroutine's first late call comes after its Context was handed out
+// again, in a later execution: it is that one's finding).
 func (s *Simulator) checkLate(res *Result) {
-	st := s.late[s.runs.Load()&runMask].Swap(0)
-	if st == 0 || res.Outcome == Panicked || res.Outcome == Interrupted {
+	c := s.late[s.runs&runMask].Swap(nil)
+	if c == nil || res.Outcome == Panicked || res.Outcome == Interrupted {
 		return
 	}
-	step := int(st >> ctxStepShift & ctxStepMask)
-	info := &PanicInfo{Where: inHandler, AfterReturn: true, Step: step, Node: stateNode(st),
+	res.Outcome, res.ExecTime = Panicked, s.sc.Timeout
+	res.Panic = &PanicInfo{Where: inHandler, AfterReturn: true, Step: c.step, Node: NodeID(c.node), Label: s.labels[c.label].name,
 		Value: "Context used after its handler returned: a goroutine the handler started, or a Context the service kept, called it later, and the call did nothing (a handler must make all its effects before it returns)"}
-	// The Context's label, if the simulator still knows it.
-	for _, c := range append(s.ctxs[:], s.poisoned...) {
-		if uint32(c.step) == uint32(step) && c.node == int32(info.Node) {
-			info.Step, info.Label = c.step, s.labels[c.label].name
-		}
-	}
-	res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
 }

