@@ -48,8 +48,9 @@ type Labeler interface {
 //
 // A Context is only valid during the handler call it was passed to. Used
 // later, by a goroutine the handler started or from a later handler that
-// kept it, its methods do nothing (Send returns ErrAfterReturn) and the
-// simulator's execution ends as Panicked with PanicInfo.AfterReturn.
+// kept it, under the handler watchdog (Options.HandlerTimeout, which the
+// pipeline sets), its methods do nothing (Send returns ErrAfterReturn) and
+// the simulator's execution ends as Panicked with PanicInfo.AfterReturn.
 type Context interface {
 	// Self is the node running the handler.
 	Self() NodeID

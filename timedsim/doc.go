@@ -150,10 +150,11 @@
 // path can be replayed. A handler that does not return is caught by the
 // watchdog, Options.HandlerTimeout (wall clock, so it must be far beyond
 // any handler's time for results to stay deterministic; the pipeline uses
-// DefaultHandlerTimeout): Outcome Hung, located the same way. A Context
-// used after its handler returned (by a goroutine the handler started, or
-// kept for a later handler) does nothing, and the execution ends as
-// Panicked with Result.Panic.AfterReturn, naming that handler (late.go).
+// DefaultHandlerTimeout): Outcome Hung, located the same way. Under the
+// watchdog, a Context used after its handler returned (by a goroutine the
+// handler started, or kept for a later handler) does nothing, and the
+// execution ends as Panicked with Result.Panic.AfterReturn, naming that
+// handler (late.go).
 // An Explorer with CheckDeterminism runs every execution twice and fails
 // with ErrNondeterministic on any difference.
 //

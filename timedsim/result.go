@@ -107,7 +107,9 @@ type Options struct {
 	// Result.Panic locates for a replay, instead of hanging the run. It
 	// leaves the results of executions whose handlers return in time
 	// exactly as they are; DefaultHandlerTimeout is far beyond any
-	// handler's time. 0: no watchdog.
+	// handler's time. The watchdog also catches a Context used after its
+	// handler returned (PanicInfo.AfterReturn). 0: no watchdog, and
+	// neither check.
 	HandlerTimeout time.Duration
 }
 

@@ -182,10 +182,10 @@ type Simulator struct {
 	drv        Driver
 
 	// per-handler state
-	ctxs     [ctxRing]*nodeCtx // the Contexts handed to handlers, in turn (late.go)
-	ctxMem   [ctxRing]nodeCtx  // what ctxs points at until a goroutine keeps one
-	runs     uint64            // executions started
-	ctxDone  uint64            // the state of this execution's Contexts whose handler returned
+	ctxs     [ctxRing]atomic.Pointer[nodeCtx] // the Contexts handed to handlers, in turn (late.go)
+	ctxMem   [ctxRing]nodeCtx                 // what ctxs points at until a goroutine keeps one
+	runs     uint64                           // executions started
+	ctxDone  uint64                           // the state of this execution's Contexts whose handler returned
 	late     [runMask + 1]atomic.Pointer[nodeCtx]
 	start    time.Duration // the running handler's start (the count window)
 	cause    int32         // the running step (-1 outside a step): the cause of what it schedules
@@ -253,7 +253,10 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	}
 	for i := range s.ctxs {
 		s.ctxMem[i].s = s
-		s.ctxs[i] = &s.ctxMem[i]
+		if opts.HandlerTimeout <= 0 {
+			s.ctxMem[i].state.Store(ctxLive) // unwatched: always live (late.go)
+		}
+		s.ctxs[i].Store(&s.ctxMem[i])
 	}
 	return s, nil
 }
@@ -568,14 +571,16 @@ func (s *Simulator) guard(res *Result, f func()) {
 		info := &PanicInfo{Where: s.where, Step: s.steps, Node: None, Value: visible.String(fmt.Sprint(v)), Stack: string(debug.Stack())}
 		switch s.where {
 		case inHandler:
-			c := s.ctxs[s.steps&(ctxRing-1)]
+			c := s.ctxs[s.steps&(ctxRing-1)].Load()
 			info.Node, info.Label = NodeID(c.node), s.labels[c.label].name
 		case inConstructor:
 			info.Node = s.whereNode
 		}
 		res.Outcome, res.Panic, res.ExecTime = Panicked, info, s.sc.Timeout
 		// The panicking handler's Context is done.
-		s.ctxs[s.steps&(ctxRing-1)].done(s.ctxDone)
+		if s.watch != nil {
+			s.ctxs[s.steps&(ctxRing-1)].Load().done(s.ctxDone)
+		}
 		if s.ev != nil { // keep the partial event in the log
 			s.events = append(s.events, *s.ev)
 			s.ev = nil
@@ -790,8 +795,13 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		dur = s.labels[r.label].dist.Sample(s.rnd.fwR.Float64())
 	}
 	end := simtime.Add(start, dur) // math.MaxInt64 (never) rather than wrapped around
-	c := s.handOut(timed)
-	c.node, c.label, c.start, c.end, c.step = r.node, r.label, start, end, s.steps
+	c := s.ctxs[s.steps&(ctxRing-1)].Load()
+	watched := timed && s.watch != nil
+	if watched {
+		c = s.enterWatched(c, r.node, r.label, start, end)
+	} else {
+		c.node, c.label, c.start, c.end, c.step = r.node, r.label, start, end, s.steps
+	}
 	s.start = start
 	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
 	if s.opts.Record {
@@ -810,10 +820,6 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	var t0 time.Time
 	if s.opts.MeasureRealTime && timed {
 		t0 = time.Now()
-	}
-	if s.watch != nil && timed {
-		s.enter(r.node, r.label)
-		defer s.leave()
 	}
 	switch r.kind {
 	case evInit:
@@ -897,7 +903,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	case evHeal:
 		s.net.Heal()
 	}
-	if timed {
+	if watched {
 		c.done(s.ctxDone) // the handler returned
 	}
 	if s.opts.MeasureRealTime && timed {
@@ -1110,20 +1116,18 @@ type nodeCtx struct {
 	label      int32
 	start, end time.Duration
 	step       int // the step it was handed out for
+	// name and events are what the watchdog reports of a hung handler: its
+	// label and the event log before it (Record).
+	name   string
+	events []TimedEvent
 	// state is what a goroutine may read of the Context at any time:
-	// whether its handler is running, and the execution it belongs to
-	// (late.go).
+	// whether its handler is running, and which handler and execution it
+	// was handed out to (late.go).
 	state atomic.Uint64
 }
 
-// Self is read after alive, which makes a Context that a goroutine kept
-// one that the simulator never writes again.
-func (c *nodeCtx) Self() NodeID {
-	c.alive()
-	return NodeID(c.node)
-}
-
-func (c *nodeCtx) Nodes() int { return len(c.s.nodes) }
+func (c *nodeCtx) Self() NodeID { return NodeID(c.node) }
+func (c *nodeCtx) Nodes() int   { return len(c.s.nodes) }
 func (c *nodeCtx) Now() time.Duration {
 	if !c.alive() {
 		return 0

@@ -14,26 +14,13 @@ import (
 // take micro- to milliseconds), so that it never fires in a normal run.
 const DefaultHandlerTimeout = 10 * time.Second
 
-// watch is what the watchdog knows of the handler running: written by the
-// simulating goroutine before it increments seq (odd: in a handler), read
-// by the watchdog after loading seq, so the atomic orders them.
+// watch is the watchdog of one execution. What it knows of the handler
+// running is the handler's Context (late.go): the simulating goroutine
+// fills it in before it makes its state live, and the watchdog reads it
+// after loading that state, so the atomic orders them.
 type watch struct {
-	seq       atomic.Uint64
 	abandoned atomic.Bool
-	step      int
-	node      NodeID
-	label     string
-	events    []TimedEvent // the log before the handler (Record)
 }
-
-// enter and leave bracket a handler call when the watchdog is on.
-func (s *Simulator) enter(node int32, label int32) {
-	w := s.watch
-	w.step, w.node, w.label, w.events = s.steps, NodeID(node), s.labels[label].name, s.events
-	w.seq.Add(1)
-}
-
-func (s *Simulator) leave() { s.watch.seq.Add(1) }
 
 // abandoned ends the goroutine of an abandoned execution, whose handler
 // overran the watchdog and came back to the simulator (a send, a timer, a
@@ -59,35 +46,36 @@ func (s *Simulator) runWatched(ctx context.Context, p Path) *Result {
 	go func() { done <- s.run(ctx, p) }()
 	t := time.NewTicker(s.opts.HandlerTimeout)
 	defer t.Stop()
-	last := uint64(0)
+	var last *nodeCtx
+	var lastState uint64
 	for {
 		select {
 		case r := <-done:
 			return r
 		case <-t.C:
-			v := w.seq.Load()
-			if v%2 == 1 && v == last { // the same handler for a whole period
+			c, st := s.running()
+			if c != nil && c == last && st == lastState { // the same handler for a whole period
 				w.abandoned.Store(true)
 				s.hung = true
-				return s.hungResult(p, w)
+				return s.hungResult(p, c)
 			}
-			last = v
+			last, lastState = c, st
 		}
 	}
 }
 
-// hungResult is the result of an execution whose handler overran the
-// watchdog: its counts are not kept (the handler may still be changing
-// them), its event log is the events before the handler.
-func (s *Simulator) hungResult(p Path, w *watch) *Result {
-	r := &Result{Path: p, Outcome: Hung, ExecTime: s.sc.Timeout, Steps: w.step, Counts: map[string]int{}, Composite: map[string]int{},
-		Panic: &PanicInfo{Where: inHandler, Step: w.step, Node: w.node, Label: w.label,
+// hungResult is the result of an execution whose handler, the one of
+// Context c, overran the watchdog: its counts are not kept (the handler may
+// still be changing them), its event log is the events before the handler.
+func (s *Simulator) hungResult(p Path, c *nodeCtx) *Result {
+	r := &Result{Path: p, Outcome: Hung, ExecTime: s.sc.Timeout, Steps: c.step, Counts: map[string]int{}, Composite: map[string]int{},
+		Panic: &PanicInfo{Where: inHandler, Step: c.step, Node: NodeID(c.node), Label: c.name,
 			Value: "did not return within " + units.Duration(s.opts.HandlerTimeout) + " (the handler watchdog, Options.HandlerTimeout)"}}
 	if s.opts.CountWindow > 0 {
 		r.WindowCounts, r.WindowComposite = map[string]int{}, map[string]int{}
 	}
 	if s.opts.Record {
-		r.Events = append([]TimedEvent(nil), w.events...)
+		r.Events = append([]TimedEvent(nil), c.events...)
 	}
 	return r
 }
