@@ -76,6 +76,10 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		if !r.NoHashing && d.seen == nil {
 			d.seen = map[uint64]int32{w.hash(): 0}
 			d.lookups++
+			if w.panicked != "" { // a Describe (the prefix's walk finds it first)
+				d.st.Paths++
+				return s.violation(walkResult{steps: w.step, panicked: w.panicked}, s.seqPath(seq[:0]), d.depth), nil
+			}
 			d.anyLive = w.live()
 		}
 		end := endDepth
@@ -118,6 +122,10 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 			}
 			if !r.NoHashing && i >= fresh {
 				h := w.hash()
+				if w.panicked != "" { // a Describe: a finding as a handler's panic is
+					found = s.violation(walkResult{steps: w.step, panicked: w.panicked}, s.seqPath(seq[:i+1]), d.depth)
+					break
+				}
 				d.lookups++
 				dd, dup := d.seen[h]
 				if dup && dd <= int32(i+1) {
@@ -321,6 +329,9 @@ type PrefixResult struct {
 	// path: the iteration's violation if no sequence reached the bound and
 	// no state was live.
 	DeadEnd *Violation `json:"dead_end,omitempty"`
+	// Warnings are a shard's warnings about the services (Report.Warnings),
+	// on its first record.
+	Warnings []string `json:"warnings,omitempty"`
 
 	visits []seqVisit
 	local  int // states new to the task's visited set (fpSet positions)

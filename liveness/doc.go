@@ -167,6 +167,20 @@
 // ends every sequence in a duplicate). A known limit: a step's handler
 // randomness depends on the step number, which the hash leaves out.
 //
+// Describe is thus part of the search. One that panics is a panic
+// (KindPanic, "n1: Describe panicked: …") at the step whose state it
+// describes, as a panicking handler is, not one text for every state
+// (which would make every state a duplicate of the first, a false
+// liveness violation): the DFS describes every state it hashes, and the
+// path of a reported violation is executed again with every state
+// described, so that it replays to the first such panic on it (the
+// random walks describe no state: it doubled their cost). One whose text
+// is not a pure function of the state (a map ranged over in Go's random
+// order) makes one state count as several: every world describes a node
+// twice, on its first 1024 descriptions and then on one in 64, and a
+// difference is the search's warning (Report.Warnings), which names the
+// node and both texts.
+//
 // # The critical transition
 //
 // FindCritical is Algorithm 3 (FindCriticalTransition) on divergence's

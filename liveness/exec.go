@@ -80,6 +80,12 @@ type walkOptions struct {
 	// comparisons, after.
 	onEvent  func(step int, desc string, choice, of int)
 	onChoice func(choice int)
+	// describe describes every state, as the DFS's state hashing does
+	// (after the safety properties): a Describe that panics ends the walk
+	// where the DFS would find it. Replays and the paths of violations
+	// describe (confirmed); the search's random walks, whose states are
+	// not hashed, do not pay for it.
+	describe bool
 }
 
 // walk runs path p from the start: its explicit choices, then weighted
@@ -102,6 +108,13 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 		if name := w.violatedSafety(); name != "" {
 			r.safety = name
 			return r
+		}
+	}
+	if w.panicked == "" && o.describe {
+		for i := range w.nodes {
+			if w.nodeDesc(i); w.panicked != "" {
+				break
+			}
 		}
 	}
 	if w.panicked == "" && checkLive() {
@@ -143,6 +156,9 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 		if name := w.violatedSafety(); name != "" {
 			r.safety = name
 			return r
+		}
+		if w.panicked == "" && o.describe && w.stepNode >= 0 {
+			w.nodeDesc(int(w.stepNode)) // the one node the step changed
 		}
 		if w.panicked == "" && checkLive() {
 			return r

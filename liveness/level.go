@@ -130,8 +130,9 @@ func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *ato
 		ch := lvChild{choice: c}
 		if !ok || w.violatedSafety() != "" || w.panicked != "" {
 			ch.violating = true
+		} else if ch.fp, ch.key = w.hash(), lvKey(l+1, ei, c); w.panicked != "" {
+			ch.violating = true // a Describe panicked
 		} else {
-			ch.fp, ch.key = w.hash(), lvKey(l+1, ei, c)
 			set.add(ch.fp, ch.key)
 			out.lookups++
 			if !anyLive.Load() && w.live() {

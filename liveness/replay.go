@@ -38,7 +38,7 @@ func Replay(cfg Config, p Path) ([]string, error) {
 	}
 	lines := []string{fmt.Sprintf("# liveness replay: nodes=%d steps=%d driver=%d explicit=%d", len(w.nodes), p.Steps, p.Driver, len(p.Choices))}
 	w.log = &lines
-	res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(step int, desc string, c, of int) {
+	res := w.walk(p, walkOptions{liveFrom: -1, describe: true, onEvent: func(step int, desc string, c, of int) {
 		lines = append(lines, fmt.Sprintf("%d %s [choice %d of %d]", step, desc, c, of))
 	}})
 	if res.err != nil {
@@ -65,6 +65,9 @@ func Replay(cfg Config, p Path) ([]string, error) {
 			lines = append(lines, "# state "+timedsim.NodeID(i).String())
 			lines = append(lines, w.nodeText(i)...)
 		}
+	}
+	if w.nondet != "" {
+		lines = append(lines, "# warning: "+w.nondet)
 	}
 	return lines, nil
 }

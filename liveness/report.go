@@ -19,6 +19,10 @@ type Report struct {
 	// Critical is the critical-transition analysis of a liveness
 	// violation (unless Config.NoCritical).
 	Critical *Critical `json:"critical,omitempty"`
+	// Warnings are about the services rather than the search's result:
+	// a Describe that is not deterministic (its node, and two texts it
+	// gave for one state), which makes one state count as several.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Settings are a search's effective settings. Replaying a reported path

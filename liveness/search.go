@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 )
 
 // searcher is one search's state.
@@ -56,16 +57,54 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Settings: r.settingsReport()}
+	defer func() { rep.Warnings = s.warnings(rep.Warnings) }()
 	if err != nil || v != nil {
 		rep.Violation, rep.End = v, "violation"
 		return rep, err
 	}
 	v, st, end, err := s.search(ctx)
-	rep.End, rep.Stats, rep.Violation = end, st, v
+	rep.End, rep.Stats, rep.Violation = end, st, s.confirm(s.dfs, v)
 	if err != nil {
 		return rep, err
 	}
 	return s.finish(ctx, rep)
+}
+
+// confirm re-executes the path of violation v on w with every state
+// described, as a replay does (walkOptions.describe): the search's random
+// walks describe no state, nor does the DFS without state hashing, so a
+// Describe that panics on the way may not have been seen. It is the
+// violation then, a panic at its own step, to which the path replays. A
+// path the DFS hashed all the way comes back as it was.
+func (s *searcher) confirm(w *world, v *Violation) *Violation {
+	if v == nil {
+		return nil
+	}
+	res := w.walk(v.Path, walkOptions{liveFrom: -1, describe: true})
+	if res.err != nil || res.panicked == "" || v.Kind == KindPanic && res.steps >= v.Path.Steps {
+		return v
+	}
+	c := *v
+	c.Kind, c.Panic, c.Step, c.Property, c.Failed, c.Quiescent = KindPanic, res.panicked, res.steps-1, "", nil, false
+	c.Path.Steps = res.steps
+	return &c
+}
+
+// warnings adds to have the warnings of the search's worlds about the
+// services, and keeps the first in text order (one is enough, and it is
+// the same whatever world saw it first): a Describe that is not
+// deterministic (world.nondet).
+func (s *searcher) warnings(have []string) []string {
+	all := slices.Clone(have)
+	for _, w := range append([]*world{s.dfs}, s.workers...) {
+		if w.nondet != "" {
+			all = append(all, w.nondet)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return []string{slices.Min(all)}
 }
 
 // start resolves cfg and replays its prefix path (if any): a searcher
@@ -141,7 +180,9 @@ func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
 	for dmax := 2 * base; c.Class == C2 && dmax <= MaxRecheck*base; dmax *= 2 {
 		ext := v.Path
 		ext.Steps = v.Path.Steps - base + dmax // the same walk, dmax steps long
-		res := s.dfs.walk(ext, walkOptions{liveFrom: v.Path.Steps})
+		// Described, as the violation's path was (confirm): it may become
+		// the violation's path.
+		res := s.dfs.walk(ext, walkOptions{liveFrom: v.Path.Steps, describe: true})
 		check := Recheck{DMax: dmax}
 		switch {
 		case res.err != nil:
@@ -205,7 +246,7 @@ func (s *searcher) finish(ctx context.Context, rep *Report) (*Report, error) {
 func (s *searcher) replayPrefix(p Path) (*Violation, error) {
 	w := s.dfs
 	var choices []int
-	res := w.walk(p, walkOptions{liveFrom: -1, onChoice: func(c int) { choices = append(choices, c) }})
+	res := w.walk(p, walkOptions{liveFrom: -1, describe: true, onChoice: func(c int) { choices = append(choices, c) }})
 	if res.err != nil {
 		return nil, res.err
 	}

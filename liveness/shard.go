@@ -73,6 +73,9 @@ func RunShard(ctx context.Context, cfg Config, index, count int) (*ShardRun, err
 			break
 		}
 	}
+	if ws := s.warnings(nil); len(ws) > 0 && len(out.Records) > 0 {
+		out.Records[0].Warnings = ws // the shard's, for the merge
+	}
 	return out, nil
 }
 
@@ -98,6 +101,10 @@ func MergeShards(ctx context.Context, cfg Config, recs []*PrefixResult, total in
 		return nil, err
 	}
 	rep := &Report{Settings: r.settingsReport()}
+	defer func() { rep.Warnings = s.warnings(rep.Warnings) }()
+	for _, rec := range recs {
+		rep.Warnings = append(rep.Warnings, rec.Warnings...)
+	}
 	f := &fold{r: r}
 	var v *Violation
 	end := ""
@@ -122,6 +129,6 @@ func MergeShards(ctx context.Context, cfg Config, recs []*PrefixResult, total in
 			end = "max-depth"
 		}
 	}
-	rep.Violation, rep.End, rep.Stats = v, end, f.stats
+	rep.Violation, rep.End, rep.Stats = s.confirm(s.dfs, v), end, f.stats
 	return s.finish(ctx, rep)
 }

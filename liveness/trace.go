@@ -97,7 +97,7 @@ func TracePath(cfg Config, p Path) (*Trace, error) {
 	}
 	tr := &tracer{t: &Trace{Steps: []TraceStep{}}}
 	w.tracer = tr
-	res := w.walk(p, walkOptions{liveFrom: -1, onEvent: func(step int, desc string, c, of int) {
+	res := w.walk(p, walkOptions{liveFrom: -1, describe: true, onEvent: func(step int, desc string, c, of int) {
 		st := &tr.t.Steps[len(tr.t.Steps)-1]
 		st.Desc, st.Choice, st.Enabled = desc, c, of
 	}})

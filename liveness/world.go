@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/netmodel"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -177,6 +179,10 @@ type world struct {
 	tracer             *tracer   // TracePath's recorder, or nil
 	panicked           string    // a handler's panic, ending the execution
 	scratch            []byte
+	// describes counts the nodes' descriptions (checkDescribe); nondet is
+	// the warning about the first Describe seen not to be deterministic.
+	describes int
+	nondet    string
 	// The step's clock comparisons (timedsim.Elapsed): the answers
 	// (bit k: the k-th comparison), given by the path's choice when
 	// explicit, else drawn; and how many the step made.
@@ -530,7 +536,7 @@ func (w *world) describeEvent(e event) string {
 	case kindApp:
 		ae := w.drv.apps[e.node][w.nodes[e.node].app]
 		if ae.data != nil {
-			b.WriteString(" " + timedsim.Describe(ae.data))
+			b.WriteString(" " + safeDescribe(ae.data))
 		}
 	case kindDeliver:
 		c := w.conns[e.idx]
@@ -541,7 +547,7 @@ func (w *world) describeEvent(e event) string {
 		b.WriteString(" " + w.msgDesc(c, int(e.pos)))
 	case kindTimer:
 		if t := &w.nodes[e.node].timers[e.idx]; t.data != nil {
-			b.WriteString(" " + timedsim.Describe(t.data))
+			b.WriteString(" " + safeDescribe(t.data))
 		}
 	case kindError:
 		te := w.errs[e.idx].te
@@ -1062,22 +1068,116 @@ func plainType(t reflect.Type) bool {
 	return false
 }
 
+// nodeDesc is node i's Describe text, cached until a step changes the
+// node. A Describe that panics ends the execution as a panicking handler
+// does (w.panicked: "n1: Describe panicked: …"): the text is the state
+// that the search hashes, and one text for every state would make every
+// state a duplicate of the first, a false liveness violation.
 func (w *world) nodeDesc(i int) string {
 	n := &w.nodes[i]
 	if !n.described {
-		n.desc = safeDescribe(n.svc)
+		n.desc = w.describeNode(i)
 		n.described = true
 	}
 	return n.desc
 }
 
-func safeDescribe(v any) (out string) {
+// describeNode describes node i's service, and now and then
+// (checkDescribe) describes it again to see whether Describe is a pure
+// function of the state, as state hashing needs: the first node seen to
+// give two texts for one state makes w.nondet, the search's warning.
+func (w *world) describeNode(i int) string {
+	svc := w.nodes[i].svc
+	text, p := tryDescribe(svc)
+	if p == "" && w.nondet == "" && w.checkDescribe() {
+		again, p2 := tryDescribe(svc)
+		if p = p2; p == "" && again != text {
+			w.nondet = nondetWarning(timedsim.NodeID(i), text, again)
+		}
+	}
+	if p != "" {
+		if w.panicked == "" {
+			w.panicked = fmt.Sprintf("%v: Describe panicked: %s", timedsim.NodeID(i), p)
+		}
+		return "<Describe panicked: " + p + ">"
+	}
+	return text
+}
+
+// Describe's determinism is checked on the first describeCheckAll
+// descriptions a world makes, then on one in describeCheckEvery: a
+// second call on the same state, whose text must be the same. Go
+// randomises a map's iteration order at every range loop, so a Describe
+// that ranges over a map with a few entries gives two texts within a few
+// checks; a sample of the descriptions costs a few percent of their time
+// (bench/RESULTS.md), checking them all twice.
+const (
+	describeCheckAll   = 1024
+	describeCheckEvery = 64
+)
+
+// checkDescribe counts a description and says whether to check it.
+func (w *world) checkDescribe() bool {
+	w.describes++
+	return w.describes <= describeCheckAll || w.describes%describeCheckEvery == 0
+}
+
+// nondetWarning is the warning about node's Describe, which gave a and
+// then b for one state: both, from a little before their first
+// difference.
+func nondetWarning(node timedsim.NodeID, a, b string) string {
+	d := 0
+	for d < len(a) && d < len(b) && a[d] == b[d] {
+		d++
+	}
+	return fmt.Sprintf("node %v's Describe is not deterministic: two calls on the same state gave different text (a map iterated in Go's random order?): %s, then %s; "+
+		"state hashing counts each such state as several, so the search's states are inflated, its duplicates missed, and state diffs can show differences that are not there: "+
+		"make Describe (or String) a pure function of the state, sorting what it ranges over", node, excerpt(a, d), excerpt(b, d))
+}
+
+// excerpt is s from a little before byte d, at most maxExcerpt bytes of
+// it, quoted.
+func excerpt(s string, d int) string {
+	const before, maxExcerpt = 24, 96
+	from := max(0, d-before)
+	for from > 0 && !utf8.RuneStart(s[from]) {
+		from--
+	}
+	to := min(len(s), from+maxExcerpt)
+	for to < len(s) && !utf8.RuneStart(s[to]) {
+		to--
+	}
+	out := `"` + s[from:to] + `"`
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(s) {
+		out += "…"
+	}
+	return out
+}
+
+// tryDescribe is timedsim.Describe of v, or the value of its panic (with
+// its hidden characters made visible).
+func tryDescribe(v any) (text, panicked string) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = fmt.Sprintf("<Describe panicked: %v>", r)
+			panicked = visible.String(fmt.Sprint(r))
 		}
 	}()
-	return timedsim.Describe(v)
+	return timedsim.Describe(v), ""
+}
+
+// safeDescribe is the Describe text of a message, a timer's data or an
+// application event's data, with a panic's value in the text: these are
+// shown, and hashed with the state, but a panic in them is not yet a
+// finding (the state's Describe is, nodeDesc).
+func safeDescribe(v any) string {
+	text, p := tryDescribe(v)
+	if p != "" {
+		return "<Describe panicked: " + p + ">"
+	}
+	return text
 }
 
 func (w *world) timerDesc(t *timerRec) string {
