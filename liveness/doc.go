@@ -223,6 +223,14 @@
 // with the same scenario and the same Weights, Unbiased, Faults, Breaks,
 // Drops, Crashes and Partitions (recorded in Report.Settings).
 //
+// Replay's event log, TracePath's trace and the violations show the
+// protocol's text (Logf lines, panics, event and property names) with its
+// hidden characters made visible (package internal/visible): a line break
+// cannot forge a line of the log, nor a right-to-left override reverse
+// the text after it. A message label or timer name that
+// timedsim.CheckMessageLabel or CheckTimerName refuses makes its handler
+// panic, a finding, as in the timed simulator.
+//
 // # Parallel and sharded search
 //
 // Every iteration of the DFS is divided into prefix tasks: a DFS with

@@ -3,6 +3,7 @@ package liveness
 import (
 	"fmt"
 
+	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -11,7 +12,7 @@ import (
 func (w *world) check(p *timedsim.Property, kind string) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			w.panicked = fmt.Sprintf("%s property %s panicked: %v", kind, p.Name, v)
+			w.panicked = fmt.Sprintf("%s property %s panicked: %s", kind, visible.String(p.Name), panicText(v))
 			ok = false
 		}
 	}()
@@ -19,14 +20,16 @@ func (w *world) check(p *timedsim.Property, kind string) (ok bool) {
 }
 
 // violatedSafety returns the name of the first safety property that does
-// not hold, "" if all hold (or a property panicked: see w.panicked).
+// not hold, "" if all hold (or a property panicked: see w.panicked). The
+// names of properties, as the violations and logs show them, have their
+// hidden characters made visible (package internal/visible).
 func (w *world) violatedSafety() string {
 	for i := range w.set.safety {
 		if p := &w.set.safety[i]; !w.check(p, "safety") {
 			if w.panicked != "" {
 				return ""
 			}
-			return p.Name
+			return visible.String(p.Name)
 		}
 	}
 	return ""
@@ -47,7 +50,7 @@ func (w *world) failing() []string {
 	var out []string
 	for i := range w.set.liveness {
 		if p := &w.set.liveness[i]; !w.check(p, "liveness") {
-			out = append(out, p.Name)
+			out = append(out, visible.String(p.Name))
 		}
 	}
 	return out

@@ -11,8 +11,10 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, items 13 and 14: a Describe that panics or is not
-// deterministic.
+// Issue 28, items 13 and 14 and the liveness mode's share of items 3 and
+// 4: a Describe that panics or is not deterministic, message labels and
+// timer names the timed simulator refuses, and protocol text with hidden
+// characters in the liveness mode's outputs.
 
 // ticker ticks (a timer) until it has ticked three times; its state is
 // live then. Its Describe panics once Ticks reaches boom (never if boom
@@ -185,5 +187,148 @@ func TestNondeterministicDescribeIsWarned(t *testing.T) {
 		if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "'s Describe is not deterministic: two calls on the same state gave different text (a map iterated in Go's random order?)") {
 			t.Fatalf("jobs %d: warnings %q", jobs, rep.Warnings)
 		}
+	}
+}
+
+// forger's texts would forge lines of the event log, or reverse the
+// text after them on screen, if they were written as they are: its
+// application event's name, its Logf line, its panic and a property's
+// name.
+type forger struct{ got int }
+
+const (
+	forged = "\n5 n0 timer forged [choice 0 of 1]"
+	rlo    = "\u202e"
+)
+
+func (f *forger) Init(timedsim.Context)                                       {}
+func (f *forger) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (f *forger) Timer(timedsim.Context, string, any)                         {}
+func (f *forger) App(ctx timedsim.Context, name string, _ any) {
+	f.got++
+	ctx.Logf("log%s", forged)
+	if f.got == 2 {
+		panic("boom" + forged + rlo)
+	}
+}
+
+// labelled is a message whose label the timed simulator refuses.
+type labelled struct{ label string }
+
+func (labelled) Size() int              { return 1 }
+func (l labelled) MessageLabel() string { return l.label }
+
+// sender sends a labelled message, or sets a timer named name, in Init.
+type sender struct {
+	label, timer string
+}
+
+func (s *sender) Init(ctx timedsim.Context) {
+	if s.timer != "" {
+		ctx.SetTimer(s.timer, time.Millisecond, nil)
+	}
+	if s.label != "" && ctx.Self() == 0 {
+		ctx.Send(1, labelled{s.label})
+	}
+}
+func (s *sender) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (s *sender) Timer(timedsim.Context, string, any)                         {}
+
+// Issue 28 item 3 in the liveness mode: a message label or a timer name
+// that timedsim.CheckMessageLabel or CheckTimerName refuses makes the
+// handler panic, a finding, as in the timed simulator (before: the
+// label went into the event log, a line break and all).
+func TestBadLabelsPanic(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		svc  sender
+		want string
+	}{
+		{"label", sender{label: "Pi\nng"}, `n0: timedsim: message label "Pi\nng" has a control character`},
+		{"label rlo", sender{label: "Pi" + rlo + "ng"}, `n0: timedsim: message label "Pi\u202eng" has an invisible formatting character`},
+		{"timer", sender{timer: "tick\nforged"}, `n0: timedsim: timer name "tick\nforged" has a control character`},
+	} {
+		svc := c.svc
+		sc := &timedsim.Scenario{Nodes: 2, New: func(timedsim.NodeID) timedsim.Service { s := svc; return &s }, Liveness: []timedsim.Property{always}}
+		rep, err := Run(context.Background(), Config{Scenario: sc, Jobs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := rep.Violation; v == nil || v.Kind != KindPanic || !strings.HasPrefix(v.Panic, c.want) || v.Step != -1 {
+			t.Errorf("%s: violation %+v", c.name, v)
+		}
+	}
+}
+
+// Issue 28 items 3 and 4 in the liveness mode's outputs: the protocol's
+// text in the event log (Replay: the dead.log and live.log of a run), the
+// trace (explore), and the violation's panic and property names has its
+// hidden characters made visible: every line of the log is one line, and
+// no right-to-left override is left as it is (before: the Logf line, the
+// panic and the application event's name went out raw).
+func TestLivenessOutputsMakeHiddenCharactersVisible(t *testing.T) {
+	prop := "joined" + forged + rlo
+	sc := &timedsim.Scenario{Nodes: 1, New: func(timedsim.NodeID) timedsim.Service { return &forger{} },
+		Driver: func(d *timedsim.Driver) {
+			d.App(0, 0, "join"+rlo, nil)
+			d.App(time.Millisecond, 0, "join"+forged, nil)
+		},
+		Liveness: []timedsim.Property{{Name: prop, Check: func(timedsim.World) bool { return false }}}}
+	cfg := Config{Scenario: sc, Jobs: 1, Depth: 1, MaxDepth: 1, DMax: 10}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rep.Violation
+	const wantPanic = `n0: boom\n5 n0 timer forged [choice 0 of 1]\u202e`
+	if v == nil || v.Kind != KindPanic || v.Panic != wantPanic || v.Step != 1 {
+		t.Fatalf("violation %+v", v)
+	}
+	clean := func(what, s string) {
+		t.Helper()
+		if strings.ContainsAny(s, "\n"+rlo) {
+			t.Errorf("%s has a hidden character: %q", what, s)
+		}
+	}
+	lines, err := Replay(cfg, v.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		clean("replay line", l)
+	}
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{`0 n0 app join\u202e [choice 0 of 1]`, `    n0: log\n5 n0 timer forged`, `1 n0 app join\n5 n0 timer forged [choice 0 of 1] [choice 0 of 1]`,
+		"# end after 2 steps: panic: " + wantPanic} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the log lacks %q:\n%s", want, text)
+		}
+	}
+	tr, err := TracePath(cfg, v.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean("trace end", tr.End)
+	for _, st := range tr.Steps {
+		clean("trace label", st.Label)
+		clean("trace desc", st.Desc)
+	}
+	// A dead path names the property made visible.
+	p := v.Path
+	p.Steps = 1
+	lines, err = Replay(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `# not live: joined\n5 n0 timer forged [choice 0 of 1]\u202e`; !slices.Contains(lines, want) {
+		t.Errorf("the log lacks %q:\n%s", want, strings.Join(lines, "\n"))
+	}
+	rep, err = Run(context.Background(), Config{Scenario: sc, Jobs: 1, Depth: 1, MaxDepth: 1, DMax: 10, Liveness: sc.Liveness,
+		Safety: []timedsim.Property{{Name: "safe" + forged, Check: func(timedsim.World) bool { return false }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rep.Violation; v == nil || v.Kind != KindSafety || v.Property != `safe\n5 n0 timer forged [choice 0 of 1]` {
+		t.Errorf("safety violation %+v", v)
 	}
 }

@@ -29,8 +29,13 @@ func pathWorld(cfg Config, p Path) (*world, error) {
 // from n0 JoinReply{Kind:accepted Root:n0} [choice 1 of 4]") followed by
 // the handler's notes and Logf lines, a line saying how the execution ended and
 // which liveness properties hold, and each node's final state (nodeText:
-// its Describe text, its pending timers, the messages waiting for it). The
-// log is a pure function of the path: same path, same lines.
+// its Describe text, its pending timers, the messages waiting for it).
+// Every state is described, so a Describe that panics ends the log as a
+// handler's panic does ("# end after 3 steps: panic: n1: Describe
+// panicked: …"), and one seen not to be deterministic adds a last line,
+// "# warning: …". The protocol's text has its hidden characters made
+// visible: every line is one line. The log is a pure function of the
+// path: same path, same lines (but for that warning).
 func Replay(cfg Config, p Path) ([]string, error) {
 	w, err := pathWorld(cfg, p)
 	if err != nil {

@@ -3,6 +3,7 @@ package liveness
 import (
 	"strings"
 
+	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -132,7 +133,7 @@ func (tr *tracer) begin(w *world, e event) {
 			tr.t.Initial[i] = w.nodeDesc(i)
 		}
 	}
-	st := TraceStep{Node: int(e.node), From: -1, Kind: w.traceKind(e), Label: w.label(e), SentStep: -1, SentIndex: -1}
+	st := TraceStep{Node: int(e.node), From: -1, Kind: w.traceKind(e), Label: visible.String(w.label(e)), SentStep: -1, SentIndex: -1}
 	switch e.kind {
 	case kindDeliver:
 		c := w.conns[e.idx]
@@ -172,7 +173,7 @@ func (tr *tracer) sent(to int32, label, transport string, st sendStatus) (int32,
 	if tr.cur == nil {
 		return -1, -1
 	}
-	tr.cur.Sends = append(tr.cur.Sends, TraceSend{To: int(to), Type: strings.TrimPrefix(label, "deliver "), Transport: transport,
+	tr.cur.Sends = append(tr.cur.Sends, TraceSend{To: int(to), Type: visible.String(strings.TrimPrefix(label, "deliver ")), Transport: transport,
 		Failed: st == sendQueueFull, Unreachable: st == sendUnreachable, Lost: st == sendLost})
 	return int32(len(tr.t.Steps) - 1), int32(len(tr.cur.Sends) - 1)
 }

@@ -294,12 +294,17 @@ func (w *world) free(c *conn) {
 	w.spare = append(w.spare, c)
 }
 
+// panicText is a panic's value as the liveness mode's outputs show it:
+// its hidden characters made visible (package internal/visible), so that
+// a line break in it cannot forge a line of an event log.
+func panicText(v any) string { return visible.String(fmt.Sprint(v)) }
+
 // guard runs f as node's handler and turns a panic into w.panicked.
 func (w *world) guard(node int32, f func()) (ok bool) {
 	w.ctx.node = node
 	defer func() {
 		if v := recover(); v != nil {
-			w.panicked = fmt.Sprintf("%v: %v", timedsim.NodeID(node), v)
+			w.panicked = fmt.Sprintf("%v: %s", timedsim.NodeID(node), panicText(v))
 			ok = false
 		}
 	}()
@@ -525,7 +530,8 @@ func (w *world) label(e event) string {
 }
 
 // describeEvent renders an enabled event for logs: "n1 deliver Join from
-// n0 Join{Who:n0 Down:false}".
+// n0 Join{Who:n0 Down:false}", with the hidden characters of the
+// protocol's text (an application event's name) made visible.
 func (w *world) describeEvent(e event) string {
 	var b strings.Builder
 	if e.node >= 0 {
@@ -574,7 +580,7 @@ func (w *world) describeEvent(e event) string {
 	case kindHeal:
 		b.WriteString(" (an outage's end)")
 	}
-	return b.String()
+	return visible.String(b.String())
 }
 
 // groupsText renders a driver's partition: its groups, then the nodes not
@@ -814,7 +820,7 @@ func checkGroups(nodes int, groups [][]timedsim.NodeID) error {
 func (w *world) driverGuard(f func()) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			w.panicked = fmt.Sprintf("driver: %v", v)
+			w.panicked = "driver: " + panicText(v)
 			ok = false
 		}
 	}()
@@ -985,6 +991,11 @@ func (w *world) deliverLabel(msg timedsim.Message) string {
 		if name := lab.MessageLabel(); name != "" {
 			l, ok := w.namedLabel[name]
 			if !ok {
+				if err := timedsim.CheckMessageLabel(name); err != nil {
+					// In the sending handler: its finding, as in the
+					// timed simulator. Not cached: every send panics.
+					panic(err.Error())
+				}
 				l = "deliver " + name
 				w.namedLabel[name] = l
 			}
@@ -1336,6 +1347,9 @@ func (w *world) nodeText(i int) []string {
 	if n.app < len(w.drv.apps[i]) && !n.crashed {
 		lines = append(lines, "next "+w.drv.apps[i][n.app].label)
 	}
+	for k, l := range lines {
+		lines[k] = visible.String(l) // an application event's name
+	}
 	return lines
 }
 
@@ -1425,6 +1439,9 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 	i := n.timerIndex(name)
 	label, known := w.timerLabel[name]
 	if !known {
+		if err := timedsim.CheckTimerName(name); err != nil {
+			panic(err.Error()) // the handler's finding, as in the timed simulator
+		}
 		label = "timer " + name
 		w.timerLabel[name] = label
 	}
@@ -1471,8 +1488,10 @@ func (c *wctx) Note(text string) {
 	}
 }
 
+// Logf writes a line to the event log when recording, with its hidden
+// characters made visible: one line, which cannot forge another.
 func (c *wctx) Logf(format string, args ...any) {
 	if c.w.log != nil {
-		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": "+fmt.Sprintf(format, args...))
+		*c.w.log = append(*c.w.log, "    "+timedsim.NodeID(c.node).String()+": "+visible.String(fmt.Sprintf(format, args...)))
 	}
 }

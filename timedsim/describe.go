@@ -103,6 +103,11 @@ func CheckMessageLabel(name string) error {
 	return checkName("message label", name)
 }
 
+// CheckTimerName says why name cannot be a timer's name (Context.SetTimer),
+// or returns nil: the rules of CheckMessageLabel, and it must not be
+// empty. A handler that sets a timer with such a name panics.
+func CheckTimerName(name string) error { return checkName("timer name", name) }
+
 // checkName checks a name that becomes part of an event label (a message
 // label, a timer name) as CheckMessageLabel says; what names it.
 func checkName(what, name string) error {
