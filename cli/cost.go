@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/pipeline"
 )
 
@@ -159,4 +161,44 @@ func costWarning(phase pipeline.Phase, done, total, jobs int, elapsed time.Durat
 	}
 	return fmt.Sprintf("%s: %s; at this rate its %s%d executions take %s %s%s, and the process holds %s of memory (%s since the phase started): fewer nodes or runs cost less; Ctrl-C keeps the finished executions",
 		phase, rate, upTo, total, what, units.Duration(est.Round(time.Second)), hours, units.Bytes(heap), units.Bytes(added))
+}
+
+// livenessCost prints the liveness search's cost warning on stderr, if it
+// has one (livenessCostWarning), before the search starts: the liveness
+// phase has no total of executions for costProgress to estimate it from.
+// A configuration the search refuses gets no warning: the search says
+// what is wrong with it.
+func (a *app) livenessCost(cfg liveness.Config) {
+	c, err := liveness.MeasureCost(cfg, time.Now)
+	if err != nil {
+		return
+	}
+	if w := livenessCostWarning(c, cmp.Or(cfg.Depth, liveness.DefaultDepth)); w != "" {
+		fmt.Fprintf(a.stderr, "%s: warning: %s\n", a.name, w)
+	}
+}
+
+// livenessCostWarning is the liveness search's cost warning from c, the
+// measured start of its first DFS iteration (to depth): "" unless that
+// iteration alone will take more than costHugeTime. It says what it is:
+// a lower bound of the first iteration (one sequence per event enabled in
+// the initial state, each started again from it), before that
+// iteration's random walks and the deeper iterations, which the state
+// space decides.
+func livenessCostWarning(c liveness.Cost, depth int) string {
+	least := c.Least()
+	if least <= costHugeTime {
+		return ""
+	}
+	hours := ""
+	if least > time.Hour {
+		hours = fmt.Sprintf(" (%.1f h)", least.Hours())
+	}
+	on := "on one worker (each iteration's division is a sequential DFS; --level-division runs it on every worker)"
+	if c.Workers > 1 {
+		on = fmt.Sprintf("on %d workers", c.Workers)
+	}
+	return fmt.Sprintf("liveness: the initial state has %d enabled events, and every DFS sequence starts again from it, which took %s here: the first iteration (depth %d) runs at least one sequence per enabled event, "+
+		"at least %s%s %s, before its random walks and the deeper iterations, whose levels can each multiply the sequences by up to the number of enabled events: fewer nodes cost less; Ctrl-C keeps the partial report",
+		c.Enabled, units.Duration(c.Restart), depth, units.Duration(least.Round(time.Second)), hours, on)
 }

@@ -40,7 +40,10 @@
 // a terminal, a plain line every 5 s when standard error is a file or a
 // pipe (a CI log); standard output does not depend on it. Five seconds
 // into a phase that will clearly take more than 15 minutes (or hold more
-// than 8 GiB), a warning on standard error gives the estimate. Durations
+// than 8 GiB), a warning on standard error gives the estimate; run
+// --liveness gives it before its search starts, from the time to start
+// again from its initial state and the events enabled there (a lower
+// bound of its first iteration, liveness.MeasureCost). Durations
 // print in the unit that fits them (package internal/units), and the line
 // of execution times says how many executions did not finish.
 //

@@ -60,13 +60,13 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 	// the previous one: the states before it are already hashed.
 	fresh := 0
 	for paths := 0; ; paths++ {
-		if paths&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if d.tick != nil {
-				d.tick(d.st)
-			}
+		// Every sequence: one can take long (a start of many nodes), and
+		// an interruption keeps the partial report.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if paths&255 == 0 && d.tick != nil {
+			d.tick(d.st)
 		}
 		w.start(base)
 		for w.step < B {

@@ -307,6 +307,15 @@
 // any number of workers and shards, and the same on every run. There is
 // no package state.
 //
+// # Cost
+//
+// MeasureCost, before a search, bounds its first iteration's time from
+// below: every event enabled in the initial state starts at least one
+// DFS sequence, and each starts again from the initial state (new
+// services, Inits, the prefix). `macepc run --liveness` warns when that
+// bound alone is past its limit; it says nothing of the deeper
+// iterations, whose size the state space decides.
+//
 // # Limits
 //
 // The driver runs once per search (timedsim's Scenario.Script), so the

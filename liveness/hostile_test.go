@@ -3,6 +3,7 @@ package liveness
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -330,5 +331,42 @@ func TestLivenessOutputsMakeHiddenCharactersVisible(t *testing.T) {
 	}
 	if v := rep.Violation; v == nil || v.Kind != KindSafety || v.Property != `safe\n5 n0 timer forged [choice 0 of 1]` {
 		t.Errorf("safety violation %+v", v)
+	}
+}
+
+// Issue 28 item 17: MeasureCost bounds the first iteration from below by
+// the initial state's enabled events (one DFS sequence each, each started
+// again from the initial state) and the time of a start, on one worker
+// (the division is sequential) or, with the level division, on all. The
+// clock is the test's: every reading is a second later.
+func TestMeasureCost(t *testing.T) {
+	sc := &timedsim.Scenario{Nodes: 7, New: func(timedsim.NodeID) timedsim.Service { return &ticker{boom: -1} }, Liveness: []timedsim.Property{ticked}}
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { clock = clock.Add(time.Second); return clock }
+	for _, c := range []struct {
+		cfg  Config
+		want Cost
+	}{
+		{Config{Scenario: sc, Jobs: 2}, Cost{Enabled: 7, Restart: 2 * time.Second, Workers: 1}},
+		{Config{Scenario: sc, Jobs: 2, NoHashing: true}, Cost{Enabled: 7, Restart: time.Second, Workers: 1}},
+		{Config{Scenario: sc, Jobs: 2, LevelDivision: true}, Cost{Enabled: 7, Restart: 2 * time.Second, Workers: 2}},
+		// From the end of a prefix in which one node ticked three times.
+		{Config{Scenario: sc, Jobs: 2, Prefix: &Path{Choices: []int{0, 0, 0}, Segments: []timedsim.Segment{{}}, Steps: 3}}, Cost{Enabled: 6, Restart: 2 * time.Second, Workers: 1}},
+		// A prefix that ends in a violation: the search stops there.
+		{Config{Scenario: tickerScenario(1, 0), Jobs: 2}, Cost{Workers: 1}},
+	} {
+		got, err := MeasureCost(c.cfg, now)
+		if err != nil || got != c.want {
+			t.Errorf("%+v: %+v %v, want %+v", c.cfg, got, err, c.want)
+		}
+	}
+	if got := (Cost{Enabled: 7, Restart: time.Second, Workers: 2}).Least(); got != 4*time.Second {
+		t.Errorf("Least %v", got)
+	}
+	if got := (Cost{Enabled: math.MaxInt, Restart: time.Hour, Workers: 1}).Least(); got != math.MaxInt64 {
+		t.Errorf("Least saturated %v", got)
+	}
+	if _, err := MeasureCost(Config{}, now); err == nil || !strings.HasPrefix(err.Error(), "liveness: ") {
+		t.Errorf("bad config: %v", err)
 	}
 }
