@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +15,9 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 item 17 as `run --liveness` sees it: the cost of a search too
-// large to finish.
+// Issue 28 items 13 and 17 as the commands see them: a Describe that
+// panics in a replay, and the cost of a liveness search too large to
+// finish.
 
 // counter counts its ticks to three; live when every node has. Its
 // Describe panics (with a line that would forge one of stdout) if boom,
@@ -120,5 +123,30 @@ func TestRunLivenessWarnsOfItsCost(t *testing.T) {
 	if st != cli.ExitError || warn < 0 || !strings.Contains(out, "the first iteration (depth 5) runs at least one sequence per enabled event, at least ") ||
 		!(header < warn && (search < 0 || warn < search)) || !strings.Contains(out, "search interrupted") {
 		t.Fatalf("status %d\n%s", st, out)
+	}
+}
+
+// Item 13 in the timed pipeline: simulate describes no state, so a
+// Describe that panics changes none of its results; a replay, which
+// describes the states, says FINDING (exit 1) and where, and explore
+// marks it, instead of showing "<Describe panicked: …>" as a state.
+func TestReplayDescribePanicIsAFinding(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, st := runWith(t, counterSystem(0), "simulate", "--system", "counter", "--variant", "boom", "--runs", "2", "--out", dir, "--progress", "never")
+	if st != cli.ExitOK {
+		t.Fatalf("simulate: status %d\n%s%s", st, out, errOut)
+	}
+	path := filepath.Join(dir, "replayed.path.json")
+	_, errOut, st = runWith(t, counterSystem(0), "replay", "--run", dir, "--index", "0", "--log", filepath.Join(dir, "replayed.log"), "--save-path", path)
+	const want = `FINDING: n0's Describe panicked on its state after step 7: no state\nsearch: depth 10`
+	if st != cli.ExitFinding || !strings.Contains(errOut, want) {
+		t.Fatalf("replay: status %d\n%s", st, errOut)
+	}
+	html := filepath.Join(dir, "x.html")
+	if _, errOut, st = runWith(t, counterSystem(0), "explore", "--path", path, "--out", html); st != cli.ExitOK {
+		t.Fatalf("explore: status %d\n%s", st, errOut)
+	}
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "Describe panicked on its initial state") {
+		t.Errorf("explore.html does not mark the panic")
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -132,8 +133,8 @@ func (a *app) replay(args []string) (int, error) {
 	}
 	if f := pipeline.Finding(res); f != "" {
 		fmt.Fprintf(a.stderr, "%s: FINDING: %s\n", a.name, f)
-		if res.Panic != nil {
-			fmt.Fprint(a.stderr, res.Panic.Stack)
+		if p := cmp.Or(res.Panic, res.DescribePanic); p != nil {
+			fmt.Fprint(a.stderr, p.Stack)
 		}
 		return ExitFinding, nil
 	}

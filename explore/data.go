@@ -170,6 +170,9 @@ func FromTimed(name string, h timedsim.LogHeader, r *timedsim.Result) *Execution
 	if p := r.Panic; p != nil {
 		e.Mark(p.Step, MarkViolation, "panic in the "+p.Where+": "+p.Value)
 	}
+	if p := r.DescribePanic; p != nil {
+		e.Mark(p.Step, MarkViolation, p.DescribeText())
+	}
 	if r.Violation != "" {
 		e.Mark(len(e.Steps)-1, MarkViolation, "safety property "+r.Violation+" violated")
 	}

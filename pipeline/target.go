@@ -171,8 +171,9 @@ func applyScale(set *edd.Set, specs []string) error {
 }
 
 // Finding describes what is wrong with an execution beyond being slow: a
-// panic in the protocol's code or a violated safety property ("" if
-// nothing, or if r is nil).
+// panic in the protocol's code (a recorded execution's also in a
+// Describe, timedsim.Result.DescribePanic) or a violated safety property
+// ("" if nothing, or if r is nil).
 func Finding(r *timedsim.Result) string {
 	if r == nil {
 		return ""
@@ -195,6 +196,9 @@ func Finding(r *timedsim.Result) string {
 		return fmt.Sprintf("%s panicked at step %d: %s", p.Where, p.Step, p.Value)
 	case timedsim.SafetyViolated:
 		return fmt.Sprintf("safety property %q violated at step %d", r.Violation, r.Steps)
+	}
+	if p := r.DescribePanic; p != nil { // only a recorded execution describes states
+		return p.DescribeText()
 	}
 	return ""
 }

@@ -91,6 +91,9 @@ func WriteEventLog(w io.Writer, h LogHeader, r *Result) error {
 		}
 		bw.WriteString("# panic at step " + strconv.Itoa(p.Step) + " in the " + v(where) + ": " + v(p.Value) + "\n")
 	}
+	if p := r.DescribePanic; p != nil {
+		bw.WriteString("# " + v(p.DescribeText()) + "\n")
+	}
 	if r.Violation != "" {
 		bw.WriteString("# safety property violated: " + v(r.Violation) + "\n")
 	}

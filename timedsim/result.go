@@ -1,6 +1,7 @@
 package timedsim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/macepc/macepc/edd"
@@ -190,6 +191,15 @@ type Result struct {
 	// Panic describes a handler panic (Outcome Panicked), or the handler
 	// that hung (Outcome Hung).
 	Panic *PanicInfo
+	// DescribePanic locates the first panic of a service's Describe (or
+	// String) method while the states were recorded (FinalStates with
+	// Record, InitialStates and TimedEvent.State with RecordStates), with
+	// Where "Describe", Node the node and Step the step after which its
+	// state was described (-1: its initial state). The state's text says
+	// "<Describe panicked: …>". It is not the execution's Outcome, which
+	// is the same whether states are recorded or not, but it is a bug of
+	// the protocol's code, a finding (pipeline.Finding).
+	DescribePanic *PanicInfo
 	// Violation names the safety property that failed.
 	Violation string
 }
@@ -197,7 +207,8 @@ type Result struct {
 // PanicInfo locates a panic in user code.
 type PanicInfo struct {
 	// Where: "handler" (then Node and Label name the event), "constructor",
-	// "driver", "stopping condition" or "safety property".
+	// "driver", "stopping condition", "safety property" or, for
+	// Result.DescribePanic, "Describe".
 	Where string
 	Step  int
 	Node  NodeID
@@ -209,6 +220,17 @@ type PanicInfo struct {
 	// goroutine it started or from a later handler that kept it; the call
 	// did nothing (ErrAfterReturn) and the execution ran to its end.
 	AfterReturn bool
+}
+
+// DescribeText says where a Describe panicked (Result.DescribePanic), in
+// one line: "n1's Describe panicked on its state after step 5: boom", or
+// "… on its initial state: …".
+func (p *PanicInfo) DescribeText() string {
+	state := "its initial state"
+	if p.Step >= 0 {
+		state = fmt.Sprintf("its state after step %d", p.Step)
+	}
+	return fmt.Sprintf("%v's Describe panicked on %s: %s", p.Node, state, p.Value)
 }
 
 // TimedEvent is one executed event: the paper's <node, event, start,

@@ -153,6 +153,10 @@ type Simulator struct {
 	free  []int32
 	rnd   *stepRand
 
+	// descPanic is the execution's first panic of a Describe, recorded
+	// (Result.DescribePanic).
+	descPanic *PanicInfo
+
 	// label interning (persists across executions)
 	labels    []labelInfo
 	msgLabel  map[reflect.Type]int32 // or labeledType
@@ -465,6 +469,7 @@ func (s *Simulator) schedule(at time.Duration, r record) int32 {
 }
 
 func (s *Simulator) resetState(p Path) {
+	s.descPanic = nil
 	s.q.reset()
 	for i := range s.q.pos {
 		s.q.pos[i] = -1
@@ -542,7 +547,7 @@ func (s *Simulator) run(ctx context.Context, p Path) *Result {
 		if s.opts.Record && s.opts.RecordStates {
 			res.InitialStates = make([]string, len(s.nodes))
 			for i := range s.nodes {
-				res.InitialStates[i] = safeDescribe(s.nodes[i].svc)
+				res.InitialStates[i] = s.describe(i, -1)
 			}
 		}
 		s.loop(ctx, res)
@@ -925,7 +930,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	}
 	if s.ev != nil {
 		if s.opts.RecordStates && s.ev.Node != None {
-			s.ev.State = safeDescribe(s.nodes[s.ev.Node].svc)
+			s.ev.State = s.describe(int(s.ev.Node), s.ev.Step)
 		}
 		s.events = append(s.events, *s.ev)
 		s.ev = nil
@@ -1087,8 +1092,9 @@ func (s *Simulator) finish(res *Result) {
 		s.events = nil
 		res.FinalStates = make([]string, len(s.nodes))
 		for i := range s.nodes {
-			res.FinalStates[i] = safeDescribe(s.nodes[i].svc)
+			res.FinalStates[i] = s.describe(i, s.steps-1)
 		}
+		res.DescribePanic = s.descPanic
 	}
 }
 
@@ -1288,13 +1294,21 @@ func (c *nodeCtx) Logf(format string, args ...any) {
 	}
 }
 
-// safeDescribe is Describe that reports a panicking Describe method in its
-// text instead of crashing the run.
-func safeDescribe(svc Service) (out string) {
+// describe is Describe of node i's service after step (-1: before the
+// first), for the recorded states. A Describe that panics does not crash
+// the run nor change its outcome (the execution is the same recorded or
+// not): its text says so, "<Describe panicked: …>", and the first such
+// panic is Result.DescribePanic (s.descPanic until the end), which
+// locates it.
+func (s *Simulator) describe(i, step int) (out string) {
 	defer func() {
 		if v := recover(); v != nil {
-			out = fmt.Sprintf("<Describe panicked: %v>", v)
+			val := visible.String(fmt.Sprint(v))
+			out = "<Describe panicked: " + val + ">"
+			if s.descPanic == nil {
+				s.descPanic = &PanicInfo{Where: "Describe", Step: step, Node: NodeID(i), Value: val, Stack: string(debug.Stack())}
+			}
 		}
 	}()
-	return Describe(svc)
+	return Describe(s.nodes[i].svc)
 }
