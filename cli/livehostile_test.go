@@ -15,9 +15,9 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 items 13 and 17 as the commands see them: a Describe that
-// panics in a replay, and the cost of a liveness search too large to
-// finish.
+// Issue 28 items 13, 14 and 17 as `run --liveness` sees them: a Describe
+// that panics, a Describe that is not deterministic, and the cost of a
+// search too large to finish.
 
 // counter counts its ticks to three; live when every node has. Its
 // Describe panics (with a line that would forge one of stdout) if boom,
@@ -81,6 +81,50 @@ func counterSystem(slow time.Duration) timedsim.System {
 				}}},
 			}, nil
 		},
+	}
+}
+
+// Item 13: a Describe that panics is a panic, a finding with the path
+// that replays to it (before: "VIOLATION (liveness)", every state hashed
+// alike); its text shows on one line, its line break made visible.
+func TestRunLivenessDescribePanicIsAFinding(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, st := runWith(t, counterSystem(0), "run", "--liveness", "--system", "counter", "--variant", "boom", "--out", dir, "--progress", "never")
+	const want = `VIOLATION (panic): n0: Describe panicked: no state\nsearch: depth 10, 0 paths, 0 states; ended: exhausted\nno violation\u202e at step -1`
+	if st != cli.ExitFinding || !strings.Contains(out, want) || strings.Contains(out, "(liveness)") || strings.Contains(out, "\u202e") {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errOut)
+	}
+	log := filepath.Join(dir, "replayed.log")
+	_, errOut, st = runWith(t, counterSystem(0), "replay", "--path", filepath.Join(dir, "dead.path.json"), "--log", log)
+	b, _ := os.ReadFile(log)
+	if st != cli.ExitFinding || !strings.Contains(string(b), "# end after 0 steps: panic: n0: Describe panicked: no state") {
+		t.Fatalf("replay: status %d %s\n%s", st, errOut, b)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "Panic at step -1: n0: Describe panicked: no state") {
+		t.Errorf("summary.md does not name the panic:\n%s", summary)
+	}
+}
+
+// Item 14: a Describe that follows a map's order is a warning on stdout,
+// in liveness.json and under the verdict of summary.md; the search goes
+// on (its findings still replay), and a deterministic Describe gets none.
+func TestRunLivenessNondeterministicDescribeIsWarned(t *testing.T) {
+	const want = "warning: node n0's Describe is not deterministic: two calls on the same state gave different text (a map iterated in Go's random order?)"
+	dir := t.TempDir()
+	out, errOut, st := runWith(t, counterSystem(0), "run", "--liveness", "--system", "counter", "--variant", "mapped", "--nodes", "1", "--out", dir, "--progress", "never")
+	if st != cli.ExitOK || strings.Count(out, want) != 1 {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errOut)
+	}
+	for _, f := range []string{"liveness.json", "summary.md"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if !strings.Contains(string(b), "Describe is not deterministic") {
+			t.Errorf("%s lacks the warning:\n%s", f, b)
+		}
+	}
+	out, _, _ = runRT(t, context.Background(), "run", "--liveness", "--system", "randtree", "--variant", "fixed", "--max-depth", "5", "--out", t.TempDir(), "--progress", "never")
+	if strings.Contains(out, "warning") {
+		t.Errorf("randtree's Describe is deterministic:\n%s", out)
 	}
 }
 

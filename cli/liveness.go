@@ -226,6 +226,9 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	}
 	fmt.Fprintf(w, "  %s; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
 		liveness.SearchedText(s.DepthDone, s.Depth), s.Prefixes, s.Split, distinct, s.Collision)
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
 	v := rep.Violation
 	if v == nil {
 		fmt.Fprintf(w, "no violation\n")

@@ -124,6 +124,16 @@ type Violation struct {
 	Path Path `json:"path"`
 }
 
+// What says what was violated, for notes and marks: "safety violation of
+// P", "liveness violation of P", or "panic: n1: boom" (the panic's own
+// text: a handler's, a property's or a Describe's).
+func (v *Violation) What() string {
+	if v.Kind == KindPanic {
+		return "panic: " + v.Panic
+	}
+	return v.Kind + " violation of " + v.Property
+}
+
 // Critical-transition classes (MaceMC §3.2).
 const (
 	// C1: a dead-state liveness violation; Step is the critical

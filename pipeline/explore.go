@@ -182,7 +182,7 @@ func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) erro
 		return err
 	}
 	v := rep.Violation
-	dead.Mark(v.Step, explore.MarkViolation, fmt.Sprintf("%s violation of %s", v.Kind, v.Property))
+	dead.Mark(v.Step, explore.MarkViolation, v.What())
 	di := len(data.Executions)
 	data.Executions = append(data.Executions, dead)
 	c := rep.Critical

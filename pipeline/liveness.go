@@ -185,7 +185,11 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 		}
 	}
 	if v := rep.Violation; v != nil {
-		if err := savePath(FileDeadPath, fmt.Sprintf("%s violation of %s at step %d", v.Kind, v.Property, v.Step), v.Path); err != nil {
+		note := fmt.Sprintf("%s at step %d", v.What(), v.Step)
+		if v.Kind == liveness.KindPanic {
+			note = fmt.Sprintf("panic at step %d: %s", v.Step, v.Panic)
+		}
+		if err := savePath(FileDeadPath, note, v.Path); err != nil {
 			return nil, err
 		}
 		if err := saveLog(FileDeadLog, v.Path); err != nil {

@@ -375,6 +375,7 @@ type Liveness struct {
 			Kind     string   `json:"kind"`
 			Property string   `json:"property"`
 			Failed   []string `json:"failed"`
+			Panic    string   `json:"panic"`
 			Step     int      `json:"step"`
 			Depth    int      `json:"depth"`
 		} `json:"violation"`
@@ -398,6 +399,9 @@ type Liveness struct {
 			} `json:"probes"`
 			Walks int `json:"walks"`
 		} `json:"critical"`
+		// Warnings are about the services (a Describe that is not
+		// deterministic).
+		Warnings []string `json:"warnings"`
 	} `json:"report"`
 	Files []string `json:"files"`
 }

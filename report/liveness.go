@@ -77,6 +77,9 @@ func livenessVerdict(lv *Liveness) (string, bool) {
 		return fmt.Sprintf("Liveness: no violation (the search ended: %s; %d states, %d random walks).", lv.Report.End, lv.Report.Stats.States, lv.Report.Stats.Walks), false
 	}
 	s := fmt.Sprintf("%s violation: property %s fails at step %d", upper(v.Kind), v.Property, v.Step)
+	if v.Kind == liveness.KindPanic {
+		s = fmt.Sprintf("Panic at step %d: %s", v.Step, v.Panic)
+	}
 	c := lv.Report.Critical
 	if c != nil && c.Class == "C1" {
 		s += fmt.Sprintf("; critical transition at step %d: %s", c.Step, c.DeadEvent)
@@ -122,7 +125,11 @@ func livenessSummaryRows(lv *Liveness) []row {
 	rows = append(rows, row{"visited states", fmt.Sprintf("%s; %d prefix tasks (split depth %d); %s distinct states; fingerprint collision probability (TLC estimate) %.2g",
 		liveness.SearchedText(s.DepthDone, s.Depth), s.Prefixes, s.Split, distinct, s.Collision)})
 	if v := rp.Violation; v != nil {
-		rows = append(rows, row{"violation", fmt.Sprintf("%s property %s at step %d (failing: %s)", v.Kind, v.Property, v.Step, strings.Join(v.Failed, ", "))})
+		what := fmt.Sprintf("%s property %s at step %d (failing: %s)", v.Kind, v.Property, v.Step, strings.Join(v.Failed, ", "))
+		if v.Kind == liveness.KindPanic {
+			what = fmt.Sprintf("panic at step %d: %s", v.Step, v.Panic)
+		}
+		rows = append(rows, row{"violation", what})
 	}
 	if c := rp.Critical; c != nil {
 		what := fmt.Sprintf("class %s", c.Class)

@@ -64,6 +64,7 @@ func newHeading(r *Results) heading {
 			h.title = fmt.Sprintf("macepc liveness report: %s/%s, seed %d", lv.System, lv.Variant, lv.Seed)
 		}
 		add(livenessVerdict(lv))
+		h.warnings = append(h.warnings, lv.Report.Warnings...)
 	}
 	return h
 }
