@@ -198,7 +198,7 @@ func livenessCostWarning(c liveness.Cost, depth int) string {
 	if c.Workers > 1 {
 		on = fmt.Sprintf("on %d workers", c.Workers)
 	}
-	return fmt.Sprintf("liveness: the initial state has %d enabled events, and every DFS sequence starts again from it, which took %s here: the first iteration (depth %d) runs at least one sequence per enabled event, "+
-		"at least %s%s %s, before its random walks and the deeper iterations, whose levels can each multiply the sequences by up to the number of enabled events: fewer nodes cost less; Ctrl-C keeps the partial report",
+	return fmt.Sprintf("liveness: the initial state has %d enabled events, and every DFS sequence starts again from it, which took %s here: the first iteration (depth %d) runs at least one sequence per enabled event "+
+		"(unless a violation ends it first), at least %s%s %s, before its random walks and the deeper iterations, whose levels can each multiply the sequences by up to the number of enabled events: fewer nodes cost less; Ctrl-C keeps the partial report",
 		c.Enabled, units.Duration(c.Restart), depth, units.Duration(least.Round(time.Second)), hours, on)
 }

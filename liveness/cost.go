@@ -11,8 +11,9 @@ import (
 type Cost struct {
 	// Enabled is the number of events enabled in the search's initial
 	// state (after its prefix): the first DFS iteration runs at least one
-	// sequence per enabled event, each executed again from the initial
-	// state (MaceMC's search is stateless).
+	// sequence per enabled event (unless a violation ends it first), each
+	// executed again from the initial state (MaceMC's search is
+	// stateless).
 	Enabled int
 	// Restart is the time of what every such sequence does whichever
 	// event it takes first: the services made anew, their Inits, the
