@@ -133,8 +133,11 @@ const MinWindowSamples = 3
 //
 // The result is ranked: first the labels that are not LengthOnly, those
 // whose count varies (R defined) before those whose count is the same in
-// every sample, each by |WindowR| descending (nil last), then |R|
-// descending (nil last), then label; then the LengthOnly labels by |R| descending, then label; then,
+// every sample, each with the labels of positive WindowR (more frequent
+// within the window in the slower executions) first, then by |WindowR|
+// descending (nil last), then |R| descending (nil last), then the labels
+// of a timer set or cancelled (timedsim.TimerComposite) after the others,
+// then label; then the LengthOnly labels by |R| descending, then label; then,
 // ranked the same way among themselves, the composite labels that are
 // SameAs their event label. r values
 // are rounded to 6 decimals before they are compared, so the ranking and
@@ -239,6 +242,21 @@ func compareCorrelations(a, b Correlation) int {
 			}
 			return -1
 		}
+		// A label that occurred more often within the normal time in
+		// the slower executions (WindowR > 0) is something that
+		// happened before the execution became slow, a candidate
+		// cause; one that occurred less often (WindowR < 0) is mostly
+		// work a stalled node did not do, a symptom. Positive
+		// association ranks first, as in statistical debugging, which
+		// ranks the predicates whose truth raises the chance of
+		// failure (Liblit, Naik, Zheng, Aiken and Jordan, "Scalable
+		// Statistical Bug Isolation", PLDI 2005).
+		if pa, pb := positive(a.WindowR), positive(b.WindowR); pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
 		if c := byAbsDesc(a.WindowR, b.WindowR); c != 0 {
 			return c
 		}
@@ -246,8 +264,27 @@ func compareCorrelations(a, b Correlation) int {
 	if c := byAbsDesc(a.R, b.R); c != 0 {
 		return c
 	}
+	// Between labels that correlate alike, a timer a handler set or
+	// cancelled, a node's bookkeeping of its own waits, ranks after a
+	// message it sent or a note it made.
+	if ta, tb := timerComposite(a.Label), timerComposite(b.Label); ta != tb {
+		if tb {
+			return -1
+		}
+		return 1
+	}
 	return strings.Compare(a.Label, b.Label)
 }
+
+// timerComposite reports whether label is the composite label of a handler
+// that set or cancelled a timer (timedsim.TimerComposite).
+func timerComposite(label string) bool {
+	_, after, ok := strings.Cut(label, timedsim.CompositeArrow)
+	return ok && timedsim.IsTimerComposite(after)
+}
+
+// positive reports whether r is defined and above 0.
+func positive(r *float64) bool { return r != nil && *r > 0 }
 
 // byAbsDesc orders r values by decreasing magnitude, nil last.
 func byAbsDesc(a, b *float64) int {

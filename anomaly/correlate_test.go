@@ -37,9 +37,10 @@ import (
 //	   0.375−0.375−0.125−0.375 = −0.5, r = −0.5/√3.75 = −0.258199;
 //	   window (0, 0, 0, 0): WindowR nil, but |R| < MinR: not LengthOnly.
 //
-// Ranking: not LengthOnly, the labels whose count varies by |WindowR| (b
-// 0.774597, a 0.447214, e nil), then d, whose count is the same in every
-// sample, then the LengthOnly c.
+// Ranking: not LengthOnly, the labels whose count varies, those of
+// positive WindowR first (a 0.447214), then the others by |WindowR| (b
+// −0.774597, e nil), then d, whose count is the same in every sample, then
+// the LengthOnly c.
 func TestCorrelateHand(t *testing.T) {
 	s := func(sec int, counts, window map[string]int) Sample {
 		return Sample{ExecTime: time.Duration(sec) * time.Second, Counts: counts, Window: window}
@@ -53,8 +54,8 @@ func TestCorrelateHand(t *testing.T) {
 	samples[0].Window["b"] = 1
 	got := Correlate(samples, 0)
 	want := []Correlation{
-		{Label: "b", Executions: 2, MeanCount: 1, R: ptr(0.912871), WindowR: ptr(-0.774597)},
 		{Label: "a", Executions: 4, MeanCount: 2, R: ptr(0.774597), WindowR: ptr(0.447214)},
+		{Label: "b", Executions: 2, MeanCount: 1, R: ptr(0.912871), WindowR: ptr(-0.774597)},
 		{Label: "e", Executions: 1, MeanCount: 0.25, R: ptr(-0.258199), WindowR: nil},
 		{Label: "d", Executions: 4, MeanCount: 1, R: nil, WindowR: ptr(0.258199)},
 		{Label: "c", Executions: 1, MeanCount: 0.5, R: ptr(0.774597), WindowR: nil, LengthOnly: true},

@@ -404,8 +404,8 @@ func LeadIn(events []timedsim.TimedEvent, seg Segment, until time.Duration) []st
 }
 
 // EventLabels are an event's labels as phase 3b counts them: its own, and
-// a composite per message type it sent and per note it made, or with
-// "(nothing)" when it did neither (a driver fault has only its own).
+// a composite per message type it sent, per note it made and per timer it
+// set or cancelled, or with "(nothing)" when it did none of these (a driver fault has only its own).
 func EventLabels(e timedsim.TimedEvent) []string {
 	out := []string{e.Label}
 	seen := map[string]bool{}
@@ -418,7 +418,12 @@ func EventLabels(e timedsim.TimedEvent) []string {
 	for _, n := range e.Notes {
 		out = append(out, timedsim.CompositeLabel(e.Label, n))
 	}
-	if len(e.Sends) == 0 && len(e.Notes) == 0 && !driverFault(e.Label) {
+	for _, t := range e.Timers {
+		if l := timedsim.CompositeLabel(e.Label, timedsim.TimerComposite(t.Name, t.Cancel)); !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	if len(e.Sends) == 0 && len(e.Notes) == 0 && len(e.Timers) == 0 && !driverFault(e.Label) {
 		out = append(out, timedsim.CompositeLabel(e.Label, timedsim.SentNothing))
 	}
 	return out

@@ -45,6 +45,27 @@ func CompositeLabel(label, sentType string) string { return label + CompositeArr
 // parentheses keep it apart from every Go type name.
 const SentNothing = "(nothing)"
 
+// TimerComposite is the part after the arrow of the composite label of a
+// handler that set or cancelled timer name: "(set tick)" or "(cancel
+// tick)". A timer is an effect of a handler as a sent message is:
+// "deliver Elected → (cancel tick)" counts the Elected messages that
+// stopped a node's retry timer, and an Elected ignored while the node
+// still collects counts as "deliver Elected → (nothing)", without a note
+// saying so. Like SentNothing, the parentheses keep it apart from every Go
+// type name, and CheckNote refuses notes of this form.
+func TimerComposite(name string, cancel bool) string {
+	if cancel {
+		return "(cancel " + name + ")"
+	}
+	return "(set " + name + ")"
+}
+
+// IsTimerComposite reports whether text, the part of a composite label
+// after the arrow, has the form of TimerComposite.
+func IsTimerComposite(text string) bool {
+	return strings.HasSuffix(text, ")") && (strings.HasPrefix(text, "(set ") || strings.HasPrefix(text, "(cancel "))
+}
+
 // MaxNoteLen is the longest note text, in bytes: a note is a label that
 // tables and plots show, not a log line (Context.Logf is for details).
 const MaxNoteLen = 80
@@ -70,6 +91,8 @@ func CheckNote(text string) error {
 		return bad("has surrounding spaces")
 	case text == SentNothing:
 		return bad("is the composite label of a handler that sent nothing")
+	case IsTimerComposite(text):
+		return bad("reads as the composite label of a handler that set or cancelled a timer")
 	case isIdent(text):
 		return bad(`reads as a message type name: write a phrase ("dropped: not joined")`)
 	}

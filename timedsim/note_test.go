@@ -58,7 +58,7 @@ func noterScenario(nodes int, noted bool) *timedsim.Scenario {
 
 // TestNote: a handler's notes enter its event's composite labels once per
 // distinct note, in the plain and the windowed counts, replace "→
-// (nothing)" for a handler that sent nothing, appear in the event log, and
+// (nothing)" for a handler that sent nothing and touched no timer, appear in the event log, and
 // change nothing else about the execution.
 func TestNote(t *testing.T) {
 	plain, err := timedsim.NewSimulator(noterScenario(8, false), timedsim.Options{Record: true})
@@ -184,12 +184,12 @@ func TestNoteAllocs(t *testing.T) {
 // TestCheckNote: the rules of a note's text, and the panic of a handler
 // that breaks them (a caller bug, reported where it happened).
 func TestCheckNote(t *testing.T) {
-	for _, ok := range []string{"ignored: not joined", "dropped stale reply", "evicted a leaf-set member", "x y", "état: ignoré"} {
+	for _, ok := range []string{"ignored: not joined", "dropped stale reply", "evicted a leaf-set member", "x y", "état: ignoré", "(setting aside)", "set tick"} {
 		if err := timedsim.CheckNote(ok); err != nil {
 			t.Errorf("CheckNote(%q): %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "dropped", "Remove", timedsim.SentNothing, " padded", "two\nlines", "tab\there", "a → b",
+	for _, bad := range []string{"", "dropped", "Remove", timedsim.SentNothing, timedsim.TimerComposite("tick", false), timedsim.TimerComposite("tick", true), " padded", "two\nlines", "tab\there", "a → b",
 		strings.Repeat("x ", timedsim.MaxNoteLen), "bad \xff utf8"} {
 		err := timedsim.CheckNote(bad)
 		if err == nil || !strings.HasPrefix(err.Error(), "timedsim: ") {

@@ -168,6 +168,7 @@ type Simulator struct {
 	errLabel  map[string]int32
 	fixedLbl  map[string]int32
 	compIdx   map[uint64]int32 // (label, sent label) -> composite id
+	timerComp map[uint64]int32 // (label, timer kind, cancel) -> composite id
 	compName  []string
 	noteID    map[string]int32
 	noteName  []string
@@ -196,6 +197,7 @@ type Simulator struct {
 	nsent    int32         // sends of the running handler so far
 	sentLbls []int32       // message labels the current handler sent (composites)
 	noted    []int32       // notes the current handler made
+	timered  []int32       // timer composites the current handler counted
 	ev       *TimedEvent
 	events   []TimedEvent
 
@@ -247,6 +249,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		errLabel:  map[string]int32{},
 		fixedLbl:  map[string]int32{},
 		compIdx:   map[uint64]int32{},
+		timerComp: map[uint64]int32{},
 		noteID:    map[string]int32{},
 	}
 	if s.eddS == nil {
@@ -414,6 +417,29 @@ func (s *Simulator) note(label int32, text string) {
 	if s.ev != nil {
 		s.ev.Notes = append(s.ev.Notes, s.noteName[id])
 	}
+}
+
+// timerEffect counts "label → (set NAME)" or "label → (cancel NAME)" once
+// per event (TimerComposite): setting or cancelling a timer is an effect
+// of a handler as a send is, and a handler that made one did not do
+// nothing.
+func (s *Simulator) timerEffect(label, timer int32, cancel bool) {
+	key := uint64(uint32(label))<<32 | uint64(uint32(timer))<<1
+	if cancel {
+		key |= 1
+	}
+	id, ok := s.timerComp[key]
+	if !ok {
+		id = s.newComposite(CompositeLabel(s.labels[label].name, TimerComposite(s.timerName[timer], cancel)))
+		s.timerComp[key] = id
+	}
+	for _, t := range s.timered {
+		if t == id {
+			return
+		}
+	}
+	s.timered = append(s.timered, id)
+	s.countComposite(id)
 }
 
 // sentNothing counts "label → (nothing)" for a handler that sent no
@@ -808,7 +834,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		c.node, c.label, c.start, c.end, c.step = r.node, r.label, start, end, s.steps
 	}
 	s.start = start
-	s.sentLbls, s.noted = s.sentLbls[:0], s.noted[:0]
+	s.sentLbls, s.noted, s.timered = s.sentLbls[:0], s.noted[:0], s.timered[:0]
 	if s.opts.Record {
 		s.ev = &TimedEvent{Step: s.steps, Node: NodeID(r.node), From: None, Label: s.labels[r.label].name, Start: start, Duration: dur,
 			Cause: int(r.cause), CauseSend: -1, Ready: r.ready}
@@ -914,7 +940,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 	if s.opts.MeasureRealTime && timed {
 		s.real[r.label] = append(s.real[r.label], time.Since(t0))
 	}
-	if timed && len(s.sentLbls) == 0 && len(s.noted) == 0 {
+	if timed && len(s.sentLbls) == 0 && len(s.noted) == 0 && len(s.timered) == 0 {
 		s.sentNothing(r.label)
 	}
 	if timed && end > n.clock {
@@ -1241,6 +1267,7 @@ func (c *nodeCtx) SetTimer(name string, after time.Duration, data any) {
 		s.unqueue(*slot)
 		s.release(*slot)
 	}
+	s.timerEffect(c.label, k, false)
 	at := simtime.Add(c.end, after) // a timer beyond the end of time fires never, not in the past
 	*slot = s.schedule(at, record{kind: evTimer, node: c.node, from: -1, label: s.timerLbl[k], timer: k, inc: s.nodes[c.node].inc, data: data})
 	if s.ev != nil {
@@ -1253,12 +1280,13 @@ func (c *nodeCtx) CancelTimer(name string) {
 		return
 	}
 	s := c.s
-	_, slot := c.timerSlot(name)
+	k, slot := c.timerSlot(name)
 	if *slot >= 0 {
 		s.unqueue(*slot)
 		s.release(*slot)
 		*slot = -1
 	}
+	s.timerEffect(c.label, k, true)
 	if s.ev != nil {
 		s.ev.Timers = append(s.ev.Timers, TimerChange{Name: name, Cancel: true})
 	}

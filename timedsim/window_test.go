@@ -65,14 +65,15 @@ func TestCountWindow(t *testing.T) {
 }
 
 // addComposite counts e's composite labels from the event log: one per
-// message type it sent (failed sends included) and per note it made, or
-// "→ (nothing)" for a handler that did neither.
+// message type it sent (failed sends included), per note it made and per
+// timer it set or cancelled, or "→ (nothing)" for a handler that did none
+// of these.
 func addComposite(comp map[string]int, e timedsim.TimedEvent) {
 	switch e.Label {
 	case "reset", "break", "partition", "heal": // driver faults run no handler
 		return
 	}
-	if len(e.Sends) == 0 && len(e.Notes) == 0 {
+	if len(e.Sends) == 0 && len(e.Notes) == 0 && len(e.Timers) == 0 {
 		comp[timedsim.CompositeLabel(e.Label, timedsim.SentNothing)]++
 	}
 	seen := map[string]bool{}
@@ -86,6 +87,12 @@ func addComposite(comp map[string]int, e timedsim.TimedEvent) {
 		if !seen[n] {
 			seen[n] = true
 			comp[timedsim.CompositeLabel(e.Label, n)]++
+		}
+	}
+	for _, tc := range e.Timers {
+		if tt := timedsim.TimerComposite(tc.Name, tc.Cancel); !seen[tt] {
+			seen[tt] = true
+			comp[timedsim.CompositeLabel(e.Label, tt)]++
 		}
 	}
 }
