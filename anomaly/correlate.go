@@ -86,8 +86,8 @@ type Correlation struct {
 }
 
 // Prioritize marks the labels of cs in first Critical and moves them to
-// the front, ranked among themselves by |WindowR|, then |R| (LengthOnly
-// ignored: an event the anomaly's own analysis points at is no
+// the front, ranked among themselves by |WindowR|, then |R|, then the
+// timers' composite labels after the others (LengthOnly ignored: an event the anomaly's own analysis points at is no
 // length-driven consequence, even when it happened after the count
 // window), then label; the others keep their order. A label is Critical
 // only if it also correlates: |R| or |WindowR| at least MinR (an event
@@ -114,7 +114,7 @@ func Prioritize(cs []Correlation, first map[string]bool) {
 		if c := byAbsDesc(a.R, b.R); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Label, b.Label)
+		return byKindThenLabel(a.Label, b.Label)
 	})
 }
 
@@ -133,8 +133,9 @@ const MinWindowSamples = 3
 //
 // The result is ranked: first the labels that are not LengthOnly, those
 // whose count varies (R defined) before those whose count is the same in
-// every sample, each with the labels of positive WindowR (more frequent
-// within the window in the slower executions) first, then by |WindowR|
+// every sample, each with the labels of WindowR at least MinR (markedly
+// more frequent within the window in the slower executions) first, then
+// by |WindowR|
 // descending (nil last), then |R| descending (nil last), then the labels
 // of a timer set or cancelled (timedsim.TimerComposite) after the others,
 // then label; then the LengthOnly labels by |R| descending, then label; then,
@@ -242,15 +243,16 @@ func compareCorrelations(a, b Correlation) int {
 			}
 			return -1
 		}
-		// A label that occurred more often within the normal time in
-		// the slower executions (WindowR > 0) is something that
-		// happened before the execution became slow, a candidate
-		// cause; one that occurred less often (WindowR < 0) is mostly
-		// work a stalled node did not do, a symptom. Positive
-		// association ranks first, as in statistical debugging, which
-		// ranks the predicates whose truth raises the chance of
+		// A label that occurred markedly more often within the normal
+		// time in the slower executions (WindowR at least MinR) is
+		// something that happened before the execution became slow, a
+		// candidate cause; one that occurred less often (WindowR < 0)
+		// is mostly work a stalled node did not do, a symptom. Such
+		// positive association ranks first, as statistical debugging
+		// ranks first the predicates whose truth raises the chance of
 		// failure (Liblit, Naik, Zheng, Aiken and Jordan, "Scalable
-		// Statistical Bug Isolation", PLDI 2005).
+		// Statistical Bug Isolation", PLDI 2005); below MinR the sign
+		// is not trusted, and |WindowR| ranks.
 		if pa, pb := positive(a.WindowR), positive(b.WindowR); pa != pb {
 			if pa {
 				return -1
@@ -264,16 +266,20 @@ func compareCorrelations(a, b Correlation) int {
 	if c := byAbsDesc(a.R, b.R); c != 0 {
 		return c
 	}
-	// Between labels that correlate alike, a timer a handler set or
-	// cancelled, a node's bookkeeping of its own waits, ranks after a
-	// message it sent or a note it made.
-	if ta, tb := timerComposite(a.Label), timerComposite(b.Label); ta != tb {
+	return byKindThenLabel(a.Label, b.Label)
+}
+
+// byKindThenLabel orders labels that correlate alike: a timer a handler
+// set or cancelled, a node's bookkeeping of its own waits, after a message
+// it sent or a note it made; then by label.
+func byKindThenLabel(a, b string) int {
+	if ta, tb := timerComposite(a), timerComposite(b); ta != tb {
 		if tb {
 			return -1
 		}
 		return 1
 	}
-	return strings.Compare(a.Label, b.Label)
+	return strings.Compare(a, b)
 }
 
 // timerComposite reports whether label is the composite label of a handler
@@ -283,8 +289,8 @@ func timerComposite(label string) bool {
 	return ok && timedsim.IsTimerComposite(after)
 }
 
-// positive reports whether r is defined and above 0.
-func positive(r *float64) bool { return r != nil && *r > 0 }
+// positive reports whether r is defined and at least MinR.
+func positive(r *float64) bool { return r != nil && *r >= MinR }
 
 // byAbsDesc orders r values by decreasing magnitude, nil last.
 func byAbsDesc(a, b *float64) int {

@@ -38,9 +38,9 @@ import (
 //	   window (0, 0, 0, 0): WindowR nil, but |R| < MinR: not LengthOnly.
 //
 // Ranking: not LengthOnly, the labels whose count varies, those of
-// positive WindowR first (a 0.447214), then the others by |WindowR| (b
-// −0.774597, e nil), then d, whose count is the same in every sample, then
-// the LengthOnly c.
+// WindowR at least MinR first (a 0.447214), then the others by |WindowR|
+// (b −0.774597, e nil), then d, whose count is the same in every sample,
+// then the LengthOnly c.
 func TestCorrelateHand(t *testing.T) {
 	s := func(sec int, counts, window map[string]int) Sample {
 		return Sample{ExecTime: time.Duration(sec) * time.Second, Counts: counts, Window: window}
