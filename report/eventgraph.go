@@ -29,6 +29,11 @@ const (
 	graphMaxSteps = 24
 )
 
+// egMaxLanes is the most columns the event graph draws one per node: past
+// it, the nodes that run no event of the window (they only send a message
+// delivered in it, or receive one) share one column.
+const egMaxLanes = 16
+
 // EventGraphData feeds the event graph (message sequence chart) around the
 // divergence point.
 type EventGraphData struct {
@@ -40,8 +45,13 @@ type EventGraphData struct {
 	// -1 when they do not differ in divergence-events.json's window.
 	FirstDiff int `json:"first_diff"`
 	// Nodes are the columns: every node with an event, a sender or a
-	// destination in the window of either execution.
-	Nodes   []int     `json:"nodes"`
+	// destination in the window of either execution; when they are more
+	// than egMaxLanes, only those with an event.
+	Nodes []int `json:"nodes"`
+	// Folded are the nodes that share the last column when the nodes are
+	// too many for a column each: they run no event of the window, and
+	// only send or receive its messages (empty: none folded).
+	Folded  []int     `json:"folded,omitempty"`
 	TimeMin float64   `json:"time_min"`
 	TimeMax float64   `json:"time_max"`
 	Panels  []EGPanel `json:"panels"`
@@ -161,7 +171,8 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 	if !math.IsInf(tDiv, 0) && !math.IsInf(tAfter, 0) {
 		earliest = tDiv - 0.5*(tAfter-tDiv)
 	}
-	nodes := map[int]bool{}
+	nodes := map[int]bool{}  // every node the window involves
+	active := map[int]bool{} // the nodes that run an event in it
 	for _, ex := range ev.Executions {
 		pn := EGPanel{Name: ex.Name, ExecTime: secsNS(ex.ExecTimeNS), Events: []EGEvent{}, Messages: []EGMessage{}}
 		var types []string // of pn.Events: the delivered message's type
@@ -171,7 +182,7 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 			}
 			start, end := secsNS(e.StartNS), secsNS(e.StartNS+e.DurationNS)
 			d.TimeMin, d.TimeMax = math.Min(d.TimeMin, start), math.Max(d.TimeMax, end)
-			nodes[e.Node] = true
+			nodes[e.Node], active[e.Node] = true, true
 			kind, short := eventKind(e.Label)
 			txt := fmt.Sprintf("%d %s", e.Step, short)
 			from := -1
@@ -213,11 +224,26 @@ func NewEventGraphData(r *Results) (*EventGraphData, string) {
 			d.FromStep = min(d.FromStep, e.Step)
 		}
 	}
+	fold := len(nodes) > egMaxLanes && len(nodes)-len(active) >= 2
 	for n := range nodes {
-		d.Nodes = append(d.Nodes, n)
+		if fold && !active[n] {
+			d.Folded = append(d.Folded, n)
+		} else {
+			d.Nodes = append(d.Nodes, n)
+		}
 	}
 	slices.Sort(d.Nodes)
+	slices.Sort(d.Folded)
 	return d, ""
+}
+
+// lanes is the number of columns: one per node of Nodes, and one for the
+// Folded nodes if any.
+func (d *EventGraphData) lanes() int {
+	if len(d.Folded) > 0 {
+		return len(d.Nodes) + 1
+	}
+	return len(d.Nodes)
 }
 
 // markSentBefore flags the deliveries no message of the window accounts
@@ -288,12 +314,16 @@ func eventGraphFigure(r *Results) Figure {
 				differ += fmt.Sprintf(" The divergence step %d lies above the window (steps %d to %d): the chart shows the first difference instead.", d.Step, d.Step, d.FromStep-1)
 			}
 		}
-		f.Guide = fmt.Sprintf("A message sequence chart of steps %d to %d of both executions (they share every step before %d): one column per node (only the %d nodes involved), simulated time running downwards. "+
+		columns := fmt.Sprintf("one column per node (only the %d nodes involved)", len(d.Nodes))
+		if len(d.Folded) > 0 {
+			columns = fmt.Sprintf("one column per node that runs an event in the window (%d), and a last column, \"%d others\", for the %d nodes that only send or receive its messages (explore.html shows every node)", len(d.Nodes), len(d.Folded), len(d.Folded))
+		}
+		f.Guide = fmt.Sprintf("A message sequence chart of steps %d to %d of both executions (they share every step before %d): %s, simulated time running downwards. "+
 			"A dot is an event with its step and label (+name@time: a timer set, −name: a timer cancelled; a label that would run into its neighbour ends in …, the full log is in the diff below); the red ring marks the divergence step %d. "+
 			"An arrow is a message from the end of the handler that sent it to its arrival; a short dotted arrow with a node name is a delivery of a message that node sent before the window. "+
 			"A dashed arrow ending at the line at the bottom arrives after the window: its type and arrival time are written below that line. "+
 			"A red ✕ stub is a failed send (a full transport queue, an unreachable peer), a grey dashed arrow ending in ✕ a dropped datagram, a black ✕ a node reset, an orange diamond a transport error upcall, a square a timer firing. %s",
-			d.FromStep, d.ToStep-1, d.Step, len(d.Nodes), d.Step, differ)
+			d.FromStep, d.ToStep-1, d.Step, columns, d.Step, differ)
 	}
 	return finish(f, func() func(draw.Canvas) { return eventGraphPlot(d) })
 }
@@ -322,6 +352,12 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		col[n] = i
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprintf("n%d", n)})
 	}
+	for _, n := range d.Folded {
+		col[n] = len(d.Nodes)
+	}
+	if len(d.Folded) > 0 {
+		ticks = append(ticks, plot.Tick{Value: float64(len(d.Nodes)), Label: fmt.Sprintf("%d others", len(d.Folded))})
+	}
 	var axis []float64
 	for _, t := range (secTicks{}).Ticks(lo, end) {
 		if t.Label != "" {
@@ -344,7 +380,7 @@ func eventGraphPlot(d *EventGraphData) func(draw.Canvas) {
 		case "similar":
 			p.Title.TextStyle.Color = colSimilar
 		}
-		p.X.Min, p.X.Max = -0.5, float64(len(d.Nodes))+1.1
+		p.X.Min, p.X.Max = -0.5, float64(d.lanes())+1.1
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Y.Min, p.Y.Max = lo, end
 		p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
@@ -527,15 +563,50 @@ func (g *egPlotter) layoutLate(c draw.Canvas, p *plot.Plot) []lateLabel {
 	trX, _ := p.Transforms(&c)
 	st := g.textStyle(p)
 	var out []lateLabel
+	secs := func(v float64) string {
+		t := strconv.FormatFloat(v, 'f', g.prec, 64)
+		if strings.Contains(t, ".") {
+			t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+		}
+		return t
+	}
+	// The folded column's late arrivals: one label per message type,
+	// with their number and the span of their arrivals.
+	type span struct {
+		n      int
+		lo, hi float64
+	}
+	folded := map[string]*span{}
+	var types []string
+	isFolded := map[int]bool{}
+	for _, n := range g.d.Folded {
+		isFolded[n] = true
+	}
 	for _, m := range g.pn.Messages {
 		if m.Arrive == nil || *m.Arrive <= g.end {
 			continue
 		}
-		t := strconv.FormatFloat(*m.Arrive, 'f', g.prec, 64)
-		if strings.Contains(t, ".") {
-			t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+		if isFolded[m.To] {
+			sp := folded[m.Type]
+			if sp == nil {
+				sp = &span{lo: *m.Arrive, hi: *m.Arrive}
+				folded[m.Type] = sp
+				types = append(types, m.Type)
+			}
+			sp.n++
+			sp.lo, sp.hi = min(sp.lo, *m.Arrive), max(sp.hi, *m.Arrive)
+			continue
 		}
-		out = append(out, lateLabel{x: trX(float64(g.col[m.To])), text: fmt.Sprintf("%s %ss", m.Type, t)})
+		out = append(out, lateLabel{x: trX(float64(g.col[m.To])), text: fmt.Sprintf("%s %ss", m.Type, secs(*m.Arrive))})
+	}
+	slices.Sort(types)
+	for _, ty := range types {
+		sp := folded[ty]
+		txt := fmt.Sprintf("%s %ss", ty, secs(sp.lo))
+		if sp.n > 1 {
+			txt = fmt.Sprintf("%d %s %s–%ss", sp.n, ty, secs(sp.lo), secs(sp.hi))
+		}
+		out = append(out, lateLabel{x: trX(float64(len(g.d.Nodes))), text: txt})
 	}
 	slices.SortStableFunc(out, func(a, b lateLabel) int { return cmp.Compare(a.x, b.x) })
 	var rowEnd []vg.Length
@@ -577,7 +648,7 @@ func (g *egPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	yEnd := trY(g.end)
 	life := draw.LineStyle{Color: colLight, Width: vg.Points(1)}
-	for i := range g.d.Nodes {
+	for i := range g.d.lanes() {
 		x := trX(float64(i))
 		c.StrokeLine2(life, x, trY(g.tmin), x, yEnd)
 	}

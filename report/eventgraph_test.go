@@ -168,3 +168,39 @@ func TestEventGraphSentBefore(t *testing.T) {
 		t.Errorf("the stubs do not name their sender: %d texts n1", n)
 	}
 }
+
+// With more nodes than columns (Bullet′'s 100), the nodes that run no
+// event of the window share one column, "K others", whose late arrivals
+// are summed up per message type; every node that runs an event keeps its
+// column. With few nodes, every node involved has its own.
+func TestEventGraphFoldsIdleNodes(t *testing.T) {
+	const nodes = 40
+	var ev []tev
+	for s := range 4 { // node s sends a Diff to ten of nodes 4 to 39, arriving after the window
+		var sends []string
+		for k := range 10 {
+			sends = append(sends, fmt.Sprintf(`{"to":%d,"type":"Diff","status":"sent","arrive_ns":%d}`, 4+(10*s+k)%36, 9_000_000+int64(k)*1000))
+		}
+		ev = append(ev, tev{step: s, node: s, from: -1, label: "timer diff", startNS: int64(s) * 1000, durNS: 10, sends: "[" + strings.Join(sends, ",") + "]"})
+	}
+	d, f := eventGraph(t, eventsDir(t, nodes, 0, 0, 4, ev, ev))
+	if fmt.Sprint(d.Nodes) != "[0 1 2 3]" || len(d.Folded) != 36 || d.Folded[0] != 4 || d.Folded[35] != 39 {
+		t.Fatalf("columns %v, folded %v: want the 4 nodes that run events, and 4 to 39 folded", d.Nodes, d.Folded)
+	}
+	svg := string(f.SVG)
+	for _, want := range []string{">36 others<", ">40 Diff 0.009–0.009009s<", `"36 others"`} {
+		if !strings.Contains(svg, want) && !strings.Contains(f.Guide, strings.Trim(want, "><")) {
+			t.Errorf("neither the event graph nor its guide has %q; guide: %s", want, f.Guide)
+		}
+	}
+	if strings.Contains(svg, ">n39<") {
+		t.Error("a folded node has a column of its own")
+	}
+
+	// Few nodes: nothing folds, even a node that only receives.
+	few := []tev{{step: 0, node: 0, from: -1, label: "timer t", startNS: 0, durNS: 10, sends: `[{"to":2,"type":"Ping","status":"sent","arrive_ns":9000000}]`}}
+	d, _ = eventGraph(t, eventsDir(t, 3, 0, 0, 1, few, few))
+	if fmt.Sprint(d.Nodes) != "[0 2]" || len(d.Folded) != 0 {
+		t.Errorf("3 nodes: columns %v, folded %v; want [0 2] and none", d.Nodes, d.Folded)
+	}
+}
