@@ -187,7 +187,7 @@ func (a *app) version(args []string) (int, error) {
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
-	fmt.Fprintf(a.stdout, "macepc %s\n", Version)
+	fmt.Fprintf(a.stdout, "%s %s\n", a.name, Version)
 	return ExitOK, nil
 }
 

@@ -27,6 +27,7 @@ const (
 // cost from its first executions.
 type costProgress struct {
 	inner pipeline.Progress
+	name  string // the binary's, which starts the warning
 	w     io.Writer
 	jobs  int // workers (0: GOMAXPROCS)
 	after time.Duration
@@ -37,8 +38,8 @@ type costProgress struct {
 	afterFunc func(time.Duration, func()) (stop func() bool)
 }
 
-func newCostProgress(inner pipeline.Progress, w io.Writer, jobs int) costProgress {
-	return costProgress{inner: inner, w: w, jobs: jobs, after: costAfter, now: time.Now, heap: heapInuse,
+func newCostProgress(inner pipeline.Progress, name string, w io.Writer, jobs int) costProgress {
+	return costProgress{inner: inner, name: name, w: w, jobs: jobs, after: costAfter, now: time.Now, heap: heapInuse,
 		afterFunc: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
 }
 
@@ -115,7 +116,7 @@ func (t *costTask) check() {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	if w := costWarning(t.phase, t.done, t.total, jobs, t.c.now().Sub(t.start), t.heap0, t.c.heap()); w != "" {
-		fmt.Fprintf(t.c.w, "macepc: warning: %s\n", w)
+		fmt.Fprintf(t.c.w, "%s: warning: %s\n", t.c.name, w)
 	}
 }
 

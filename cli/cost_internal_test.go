@@ -50,7 +50,7 @@ func TestCostProgressChecksOnce(t *testing.T) {
 	var buf bytes.Buffer
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var fire func()
-	c := costProgress{w: &buf, jobs: 2, after: costAfter, now: func() time.Time { return clock }, heap: func() uint64 { return 0 },
+	c := costProgress{name: "macepc", w: &buf, jobs: 2, after: costAfter, now: func() time.Time { return clock }, heap: func() uint64 { return 0 },
 		afterFunc: func(d time.Duration, f func()) func() bool {
 			if d != costAfter {
 				t.Errorf("delay %v", d)

@@ -171,13 +171,13 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	lc := pipeline.LivenessConfig{Dir: d, System: sys, Variant: variant, Search: cfg, Progress: prog}
 	if sharded {
-		fmt.Fprintf(a.stdout, "macepc run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",
-			sh.Spec, sh.Source, sh.Spec.Index, sh.Spec.Count, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax)
+		fmt.Fprintf(a.stdout, "%s run --liveness: shard %s from %s: prefix tasks with index %d mod %d; system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d\n",
+			a.name, sh.Spec, sh.Source, sh.Spec.Index, sh.Spec.Count, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax)
 		a.livenessCost(cfg) // every shard runs the whole division
 		return a.shardDone(pipeline.LivenessShard(a.ctx, lc, sh))
 	}
-	fmt.Fprintf(a.stdout, "macepc run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
-		sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
+	fmt.Fprintf(a.stdout, "%s run --liveness: system=%s variant=%s%s nodes=%d seed=%d depth=%d..%d step %d dmax=%d walks=%d\n",
+		a.name, sys.Name, variant, paramsNote(sc.Params), sc.Nodes, sf.seed, *depth, *maxDepth, *step, *dmax, *walks)
 	a.livenessCost(cfg)
 	res, err := pipeline.Liveness(a.ctx, lc)
 	if res == nil {

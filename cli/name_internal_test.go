@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/systems/randtree"
@@ -14,7 +15,7 @@ import (
 
 // A binary built on Main names itself, not macepc, in the commands and
 // hints it prints (issue 31 item 2): its usage, its help's examples, the
-// replay command of a finding. And a path file of a system the binary
+// replay command of a finding, its header, progress and version lines. And a path file of a system the binary
 // was not built with says which system it needs and where it comes from.
 func TestOwnBinaryNamesItself(t *testing.T) {
 	ctx := context.Background()
@@ -38,6 +39,20 @@ func TestOwnBinaryNamesItself(t *testing.T) {
 	o.Reset()
 	if st := runEnv(ctx, "hello", os.Getenv, []string{"simulate", "--runs", "2", "--out", dir, "--progress", "never"}, &o, &e, pingpong.System()); st != ExitOK {
 		t.Fatalf("simulate: %d\n%s%s", st, o.String(), e.String())
+	}
+	// Its header line, its progress lines and its version line too.
+	if out := o.String(); !strings.HasPrefix(out, "hello simulate: system=pingpong") || strings.Contains(out, "macepc") {
+		t.Errorf("simulate's output names the binary otherwise:\n%s", out)
+	}
+	var lines bytes.Buffer
+	p := lineProgress{name: "hello", w: &lines, now: time.Now}
+	(&lineTask{name: p.name, w: p.w, now: p.now, phase: "search", total: 10, start: time.Now()}).print(false)
+	if !strings.HasPrefix(lines.String(), "hello: progress: search: ") {
+		t.Errorf("progress line %q", lines.String())
+	}
+	o.Reset()
+	if runEnv(ctx, "hello", os.Getenv, []string{"version"}, &o, &e, pingpong.System()); !strings.HasPrefix(o.String(), "hello ") {
+		t.Errorf("version: %q", o.String())
 	}
 	e.Reset()
 	st := runEnv(ctx, "macepc", os.Getenv, []string{"replay", "--path", filepath.Join(dir, "slowest.path.json")}, &o, &e, randtree.System())

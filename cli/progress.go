@@ -65,9 +65,9 @@ func (a *app) progress(mode string, jobs int) (pipeline.Progress, error) {
 	case progressBar:
 		p = barProgress{w: a.stderr}
 	case progressLines:
-		p = lineProgress{w: w, every: progressEvery, now: time.Now, ticker: newTicker}
+		p = lineProgress{name: a.name, w: w, every: progressEvery, now: time.Now, ticker: newTicker}
 	}
-	return newCostProgress(p, w, jobs), nil
+	return newCostProgress(p, a.name, w, jobs), nil
 }
 
 // lockedWriter serializes the writes of several goroutines to w.
@@ -129,6 +129,7 @@ func (b bar) Done() {
 // depends only on the counts and the clock; a phase that ends before the
 // first line prints nothing.
 type lineProgress struct {
+	name   string // the binary's, which starts each line
 	w      io.Writer
 	every  time.Duration
 	now    func() time.Time
@@ -142,13 +143,14 @@ func newTicker(d time.Duration) (<-chan time.Time, func()) {
 
 func (p lineProgress) Start(phase pipeline.Phase, total int) pipeline.Task {
 	c, stop := p.ticker(p.every)
-	t := &lineTask{w: p.w, now: p.now, phase: string(phase), total: total, start: p.now(), stop: stop,
+	t := &lineTask{name: p.name, w: p.w, now: p.now, phase: string(phase), total: total, start: p.now(), stop: stop,
 		quit: make(chan struct{}), exited: make(chan struct{})}
 	go t.loop(c)
 	return t
 }
 
 type lineTask struct {
+	name   string
 	w      io.Writer
 	now    func() time.Time
 	stop   func()
@@ -206,14 +208,15 @@ func (t *lineTask) print(final bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.printed = true
-	fmt.Fprintln(t.w, progressLine(t.phase, t.note, t.done, t.total, t.now().Sub(t.start), final))
+	fmt.Fprintln(t.w, progressLine(t.name, t.phase, t.note, t.done, t.total, t.now().Sub(t.start), final))
 }
 
-// progressLine is one plain progress line: "macepc: progress: search: 1200
-// of 5000 executions (24%) in 12 s, 100.0/s, about 38 s left: note".
-func progressLine(phase, note string, done, total int, elapsed time.Duration, final bool) string {
+// progressLine is one plain progress line of the binary name: "macepc:
+// progress: search: 1200 of 5000 executions (24%) in 12 s, 100.0/s, about
+// 38 s left: note".
+func progressLine(name, phase, note string, done, total int, elapsed time.Duration, final bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "macepc: progress: %s: ", phase)
+	fmt.Fprintf(&b, "%s: progress: %s: ", name, phase)
 	if final {
 		fmt.Fprintf(&b, "ended after %d execution%s in %s", done, plural(done, "", "s"), units.Duration(elapsed.Round(time.Second)))
 		return b.String()

@@ -24,7 +24,7 @@ func TestLineProgress(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
 	ticks := make(chan time.Time)
 	stopped := 0
-	p := lineProgress{w: &buf, every: 5 * time.Second, now: now, ticker: func(time.Duration) (<-chan time.Time, func()) {
+	p := lineProgress{name: "macepc", w: &buf, every: 5 * time.Second, now: now, ticker: func(time.Duration) (<-chan time.Time, func()) {
 		return ticks, func() { stopped++ }
 	}}
 

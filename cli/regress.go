@@ -114,7 +114,7 @@ func (a *app) regress(args []string) (int, error) {
 		return ExitError, err
 	}
 	base, t := r.Baseline, r.Target
-	fmt.Fprintf(a.stdout, "macepc regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", r.BaselinePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
+	fmt.Fprintf(a.stdout, "%s regress: baseline %s: system=%s variant=%s nodes=%d seed=%d runs=%d\n", a.name, r.BaselinePath, base.System, base.Variant, base.Nodes, base.Seed, base.Runs)
 	fmt.Fprintf(a.stdout, "  current: variant=%s seed=%d runs=%d, then batches of %d up to %d until the verdict%s (bootstrap seed %d)\n", t.Variant, r.Seed, r.Runs, r.Runs, r.MaxRuns, pipeline.ScaleNote(r.Scale()), r.BootstrapSeed)
 	if r.ConfigChanged {
 		fmt.Fprintf(a.stderr, "%s: warning: the configuration of %s %s changed since the baseline (config hash %s, now %s): its scenario's revision, timeout or network differs, and the comparison includes that change\n",

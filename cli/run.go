@@ -197,8 +197,8 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	seed := f.sim.seed
-	fmt.Fprintf(a.stdout, "macepc run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
-		t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, seed, pipeline.PhaseSeed(seed, pipeline.PhaseTrain), pipeline.PhaseSeed(seed, pipeline.PhaseProfile),
+	fmt.Fprintf(a.stdout, "%s run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
+		a.name, t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, seed, pipeline.PhaseSeed(seed, pipeline.PhaseTrain), pipeline.PhaseSeed(seed, pipeline.PhaseProfile),
 		pipeline.PhaseSeed(seed, pipeline.PhaseSearch), pipeline.PhaseSeed(seed, pipeline.PhaseDiverge), t.Options.Semantics, t.Options.ExecTime)
 	th, err := f.thresholds()
 	if err != nil {

@@ -65,8 +65,8 @@ func (a *app) printShardStart(cmd string, t *pipeline.Target, seed uint64, runs 
 	if sp.Len(runs) > 2 {
 		idx += ", …"
 	}
-	fmt.Fprintf(a.stdout, "macepc %s: shard %s from %s: executions %s (%d of %d); system=%s variant=%s nodes=%d seed=%d config=%s\n",
-		cmd, sp, sh.Source, idx, sp.Len(runs), runs, t.System.Name, t.Variant, t.Scenario.Nodes, seed, t.Hash)
+	fmt.Fprintf(a.stdout, "%s %s: shard %s from %s: executions %s (%d of %d); system=%s variant=%s nodes=%d seed=%d config=%s\n",
+		a.name, cmd, sp, sh.Source, idx, sp.Len(runs), runs, t.System.Name, t.Variant, t.Scenario.Nodes, seed, t.Hash)
 }
 
 // shardDone prints a written shard; a shard exits 0 whatever its
@@ -126,8 +126,8 @@ func (a *app) merge(args []string) (int, error) {
 	if h.Phase == pipeline.PhaseLivenessShard {
 		unit = "prefix tasks"
 	}
-	fmt.Fprintf(a.stdout, "macepc merge: %d %s shards of %d %s (system=%s variant=%s nodes=%d seed=%d config=%s) -> %s\n",
-		h.Shards, h.Phase, h.Runs, unit, h.System, h.Variant, h.Nodes, h.Seed, h.ConfigHash, *out)
+	fmt.Fprintf(a.stdout, "%s merge: %d %s shards of %d %s (system=%s variant=%s nodes=%d seed=%d config=%s) -> %s\n",
+		a.name, h.Shards, h.Phase, h.Runs, unit, h.System, h.Variant, h.Nodes, h.Seed, h.ConfigHash, *out)
 	d, err := pipeline.OpenDir(*out)
 	if err != nil {
 		return ExitError, err

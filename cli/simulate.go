@@ -53,8 +53,8 @@ func (a *app) simulate(args []string) (int, error) {
 		a.printShardStart("simulate", t, sf.seed, *runs, sh)
 		return a.shardDone(pipeline.SimulateShard(a.ctx, cfg, sh))
 	}
-	fmt.Fprintf(a.stdout, "macepc simulate: system=%s variant=%s%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
-		t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, sf.seed, *runs, t.Options.Semantics, t.Options.ExecTime)
+	fmt.Fprintf(a.stdout, "%s simulate: system=%s variant=%s%s nodes=%d seed=%d runs=%d semantics=%s exec-time=%s\n",
+		a.name, t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, sf.seed, *runs, t.Options.Semantics, t.Options.ExecTime)
 	res, err := pipeline.Simulate(a.ctx, cfg)
 	if res == nil {
 		return ExitError, err
