@@ -313,9 +313,11 @@ func bugRank(top []PaperCorr, bug []string) int {
 
 // MatchLabel reports whether label matches pattern (PaperSystem.BugLabels):
 // equal, or with the prefix before a final "*", or the suffix after a
-// leading one.
+// leading one, or containing the text between a leading and a final one.
 func MatchLabel(pattern, label string) bool {
 	switch {
+	case len(pattern) >= 2 && strings.HasPrefix(pattern, "*") && strings.HasSuffix(pattern, "*"):
+		return strings.Contains(label, pattern[1:len(pattern)-1])
 	case strings.HasSuffix(pattern, "*"):
 		return strings.HasPrefix(label, pattern[:len(pattern)-1])
 	case strings.HasPrefix(pattern, "*"):

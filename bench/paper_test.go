@@ -160,7 +160,8 @@ func TestPaperSystemsLabels(t *testing.T) {
 	}
 }
 
-// TestMatchLabel: exact labels, "prefix*" and "*suffix" patterns.
+// TestMatchLabel: exact labels, "prefix*", "*suffix" and "*infix*"
+// patterns.
 func TestMatchLabel(t *testing.T) {
 	for _, c := range []struct {
 		pat, label string
@@ -172,6 +173,10 @@ func TestMatchLabel(t *testing.T) {
 		{"deliver Inform*", "deliver Join", false},
 		{"*→ evicted: leaf set full", "deliver Announce → evicted: leaf set full", true},
 		{"*→ evicted: leaf set full", "deliver Announce", false},
+		{"*MsgVote*", "timer persist → MsgVote", true},
+		{"*MsgVote*", "deliver MsgVoteResp", true},
+		{"*MsgVote*", "deliver MsgApp", false},
+		{"*", "anything", true},
 	} {
 		if got := bench.MatchLabel(c.pat, c.label); got != c.want {
 			t.Errorf("MatchLabel(%q, %q) = %v", c.pat, c.label, got)
@@ -190,5 +195,26 @@ func TestPaperRunStrong(t *testing.T) {
 		if got := r.Strong(); got != want {
 			t.Errorf("bug label at rank %d: Strong = %v, want %v", rank, got, want)
 		}
+	}
+}
+
+// TestBugRank ranks the first bug label among the labels of a
+// correlation.json that are not the same as their event label.
+func TestBugRank(t *testing.T) {
+	cf := []byte(`{"format":"macepc-correlation","labels":[{"label":"a"},{"label":"deliver X → (nothing)","same_as":"deliver X"},{"label":"deliver X → bug"},{"label":"deliver Y"}]}`)
+	for _, c := range []struct {
+		pats []string
+		want int
+	}{
+		{[]string{"deliver X*"}, 2}, // the same_as composite neither counts nor matches
+		{[]string{"deliver Y", "a"}, 1},
+		{[]string{"nothing here"}, 0},
+	} {
+		if got, err := bench.BugRank(cf, c.pats); err != nil || got != c.want {
+			t.Errorf("BugRank(%v) = %d, %v; want %d", c.pats, got, err, c.want)
+		}
+	}
+	if _, err := bench.BugRank([]byte(`{"format":"macepc-profile"}`), []string{"a"}); err == nil || !strings.HasPrefix(err.Error(), "bench: ") {
+		t.Errorf("a file of another format: %v", err)
 	}
 }
