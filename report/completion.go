@@ -205,5 +205,34 @@ func completionPlot(d *CompletionData) func(draw.Canvas) {
 	}
 	p.Legend.Left = false
 	p.Legend.XOffs = -vg.Points(4)
-	return p.Draw
+	return func(c draw.Canvas) {
+		keepUnderLegend(p, c, hi)
+		p.Draw(c)
+	}
+}
+
+// keepUnderLegend raises the y axis' maximum so that no value up to hi is
+// drawn under the legend at the top of the plot (issue 31: on a small
+// plot the legend covered the top points). The data area depends on the
+// axis' tick labels, which depend on the maximum: it is recomputed until
+// it settles within 0.1%.
+func keepUnderLegend(p *plot.Plot, c draw.Canvas, hi float64) {
+	for range 6 {
+		dc := p.DataCanvas(c)
+		h := dc.Max.Y - dc.Min.Y
+		room := p.Legend.Rectangle(dc).Min.Y - dc.Min.Y - vg.Points(4) // the height below the legend
+		if h <= 0 || room <= h/4 {
+			return // no legend, or too little room to gain any
+		}
+		frac := float64(room / h) // hi must lie at or below this fraction of the axis
+		need := p.Y.Min + (hi-p.Y.Min)/frac
+		if _, log := p.Y.Scale.(plot.LogScale); log {
+			lmin := math.Log(p.Y.Min)
+			need = math.Exp(lmin + (math.Log(hi)-lmin)/frac)
+		}
+		if need <= p.Y.Max*(1+1e-3) { // settled: the 4 points' margin covers the rest
+			return
+		}
+		p.Y.Max = need
+	}
 }
