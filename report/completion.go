@@ -212,8 +212,8 @@ func completionPlot(d *CompletionData) func(draw.Canvas) {
 }
 
 // keepUnderLegend raises the y axis' maximum so that no value up to hi is
-// drawn under the legend at the top of the plot (issue 31: on a small
-// plot the legend covered the top points). The data area depends on the
+// drawn under the legend at the top of the plot (on a small plot the
+// legend covered the top points). The data area depends on the
 // axis' tick labels, which depend on the maximum: it is recomputed until
 // it settles within 0.1%.
 func keepUnderLegend(p *plot.Plot, c draw.Canvas, hi float64) {
