@@ -220,15 +220,29 @@
 // executions (in RandTree, "deliver JoinReply → NewRoot": the bootstrap's
 // subtree learns its new root at once, or ten seconds later after the
 // race). It ranks high too: the paper looks for "events whose presence or
-// absence is related to the performance bug".
+// absence is related to the performance bug". But a label that is markedly
+// more frequent within the window in slower executions (WindowR at least
+// MinR) ranks before it: what happened before an execution became slow is
+// a candidate cause, while fewer events within the window (Bullet′'s
+// Diffs and Requests, r within the window −0.8, when one node sat idle
+// after its JoinReject) are mostly the work a stalled node did not do.
+// Statistical debugging ranks the same way: first the predicates whose
+// truth raises the chance of failure (Liblit, Naik, Zheng, Aiken and
+// Jordan, "Scalable Statistical Bug Isolation", PLDI 2005). Below MinR the
+// sign is noise and only |WindowR| ranks.
 //
 // A composite label counts the events whose handler sent a message of a
 // type, made a note ("deliver JoinReply → dropped: not joining",
-// timedsim.Context.Note), or did neither ("deliver JoinReply → (nothing)",
-// timedsim.SentNothing): an ignored stale message is the usual trace of a
-// race, and in Chord's join race the dropped JoinReply is the label that
-// ranks first. Notes are what tells a dropped message from a processed
-// one when neither handler sends anything. A composite whose counts equal its event label's in every
+// timedsim.Context.Note), set or cancelled a timer ("deliver Elected →
+// (cancel tick)", timedsim.TimerComposite), or did none of these
+// ("deliver JoinReply → (nothing)", timedsim.SentNothing): an ignored
+// stale message is the usual trace of a race, and in Chord's join race the
+// dropped JoinReply is the label that ranks first. Notes are what tells a
+// dropped message from a processed one when neither handler sends
+// anything; without notes, a timer is often what does: a node that takes
+// the leader cancels its retry timer, one that ignores the leader's
+// message does nothing. Between labels that correlate alike, a timer's
+// composite ranks after a message's or a note's. A composite whose counts equal its event label's in every
 // sample (a handler that always sends the same, or never sends) is marked
 // SameAs that label and ranks last, so it does not crowd the top.
 //
