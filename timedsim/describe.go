@@ -36,7 +36,8 @@ const CompositeArrow = " → "
 func CompositeLabel(label, sentType string) string { return label + CompositeArrow + sentType }
 
 // SentNothing stands for the message type in the composite label of a
-// handler that sent nothing and noted nothing (Context.Note): "deliver
+// handler that sent nothing, noted nothing (Context.Note) and set or
+// cancelled no timer: "deliver
 // JoinReply → (nothing)" counts the JoinReplies whose handler left no
 // trace. A stale message dropped by a node that has moved on is the
 // typical trace of a race (Chord's second ring, a duplicate answer), and

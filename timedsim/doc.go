@@ -104,8 +104,10 @@
 // kinds, as raft's messages do: "deliver MsgApp"). Composite labels count what a handler sent: "deliver JoinReply →
 // Remove" (paper Figure 4, CompositeLabel), once per message type; what
 // it noted: "deliver Announce → ignored: not started" (Context.Note),
-// once per distinct note; or "deliver JoinReply → (nothing)" when it did
-// neither (SentNothing; failed sends count as sent). Labels and notes are
+// once per distinct note; the timers it set or cancelled: "deliver
+// Elected → (cancel tick)" (TimerComposite), once per timer and kind; or
+// "deliver JoinReply → (nothing)" when it did none of these (SentNothing;
+// failed sends count as sent). Labels and notes are
 // interned to small integers per simulator, so the hot loop never
 // formats a string.
 //

@@ -78,7 +78,7 @@ type Options struct {
 	// IgnoreNotes leaves the handlers' notes (Context.Note) out of the
 	// labels, the counts and the event log, as if the protocol had been
 	// written without them: a handler that only noted something counts
-	// as SentNothing. Notes never change an execution, so its times and
+	// as SentNothing (unless it set or cancelled a timer). Notes never change an execution, so its times and
 	// steps are the same either way; phase 3b's ranking is then measured
 	// on labels a protocol written elsewhere would have.
 	IgnoreNotes bool
@@ -169,8 +169,9 @@ type Result struct {
 	Counts map[string]int
 	// Composite counts events per label and message type the handler sent
 	// ("deliver JoinReply → Remove"), note it made ("deliver JoinReply →
-	// dropped: already joined") or SentNothing; each type and note counts
-	// once per event.
+	// dropped: already joined"), timer it set or cancelled ("deliver
+	// Elected → (cancel tick)", TimerComposite) or SentNothing; each type,
+	// note and timer counts once per event.
 	Composite map[string]int
 	// WindowCounts and WindowComposite are Counts and Composite restricted
 	// to events that started before Options.CountWindow (nil without a
