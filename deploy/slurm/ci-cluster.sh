@@ -63,8 +63,19 @@ done
 if [ ${#need[@]} -gt 0 ]; then
   echo "ci-cluster: installing slurm-wlm and munge (missing: ${need[*]})"
   export DEBIAN_FRONTEND=noninteractive
+  # The packages' scripts start munge, slurmctld and slurmd as services,
+  # which fails without a slurm.conf and fails the install. A policy-rc.d
+  # that refuses (as Docker's Debian images have) keeps them from trying;
+  # this script starts its own daemons.
+  policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy=/usr/sbin/policy-rc.d
+  fi
+  st=0
   apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null ||
-    { apt-get update >/dev/null && apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null; }
+    { apt-get update >/dev/null && apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null; } || st=$?
+  [ -z "$policy" ] || rm -f "$policy"
+  [ $st = 0 ] || die "apt-get install slurm-wlm munge failed"
 fi
 
 # --- the cluster ---------------------------------------------------------
