@@ -76,7 +76,12 @@ type Correlation struct {
 	// SameAs is, for a composite label whose count and windowed count
 	// equal its event label's in every sample, that event label: the
 	// composite says nothing the event label does not ("deliver Remove →
-	// (nothing)" when no Remove handler ever sends). Such labels rank last.
+	// (nothing)" when no Remove handler ever sends). Otherwise, for a
+	// composite whose counts equal those of another composite of the same
+	// event that ranks before it among equals (a message or note before a
+	// timer, then by label), that composite: one handler that always sets
+	// its three periodic timers together with cancelling its join timer
+	// gives four labels that say the same. Such labels rank last.
 	SameAs string `json:"same_as,omitempty"`
 	// Critical says the analysis of the anomaly points at the label
 	// (Prioritize): it sets the anomaly's class apart, or its node ran it
@@ -203,8 +208,39 @@ func Correlate(samples []Sample, window time.Duration) []Correlation {
 		}
 		out = append(out, c)
 	}
+	sameComposites(out, samples)
 	slices.SortFunc(out, compareCorrelations)
 	return out
+}
+
+// sameComposites marks SameAs, among the composite labels of one event
+// that are not SameAs the event label, each whose counts equal those of
+// one before it in byKindThenLabel order.
+func sameComposites(cs []Correlation, samples []Sample) {
+	byEvent := map[string][]int{}
+	var events []string
+	for i, c := range cs {
+		if !c.Composite || c.SameAs != "" {
+			continue
+		}
+		event, _, _ := strings.Cut(c.Label, timedsim.CompositeArrow)
+		if byEvent[event] == nil {
+			events = append(events, event)
+		}
+		byEvent[event] = append(byEvent[event], i)
+	}
+	for _, e := range events {
+		idx := byEvent[e]
+		slices.SortFunc(idx, func(a, b int) int { return byKindThenLabel(cs[a].Label, cs[b].Label) })
+		for k, i := range idx {
+			for _, j := range idx[:k] {
+				if cs[j].SameAs == "" && sameCounts(samples, cs[i].Label, cs[j].Label) {
+					cs[i].SameAs = cs[j].Label
+					break
+				}
+			}
+		}
+	}
 }
 
 // sameCounts says whether labels a and b have the same count and the same

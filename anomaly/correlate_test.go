@@ -385,3 +385,42 @@ func TestPrioritize(t *testing.T) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 }
+
+// A composite whose counts equal another composite's of the same event
+// in every sample says nothing more: it is SameAs the one that ranks
+// first among equals (a message or a note before a timer, then by label)
+// and ranks last; a composite that differs in one sample is its own.
+func TestCorrelateSameComposites(t *testing.T) {
+	join := func(parts ...string) map[string]int {
+		m := map[string]int{"deliver Join": 3}
+		for _, p := range parts {
+			m["deliver Join → "+p] = 1
+		}
+		return m
+	}
+	samples := []Sample{
+		{ExecTime: 1 * time.Second, Counts: join()},
+		{ExecTime: 2 * time.Second, Counts: join("NewRoot", "(cancel join)", "(set tick)")},
+		{ExecTime: 3 * time.Second, Counts: join("NewRoot", "(cancel join)", "(set tick)", "(set probe)")},
+		{ExecTime: 4 * time.Second, Counts: join("NewRoot", "(cancel join)", "(set tick)")},
+	}
+	by := map[string]Correlation{}
+	got := Correlate(samples, 0)
+	for _, c := range got {
+		by[c.Label] = c
+	}
+	for l, want := range map[string]string{
+		"deliver Join → NewRoot":       "",
+		"deliver Join → (cancel join)": "deliver Join → NewRoot",
+		"deliver Join → (set tick)":    "deliver Join → NewRoot",
+		"deliver Join → (set probe)":   "",
+		"deliver Join":                 "",
+	} {
+		if c, ok := by[l]; !ok || c.SameAs != want {
+			t.Errorf("%s: SameAs %q, want %q:\n%s", l, c.SameAs, want, table(got))
+		}
+	}
+	if last := got[len(got)-1]; last.SameAs == "" {
+		t.Errorf("a SameAs label does not rank last:\n%s", table(got))
+	}
+}

@@ -244,7 +244,10 @@
 // message does nothing. Between labels that correlate alike, a timer's
 // composite ranks after a message's or a note's. A composite whose counts equal its event label's in every
 // sample (a handler that always sends the same, or never sends) is marked
-// SameAs that label and ranks last, so it does not crowd the top.
+// SameAs that label, and one whose counts equal another composite's of
+// the same event (a handler that always sets its periodic timers when it
+// sends NewRoot) SameAs that composite; both rank last, so they do not
+// crowd the top.
 //
 // Pearson's r is undefined (0/0) when the count or the time is constant:
 // R and WindowR are then nil (JSON null), never NaN or 0. Every r and mean

@@ -268,7 +268,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 	for _, c := range cf.Labels {
 		sc := SummaryCorr{Label: c.Label, R: c.R, WindowR: c.WindowR, Critical: c.Critical}
 		switch {
-		case c.SameAs != "": // its event label says the same
+		case c.SameAs != "": // another label says the same
 		case c.LengthOnly && !c.Critical && len(s.LengthOnly) < summaryTop:
 			s.LengthOnly = append(s.LengthOnly, sc)
 		case (!c.LengthOnly || c.Critical) && len(s.Correlations) < summaryTop && c.R != nil:

@@ -62,7 +62,7 @@ func NewCorrelationData(r *Results) (*CorrelationData, string) {
 	nTop, nLen := 0, 0
 	for _, l := range cf.Labels {
 		switch {
-		case l.SameAs != "": // its event label is plotted instead
+		case l.SameAs != "": // the label it is the same as is plotted instead
 			continue
 		case l.LengthOnly && nLen < correlationLengthOnly:
 			nLen++
