@@ -17,7 +17,10 @@ import (
 // run it, and which correlation labels name its bug with the bundled
 // notes (Notes) and with every note ignored (Plain: the labels the bug's
 // own events carry without their notes, the handler's plain label and
-// what it sent or which timer it touched).
+// what it sent or which timer it touched). Chord's join race starts when a
+// joining node takes a Join, gives up its own join and makes itself a
+// ring: "deliver Join → (cancel join)" is that event's label, which only
+// timers' composite labels give.
 type BugCase struct {
 	Label, System, Variant string
 	Args                   []string // more arguments of macepc run
@@ -39,7 +42,7 @@ var BugCases = []BugCase{
 	{Label: "bullet-joinreject", System: "bullet", Variant: "join-reject",
 		Notes: []string{"deliver JoinReject*", "* → rejected: no peers offered"}, Plain: []string{"deliver JoinReject*"}},
 	{Label: "chord-joinrace", System: "chord", Variant: "join-race",
-		Notes: []string{"deliver JoinReply → dropped: not joining"}, Plain: []string{"deliver JoinReply*"}},
+		Notes: []string{"deliver JoinReply → dropped: not joining", "deliver Join → (cancel join)"}, Plain: []string{"deliver JoinReply*", "deliver Join → (cancel join)"}},
 	{Label: "etcd-rejoin", System: "etcdraft", Variant: "no-prevote", Args: []string{"--param", "scenario=rejoin"},
 		Notes: []string{"*MsgVote*"}, Plain: []string{"*MsgVote*"}},
 	{Label: "bullet-diffdrop", System: "bullet", Variant: "diff-drop",
