@@ -30,7 +30,7 @@ type dfsRun struct {
 	depth int   // the depth bound
 	seq   []int // the first sequence: the fixed prefix
 	fixed int   // len of the fixed prefix: backtracking stops there
-	seen  map[uint64]int32
+	seen  *fpTable // fingerprint → the smallest depth it was reached at
 	st    Stats // Paths, States, Duplicates, Steps
 	// lookups counts the fingerprints looked up in seen, fresh the new
 	// ones (st.States counts those past the fixed prefix only: the
@@ -74,7 +74,8 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 			w.execChoice(w.enabled(), base.Choices[w.step])
 		}
 		if !r.NoHashing && d.seen == nil {
-			d.seen = map[uint64]int32{w.hash(): 0}
+			d.seen = &fpTable{}
+			d.seen.put(w.hash(), 0, keepLast)
 			d.lookups++
 			if w.panicked != "" { // a Describe (the prefix's walk finds it first)
 				d.st.Paths++
@@ -127,8 +128,8 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 					break
 				}
 				d.lookups++
-				dd, dup := d.seen[h]
-				if dup && dd <= int32(i+1) {
+				dd, dup := d.seen.get(h)
+				if dup && dd <= uint64(i+1) {
 					d.st.Duplicates++
 					end = endDuplicate
 					seq, widths, reads = seq[:i+1], widths[:i+1], reads[:i+1]
@@ -147,7 +148,7 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 						d.onNew(h)
 					}
 				}
-				d.seen[h] = int32(i + 1)
+				d.seen.put(h, uint64(i+1), keepLast)
 			}
 		}
 		if found != nil {
