@@ -27,11 +27,11 @@ const SplitGap = 0
 type dfsRun struct {
 	s     *searcher
 	w     *world
-	depth int   // the depth bound
-	seq   []int // the first sequence: the fixed prefix
-	fixed int   // len of the fixed prefix: backtracking stops there
+	depth int      // the depth bound
+	seq   []int    // the first sequence: the fixed prefix
+	fixed int      // len of the fixed prefix: backtracking stops there
 	seen  *fpTable // fingerprint → the smallest depth it was reached at
-	st    Stats // Paths, States, Duplicates, Steps
+	st    Stats    // Paths, States, Duplicates, Steps
 	// lookups counts the fingerprints looked up in seen, fresh the new
 	// ones (st.States counts those past the fixed prefix only: the
 	// division counted the prefix's own).

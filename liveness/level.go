@@ -126,9 +126,9 @@ type lvTree struct {
 
 // lvDup and lvViol encode a duplicate and the violating successor by
 // choice c as an edge; lvEdgeChoice decodes them.
-func lvDup(c int) int32           { return int32(-1 - c) }
-func lvViol(c int) int32          { return int32(-1 - (c | 1<<30)) }
-func lvEdgeChoice(e int32) int    { return int(-1-e) &^ (1 << 30) }
+func lvDup(c int) int32            { return int32(-1 - c) }
+func lvViol(c int) int32           { return int32(-1 - (c | 1<<30)) }
+func lvEdgeChoice(e int32) int     { return int(-1-e) &^ (1 << 30) }
 func lvEdgeViolating(e int32) bool { return int(-1-e)&(1<<30) != 0 }
 
 // add appends a node: its index.
