@@ -267,6 +267,14 @@ func allTasks(src taskSource) ([]*task, error) {
 // Config.MaxMemory) depends on the configuration alone.
 const chunkTasks = 1 << 14
 
+// chunkSize is the number of tasks the search makes and runs at a time.
+func (r *resolved) chunkSize() int {
+	if r.chunk > 0 {
+		return r.chunk
+	}
+	return chunkTasks
+}
+
 // seededSource numbers and seeds the tasks of a division at the bound as
 // they are handed out (divide).
 type seededSource struct {

@@ -320,7 +320,7 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 		f.begin(depth, split)
 		off := 0
 		for {
-			tasks, err := src.next(chunkTasks)
+			tasks, err := src.next(r.chunkSize())
 			if err != nil {
 				return result(nil, "", err)
 			}

@@ -50,7 +50,7 @@ func RunShard(ctx context.Context, cfg Config, index, count int) (*ShardRun, err
 		}
 		g0 := out.Total
 		for off := 0; ; {
-			tasks, err := src.next(chunkTasks)
+			tasks, err := src.next(r.chunkSize())
 			if err != nil {
 				return nil, fmt.Errorf("liveness: shard: %w", err)
 			}
