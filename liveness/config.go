@@ -139,6 +139,9 @@ type Config struct {
 	// visit, a test hook, sees every DFS choice sequence (relative to the
 	// prefix) with how it ended.
 	visit func(seq []int, end pathEnd)
+	// noFork, a test hook, makes the level division replay every
+	// successor's sequence even when the services can be copied.
+	noFork bool
 	// chunk, a test hook, is the number of tasks made and run at a time
 	// (0: chunkTasks).
 	chunk int

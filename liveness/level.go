@@ -60,12 +60,25 @@ func (s *searcher) replaySeq(w *world, seq []int) {
 }
 
 // expand computes the successors of frontier entry e (index ei, level l)
-// on w, recording their fingerprints in set.
+// on w, recording their fingerprints in set. It replays e once and forks
+// every successor from a snapshot of its state when the services can be
+// copied (cloner), else replays e for each; Steps counts the replays
+// either way (the executions' steps), so the statistics do not depend on
+// it.
 func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *atomic.Bool) lvExpand {
 	var out lvExpand
 	reads, width := 0, 1
+	var snap *worldSnap
 	for c := 0; c < width; c++ {
-		s.replaySeq(w, e)
+		switch {
+		case snap != nil:
+			w.restore(snap)
+		default:
+			s.replaySeq(w, e)
+			if c == 0 && !s.r.noFork {
+				snap = w.snapshot()
+			}
+		}
 		out.steps += int64(len(e))
 		en := w.enabled()
 		if len(en) == 0 {
