@@ -143,7 +143,8 @@ type Config struct {
 	// successor's sequence even when the services can be copied.
 	noFork bool
 	// chunk, a test hook, is the number of tasks made and run at a time
-	// (0: chunkTasks).
+	// and of frontier entries expanded at a time by the level division
+	// (0: chunkTasks and lvChunk).
 	chunk int
 }
 

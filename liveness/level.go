@@ -25,6 +25,12 @@ import (
 // by walking the tree (lvSource), a chunk at a time, as the search runs
 // them: memory per state is a few words, not its sequence.
 
+// lvChunk is the number of frontier entries expanded and merged at a
+// time: the expansions held at once, and the granularity of the memory
+// cap's check within a level. A constant, so that the check stops every
+// run of one configuration at the same point.
+const lvChunk = 1 << 12
+
 // lvKey is the set key of the successor by choice c of frontier entry e
 // at level l: the set keeps, for each state, its smallest key, so its
 // lowest level and, within it, its first sequence in DFS order.
@@ -263,50 +269,65 @@ func (s *searcher) enumerateLevels(ctx context.Context, sd int, extra int64) (*l
 		if err := s.fits(lv, extra, sd); err != nil {
 			return nil, err
 		}
-		l, from := lv.level, lv.from
-		res, _, err := parallel(ctx, s.workers, int(lv.to-lv.from), func(w *world, i int) lvExpand {
-			return s.expand(w, t.seq(from+int32(i), make([]int, 0, l)), i, l, lv.set, &lv.anyLive)
-		}, func(lvExpand) bool { return false })
-		if err != nil {
-			s.lv = nil // a level half merged: start again
-			return nil, err
-		}
+		l, from, to := lv.level, lv.from, lv.to
 		next := int32(len(t.parent))
-	merge:
-		for ei := range res {
-			r, e := &res[ei], from+int32(ei)
-			if r.err != nil {
-				s.lv = nil
-				return nil, r.err
+		chunk := int32(lvChunk)
+		if s.r.chunk > 0 {
+			chunk = int32(s.r.chunk)
+		}
+		// A level is expanded and merged lvChunk entries at a time: a
+		// later chunk only adds larger keys, so a successor that holds
+		// its fingerprint's key after its own chunk holds it for good.
+	level:
+		for c0 := from; c0 < to; c0 += chunk {
+			c1 := min(c0+chunk, to)
+			res, _, err := parallel(ctx, s.workers, int(c1-c0), func(w *world, i int) lvExpand {
+				e := c0 + int32(i)
+				return s.expand(w, t.seq(e, make([]int, 0, l)), int(e-from), l, lv.set, &lv.anyLive)
+			}, func(lvExpand) bool { return false })
+			if err != nil {
+				s.lv = nil // a level half merged: start again
+				return nil, err
 			}
-			lv.lookups += r.lookups
-			t.steps[e] = uint32(r.steps)
-			t.flags[e] |= lvExpanded
-			if r.quiescent {
-				t.flags[e] |= lvQuiescent
-				lv.st.Paths++
-				continue
-			}
-			t.start[e] = uint32(len(t.edges))
-			for _, ch := range r.children {
-				switch {
-				case ch.violating:
-					t.edges = append(t.edges, lvViol(ch.choice))
-					t.end[e] = uint32(len(t.edges))
-					lv.viol = true
-					lv.st.Paths++
-					break merge // every later successor comes after it in DFS order
-				case lv.set.get(ch.fp) == ch.key:
-					lv.fresh++
-					lv.st.States++
-					t.edges = append(t.edges, t.add(e, ch.choice, ch.fp))
-				default:
-					lv.st.Duplicates++
-					lv.st.Paths++
-					t.edges = append(t.edges, lvDup(ch.choice))
+			for ei := range res {
+				r, e := &res[ei], c0+int32(ei)
+				if r.err != nil {
+					s.lv = nil
+					return nil, r.err
 				}
+				lv.lookups += r.lookups
+				t.steps[e] = uint32(r.steps)
+				t.flags[e] |= lvExpanded
+				if r.quiescent {
+					t.flags[e] |= lvQuiescent
+					lv.st.Paths++
+					continue
+				}
+				t.start[e] = uint32(len(t.edges))
+				for _, ch := range r.children {
+					switch {
+					case ch.violating:
+						t.edges = append(t.edges, lvViol(ch.choice))
+						t.end[e] = uint32(len(t.edges))
+						lv.viol = true
+						lv.st.Paths++
+						break level // every later successor comes after it in DFS order
+					case lv.set.get(ch.fp) == ch.key:
+						lv.fresh++
+						lv.st.States++
+						t.edges = append(t.edges, t.add(e, ch.choice, ch.fp))
+					default:
+						lv.st.Duplicates++
+						lv.st.Paths++
+						t.edges = append(t.edges, lvDup(ch.choice))
+					}
+				}
+				t.end[e] = uint32(len(t.edges))
 			}
-			t.end[e] = uint32(len(t.edges))
+			if used := lv.bytes() + extra; s.r.MaxMemory > 0 && used > s.r.MaxMemory {
+				s.lv = nil // a level half merged
+				return nil, &errMemory{depth: sd, used: used}
+			}
 		}
 		lv.from, lv.to = next, int32(len(t.parent))
 		if s.tick != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/macepc/macepc/systems/randtree"
 )
 
-// TestLevelDivisionChunks: the level division's tasks made and run a few
-// at a time (1 and 7 a chunk) give the report, the sequences and the
-// shards' merge of all at once, on RandTree fixed (no violation, with
+// TestLevelDivisionChunks: the level division's levels expanded and its
+// tasks made and run a few at a time (1 and 7 a chunk) give the report,
+// the sequences and the shards' merge of all at once, on RandTree fixed (no violation, with
 // duplicates after tasks that end chunks) and liveness-bug (RT3's
 // violation, whose task ends the walk of the tree).
 func TestLevelDivisionChunks(t *testing.T) {
