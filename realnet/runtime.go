@@ -104,6 +104,7 @@ type runtime struct {
 	addrs  [][]string // [node][transport]
 	closer []io.Closer
 	closeM sync.Mutex
+	closed bool
 
 	// state is held shared by each handler and exclusively by the stop
 	// check, which reads every node's state.
@@ -258,7 +259,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// exclusively so that no handler runs meanwhile.
 	timeout := time.NewTimer(cfg.Timeout)
 	defer timeout.Stop()
-	rt.dirty <- struct{}{}
+	select {
+	case rt.dirty <- struct{}{}: // check once before any handler ran
+	default:
+	}
 coord:
 	for {
 		select {
@@ -338,17 +342,25 @@ type timerCloser struct{ t *time.Timer }
 
 func (c timerCloser) Close() error { c.t.Stop(); return nil }
 
+// addCloser registers what closeAll closes; after closeAll it closes c
+// at once.
 func (rt *runtime) addCloser(c io.Closer) {
 	rt.closeM.Lock()
-	rt.closer = append(rt.closer, c)
+	closed := rt.closed
+	if !closed {
+		rt.closer = append(rt.closer, c)
+	}
 	rt.closeM.Unlock()
+	if closed {
+		c.Close()
+	}
 }
 
 func (rt *runtime) closeAll() {
 	rt.finish()
 	rt.closeM.Lock()
 	cs := rt.closer
-	rt.closer = nil
+	rt.closer, rt.closed = nil, true
 	rt.closeM.Unlock()
 	for _, c := range cs {
 		c.Close()
