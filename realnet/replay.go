@@ -104,6 +104,9 @@ type ReplayResult struct {
 	// Nondeterminism, if not nil, is the first departure from the trace;
 	// the replay stopped there.
 	Nondeterminism *Nondeterminism
+	// States are the nodes' states (timedsim.Describe) after the last
+	// step replayed, when ReplayOptions.States asks for them.
+	States []string
 }
 
 // ReplayOptions configures a replay.
@@ -113,6 +116,8 @@ type ReplayOptions struct {
 	// Optional names optional properties to check besides the required
 	// ones.
 	Optional []string
+	// States asks for the nodes' states after the last step replayed.
+	States bool
 }
 
 // Replay re-executes a real run's traces on the scenario sc, which must be
@@ -152,6 +157,7 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayRes
 		if nd := r.run(st); nd != nil {
 			nd.Step, nd.Node, nd.Event = i, st.Node, st.String()
 			res.Nondeterminism = nd
+			r.states(res, opts)
 			return res, nil
 		}
 		res.Steps = i + 1
@@ -174,7 +180,17 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayRes
 			}
 		}
 	}
+	r.states(res, opts)
 	return res, nil
+}
+
+func (r *replayer) states(res *ReplayResult, opts ReplayOptions) {
+	if !opts.States {
+		return
+	}
+	for _, n := range r.nodes {
+		res.States = append(res.States, timedsim.Describe(n.svc))
+	}
 }
 
 func selectProps(ps []timedsim.Property, optional []string) []timedsim.Property {
