@@ -133,6 +133,7 @@ func commands() []command {
 		{"merge", "merge the shards of a sharded simulate, profile, search or run --liveness", (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log, or real runs' traces (--trace)", (*app).replay},
 		{"live", "run a system's nodes on real sockets (loopback) and record their traces for replay --trace", (*app).live},
+		{"fidelity", "real runs' execution times (live) beside the simulator's, with the EDD and network fitted from them", (*app).fidelity},
 		{"report", "re-render report.html, summary.md and the plots of a results directory", (*app).reportCmd},
 		{"explore", "write explore.html: step through the executions of a results directory in a browser", (*app).exploreCmd},
 		{"version", "print the version", (*app).version},

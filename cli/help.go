@@ -60,6 +60,12 @@ func commandHelp(name string) help {
 	case "replay":
 		return help{"replay --path FILE | --run DIR --index I | --trace DIR [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness. With --trace, replays the real runs that 'live' recorded, in an order consistent with happens-before, checks that every handler sends what it sent in the real run, and checks the system's safety properties over all nodes' states after every event (its liveness properties at the end).",
 			"the replayed execution panicked or violated a property; with --trace, a property was violated or the code departed from its trace (NONDETERMINISM)", "macepc replay --path macepc-out/anomaly.path.json --log slow.log\nmacepc replay --run macepc-out --index 17\nmacepc replay --trace live"}
+	case "train --trace":
+		return help{"train --trace DIR [--out DIR]", "Phase 1a from real runs: trains the event duration distributions from the real handler times that 'live' recorded (every run under --trace must replay) and writes DIR/edd.json, for --edd.", "",
+			"macepc train --trace live --out macepc-out"}
+	case "fidelity":
+		return help{"fidelity --trace DIR [flags]", "Sets the real runs' execution times (the end of the event after which the stopping condition first held, found by replaying them) beside the simulator's prediction for the same scenario, with the EDD trained from their handler times and the network latency fitted from their send-to-arrival delays: the median, p90 and p99 side by side and the Kolmogorov-Smirnov distance. Needs runs recorded with --time-scale 1.", "",
+			"macepc fidelity --trace live --runs 200"}
 	case "live":
 		return help{"live [flags]", "Runs a system's nodes on real sockets, all in this process on loopback: one event loop per node, TCP for the reliable transports, UDP for datagrams, real timers and handler times; the stopping condition is checked over all nodes' states after handlers. Records one trace per node and run into --out DIR/run-NNN/node-NNN.jsonl, for 'replay --trace'.",
 			"a run did not stop before its timeout", "macepc live --system randtree --variant buggy --nodes 16 --runs 20 --out live\nmacepc replay --trace live"}
@@ -90,6 +96,9 @@ func flagGroup(cmd, flag string) string {
 		case "trace", "steps", "states", "safety":
 			return "What to replay"
 		}
+	}
+	if flag == "trace" {
+		return "What to run"
 	}
 	switch flag {
 	case "liveness":

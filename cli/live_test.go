@@ -58,3 +58,30 @@ func TestLiveAndReplayTraceErrors(t *testing.T) {
 		}
 	}
 }
+
+// train --trace writes an EDD with the real runs' labels; fidelity prints
+// the real and simulated quantiles side by side.
+func TestTrainTraceAndFidelity(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "live", "--system", "pingpong", "--nodes", "4", "--runs", "3", "--out", "$DIR/lv")
+	out := mustRun(t, dir, "train", "--trace", "$DIR/lv", "--out", "$DIR/tr")
+	if !strings.Contains(out, "train --trace: 3 real runs, 132 handler times, 3 labels trained -> $DIR/tr/edd.json") {
+		t.Errorf("train --trace printed %q", out)
+	}
+	edd := read(t, filepath.Join(dir, "tr", "edd.json"))
+	for _, l := range []string{`"init"`, `"deliver Ping"`, `"deliver Pong"`} {
+		if !strings.Contains(edd, l) {
+			t.Errorf("edd.json has no label %s", l)
+		}
+	}
+	out = mustRun(t, dir, "fidelity", "--trace", "$DIR/lv", "--runs", "10")
+	for _, want := range []string{"3 real runs (3 stopped) against 10 simulated executions", "  median ", "  p99 ", "Kolmogorov-Smirnov distance"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fidelity printed:\n%s\nwant %q", out, want)
+		}
+	}
+	mustRun(t, dir, "live", "--system", "pingpong", "--nodes", "2", "--out", "$DIR/fast", "--time-scale", "0.5")
+	if _, errOut, st := run(t, dir, "fidelity", "--trace", "$DIR/fast"); st != 2 || !strings.Contains(errOut, "--time-scale 1") {
+		t.Errorf("fidelity of scaled runs: status %d, %q", st, errOut)
+	}
+}

@@ -52,6 +52,7 @@
 // its real duration), now_ns (what ctx.Now returned), peer (sender of a
 // delivery, peer of an error, else -1), and by kind: transport, msg (the
 // sender's message ID), sender_lamport, sent_ns (when the message left),
+// arrived_ns (when it was read from the socket),
 // name (message label, timer or application event), app (the event's
 // index in the driver's plan), err ("broken" or "queue-full"); then what
 // the handler did: draws (every value ctx.Rand's source produced, in

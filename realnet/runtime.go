@@ -80,6 +80,7 @@ type inEvent struct {
 	id        uint64
 	lamport   uint64
 	sentNS    int64
+	arrivedNS int64
 	msg       timedsim.Message
 	name      string
 	gen       uint64
@@ -477,7 +478,7 @@ func (rt *runtime) arrive(n *node, t int, f frame) {
 		rt.fail(fmt.Errorf("realnet: node %v received message %d of %v, which no handler sent", n.id, f.id, f.from))
 		return
 	}
-	n.push(inEvent{kind: inDeliver, from: f.from, transport: t, id: f.id, lamport: f.lamport, sentNS: f.sentNS, msg: m.(timedsim.Message)})
+	n.push(inEvent{kind: inDeliver, from: f.from, transport: t, id: f.id, lamport: f.lamport, sentNS: f.sentNS, arrivedNS: int64(time.Since(rt.start)), msg: m.(timedsim.Message)})
 }
 
 func (f frame) encode(b []byte) []byte {
@@ -577,7 +578,7 @@ func (n *node) run(ev inEvent, timerData any) bool {
 			e.Kind = KindInit
 			n.svc.Init(c)
 		case inDeliver:
-			e.Kind, e.Peer, e.Transport, e.Msg, e.SenderLamport, e.SentNS = KindDeliver, int32(ev.from), rt.ncfg.Transports[ev.transport].Name, ev.id, ev.lamport, ev.sentNS
+			e.Kind, e.Peer, e.Transport, e.Msg, e.SenderLamport, e.SentNS, e.ArrivedNS = KindDeliver, int32(ev.from), rt.ncfg.Transports[ev.transport].Name, ev.id, ev.lamport, ev.sentNS, ev.arrivedNS
 			e.Name = Label(ev.msg)
 			n.svc.Deliver(c, ev.from, ev.msg)
 		case inTimer:

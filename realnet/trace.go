@@ -101,6 +101,9 @@ type Event struct {
 	Msg           uint64 `json:"msg,omitempty"`
 	SenderLamport uint64 `json:"sender_lamport,omitempty"`
 	SentNS        int64  `json:"sent_ns,omitempty"`
+	// ArrivedNS is when a delivered message was read from its socket (it
+	// then waits in the node's inbox until StartNS).
+	ArrivedNS int64 `json:"arrived_ns,omitempty"`
 	// Name is the message label of a delivery, the timer's name, or the
 	// application event's name.
 	Name string `json:"name,omitempty"`
@@ -254,6 +257,9 @@ func checkEvent(h *Header, ev *Event, prev []Event, sentIDs *uint64) error {
 	case KindDeliver:
 		if !nodeOK(ev.Peer) || ev.Msg == 0 || ev.Transport == "" || ev.Name == "" {
 			return fmt.Errorf("delivery needs a sender among the %d nodes, a msg ID, a transport and a label", h.Nodes)
+		}
+		if ev.ArrivedNS < 0 || ev.ArrivedNS > ev.StartNS {
+			return fmt.Errorf("delivery arrived at %d ns, not in [0, start_ns %d]", ev.ArrivedNS, ev.StartNS)
 		}
 		if ev.SenderLamport >= ev.Lamport {
 			return fmt.Errorf("delivery's lamport clock %d does not exceed its sender's %d", ev.Lamport, ev.SenderLamport)
