@@ -41,6 +41,11 @@ func (a *app) live(args []string) (int, error) {
 	if *timeout < 0 {
 		return ExitError, fmt.Errorf("--timeout must be positive, got %v", *timeout)
 	}
+	if *out != "" {
+		if old, _ := filepath.Glob(filepath.Join(*out, "run-*")); len(old) > 0 {
+			return ExitError, fmt.Errorf("--out %s already holds traces (%s): replay --trace would mix them with the new runs; choose another directory or remove it", *out, filepath.Base(old[0]))
+		}
+	}
 	sys, err := a.lookupSystem(*system)
 	if err != nil {
 		return ExitError, err

@@ -41,6 +41,9 @@ func TestLiveThenReplayTrace(t *testing.T) {
 
 func TestLiveAndReplayTraceErrors(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "old", "run-000"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -48,6 +51,7 @@ func TestLiveAndReplayTraceErrors(t *testing.T) {
 		{[]string{"live", "--runs", "0", "--system", "pingpong"}, "--runs must be at least 1"},
 		{[]string{"live", "--system", "pingpong", "--time-scale", "-1"}, "--time-scale must be a positive number"},
 		{[]string{"live", "--system", "nosuch"}, "nosuch"},
+		{[]string{"live", "--system", "pingpong", "--out", "$DIR/old"}, "--out $DIR/old already holds traces (run-000)"},
 		{[]string{"replay", "--trace", "$DIR/none"}, "realnet: "},
 		{[]string{"replay", "--trace", "$DIR", "--log", "x"}, "--log goes with --path or --run"},
 		{[]string{"replay", "--path", "p.json", "--steps", "3"}, "--steps goes with --trace DIR"},
