@@ -168,7 +168,9 @@ func CompareFidelity(ctx context.Context, cfg FidelityConfig) (*Fidelity, error)
 		f.RealQ[i] = time.Duration(stat.Quantile(p, stat.LinInterp, r, nil))
 		f.SimQ[i] = time.Duration(stat.Quantile(p, stat.LinInterp, s, nil))
 	}
-	f.KS = stat.KolmogorovSmirnov(r, nil, s, nil)
+	// gonum sums the weights of the empirical CDFs, which can round a
+	// distance of 1 (disjoint samples) to 1+ε.
+	f.KS = min(stat.KolmogorovSmirnov(r, nil, s, nil), 1)
 	return f, nil
 }
 
