@@ -856,7 +856,7 @@ func (n *node) openTrace() error {
 	if err != nil {
 		return fmt.Errorf("realnet: %w", err)
 	}
-	n.file, n.rec = f, bufio.NewWriterSize(f, 64<<10)
+	n.file, n.rec = f, bufio.NewWriterSize(f, 16<<10)
 	h := Header{Format: Format, Version: Version, System: rt.cfg.System, Variant: rt.cfg.Variant, Params: rt.cfg.Params,
 		Nodes: rt.sc.Nodes, Node: int(n.id), Run: rt.cfg.Run, Seed: rt.cfg.Seed, TimeScale: rt.scale}
 	b, err := json.Marshal(h)
@@ -868,12 +868,9 @@ func (n *node) openTrace() error {
 }
 
 func (n *node) write(e *Event) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("realnet: node %v: %w", n.id, err)
-	}
-	n.rec.Write(b)
-	return n.rec.WriteByte('\n')
+	n.enc = append(appendEvent(n.enc[:0], e), '\n')
+	_, err := n.rec.Write(n.enc)
+	return err
 }
 
 func (n *node) closeTrace(stopped bool) error {
