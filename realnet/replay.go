@@ -126,7 +126,16 @@ type ReplayOptions struct {
 // recorded draws, in the merged order, and must send what the trace says
 // it sent. After every step the scenario's safety properties are checked
 // over all nodes' states, at the end its liveness properties.
-func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayResult, error) {
+//
+// A stopping condition or property that panics ends the replay with an
+// error naming it and the step.
+func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (res *ReplayResult, err error) {
+	where := "the scenario's constructor"
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("realnet: %s panicked: %v", where, p)
+		}
+	}()
 	h := rt.Nodes[0].Header
 	if sc.Nodes != h.Nodes {
 		return nil, fmt.Errorf("realnet: %s: the traces have %d nodes, the scenario %d", rt.Dir, h.Nodes, sc.Nodes)
@@ -139,9 +148,10 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayRes
 	for _, n := range r.nodes {
 		n.rng = rand.New(&n.src)
 	}
+	where = "the replay"
 	safety := selectProps(sc.Safety, opts.Optional)
 	steps := Merge(rt)
-	res := &ReplayResult{Total: len(steps), StopStep: -1, Sends: make([][]Send, sc.Nodes)}
+	res = &ReplayResult{Total: len(steps), StopStep: -1, Sends: make([][]Send, sc.Nodes)}
 	r.res = res
 	seen := map[string]bool{}
 	stop := sc.Stop
@@ -163,11 +173,13 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayRes
 		res.Steps = i + 1
 		r.now = max(r.now, time.Duration(st.Event.NowNS))
 		for _, p := range safety {
+			where = fmt.Sprintf("safety property %s at step %d", p.Name, i)
 			if !seen[p.Name] && !p.Check(w) {
 				seen[p.Name] = true
 				res.Violations = append(res.Violations, violation(p.Name, false, i, st))
 			}
 		}
+		where = fmt.Sprintf("the stopping condition at step %d", i)
 		if res.StopStep < 0 && stop(w) {
 			res.StopStep = i
 		}
@@ -175,11 +187,13 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (*ReplayRes
 	if res.Steps > 0 && (opts.Steps <= 0 || opts.Steps >= len(steps)) {
 		last := steps[res.Steps-1]
 		for _, p := range selectProps(sc.Liveness, opts.Optional) {
+			where = fmt.Sprintf("liveness property %s at the end", p.Name)
 			if !p.Check(w) {
 				res.Violations = append(res.Violations, violation(p.Name, true, res.Steps-1, last))
 			}
 		}
 	}
+	where = "Describe"
 	r.states(res, opts)
 	return res, nil
 }

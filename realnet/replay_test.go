@@ -162,3 +162,20 @@ func TestReplayReportsNondeterminism(t *testing.T) {
 		t.Errorf("replay ran %d steps, want it to stop at %d", res.Steps, first)
 	}
 }
+
+// A property that panics ends the replay with an error naming it and its
+// step, not a crash.
+func TestReplayPropertyPanics(t *testing.T) {
+	sc := tokenScenario(2, false)
+	rt := run(t, "token", "false", sc, 0, 1)
+	sc.Safety = []timedsim.Property{{Name: "bad", Check: func(w timedsim.World) bool {
+		if w.Steps() == 3 {
+			panic("boom")
+		}
+		return true
+	}}}
+	_, err := realnet.Replay(sc, rt, realnet.ReplayOptions{})
+	if err == nil || err.Error() != "realnet: safety property bad at step 2 panicked: boom" {
+		t.Errorf("got %v", err)
+	}
+}
