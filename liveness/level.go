@@ -187,11 +187,13 @@ type lvState struct {
 	lookups, fresh int64
 	collision      float64 // the estimate reported so far
 	tree           lvTree
-	// The frontier is the nodes [from, to) of level level.
-	from, to int32
-	level    int
-	viol     bool // a successor violates
-	st       Stats
+	// The frontier is the nodes [from, to) of level level; prevFront is
+	// the size of the level before it (0 at the initial state).
+	from, to  int32
+	prevFront int64
+	level     int
+	viol      bool // a successor violates
+	st        Stats
 }
 
 // newLevels starts a level division at the initial state.
@@ -241,10 +243,9 @@ func (s *searcher) fits(lv *lvState, extra int64, depth int) error {
 	}
 	nodes := int64(len(lv.tree.parent))
 	front := int64(lv.to - lv.from)
-	prev := max(nodes-front, 1)
-	grow := front * max(front*2/prev, 2) // successors: at least twice the frontier, or its last growth
-	if prev == 1 {
-		grow = front * 8
+	grow := front * 8 // the first level: a guess
+	if lv.prevFront > 0 {
+		grow = max(front*front/lv.prevFront, front) // the frontier grows as it last did
 	}
 	next := grow * used / nodes
 	if used+next > capB {
@@ -329,6 +330,7 @@ func (s *searcher) enumerateLevels(ctx context.Context, sd int, extra int64) (*l
 				return nil, &errMemory{depth: sd, used: used}
 			}
 		}
+		lv.prevFront = int64(to - from)
 		lv.from, lv.to = next, int32(len(t.parent))
 		if s.tick != nil {
 			s.tick(lv.st)
