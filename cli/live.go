@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/realnet"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -109,8 +111,11 @@ func (a *app) live(args []string) (int, error) {
 }
 
 // replayTrace replays the real runs under dir (realnet.Replay) and prints
-// what each one's global predicates and sends say.
-func (a *app) replayTrace(dir string, steps int, optional []string, states bool) (int, error) {
+// what each one's global predicates and sends say. A run with a finding
+// (a violation or a departure from the trace) is replayed once more,
+// recording every step's state, for its explore.html: in the run's
+// directory, or under out.
+func (a *app) replayTrace(dir string, steps int, optional []string, states bool, out string) (int, error) {
 	runs, err := realnet.RunDirs(dir)
 	if err != nil {
 		return ExitError, err
@@ -163,6 +168,33 @@ func (a *app) replayTrace(dir string, steps int, optional []string, states bool)
 		for i, s := range res.States {
 			fmt.Fprintf(a.stdout, "  n%d: %s\n", i, s)
 		}
+		if res.Nondeterminism == nil && len(res.Violations) == 0 {
+			continue
+		}
+		// The replay is deterministic: the same traces give the same
+		// steps, now with every node's state after each. A fresh
+		// scenario, as for a run: the driver's data belong to one.
+		if sc, err = sys.ScenarioParams(h.Variant, h.Nodes, timedsim.Params(h.Params)); err != nil {
+			return ExitError, fmt.Errorf("%s: %w", rd, err)
+		}
+		rec, err := realnet.Replay(sc, rt, realnet.ReplayOptions{Steps: steps, Optional: optional, Record: true})
+		if err != nil {
+			return ExitError, err
+		}
+		file := filepath.Join(rd, explore.FileHTML)
+		if out != "" {
+			file = filepath.Join(out, filepath.Base(rd), explore.FileHTML)
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				return ExitError, err
+			}
+		}
+		if err := a.claimOutput(file); err != nil {
+			return ExitError, err
+		}
+		if err := realnet.WriteExplore(file, rt, rec); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "  explore: %s (the replay step by step, at the real times, the finding marked)\n", file)
 	}
 	return status, nil
 }

@@ -37,6 +37,14 @@ func TestLiveThenReplayTrace(t *testing.T) {
 	if status != 1 || !strings.Contains(got, "NONDETERMINISM at step") || !strings.Contains(got, "where the trace sends Ping") {
 		t.Errorf("status %d, printed:\n%s", status, got)
 	}
+	// The finding's explore.html, in the run's directory or under --out.
+	if !strings.Contains(got, "  explore: $DIR/lv/run-000/explore.html") || !strings.Contains(read(t, filepath.Join(dir, "lv", "run-000", "explore.html")), "nondeterminism: the replay departs from the trace here") {
+		t.Errorf("replay --trace printed:\n%s\nwant an explore.html with the finding marked", got)
+	}
+	got, _, status = run(t, dir, "replay", "--trace", "$DIR/lv", "--out", "$DIR/ex")
+	if status != 1 || !strings.Contains(got, "  explore: $DIR/ex/run-000/explore.html") || exists(filepath.Join(dir, "ex", "run-001", "explore.html")) {
+		t.Errorf("replay --trace --out: status %d, printed:\n%s", status, got)
+	}
 }
 
 func TestLiveAndReplayTraceErrors(t *testing.T) {
@@ -55,6 +63,7 @@ func TestLiveAndReplayTraceErrors(t *testing.T) {
 		{[]string{"replay", "--trace", "$DIR/none"}, "realnet: "},
 		{[]string{"replay", "--trace", "$DIR", "--log", "x"}, "--log goes with --path or --run"},
 		{[]string{"replay", "--path", "p.json", "--steps", "3"}, "--steps goes with --trace DIR"},
+		{[]string{"replay", "--path", "p.json", "--out", "x"}, "--out goes with --trace DIR"},
 	} {
 		_, errOut, status := run(t, dir, c.args...)
 		if status != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
@@ -88,4 +97,9 @@ func TestTrainTraceAndFidelity(t *testing.T) {
 	if _, errOut, st := run(t, dir, "fidelity", "--trace", "$DIR/fast"); st != 2 || !strings.Contains(errOut, "--time-scale 1") {
 		t.Errorf("fidelity of scaled runs: status %d, %q", st, errOut)
 	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

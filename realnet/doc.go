@@ -87,6 +87,12 @@
 // through the simulator's network model and its draws, while a real run's
 // order came from the real network; the trace directory itself is the
 // replayable artefact (replay --trace DIR --steps K stops after step K).
+// For the browser, Execution turns a recording replay
+// (ReplayOptions.Record: every node's state after every step, and the
+// handlers' notes) into a package explore execution: the merged steps at
+// their real start times and durations, sends linked to deliveries,
+// timers at the real time they were due, each violation and a departure
+// from the trace marked; WriteExplore writes its explore.html.
 //
 // # Usage
 //
