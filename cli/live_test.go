@@ -88,10 +88,13 @@ func TestTrainTraceAndFidelity(t *testing.T) {
 		}
 	}
 	out = mustRun(t, dir, "fidelity", "--trace", "$DIR/lv", "--runs", "10")
-	for _, want := range []string{"3 real runs (3 stopped) against 10 simulated executions", "  median ", "  p99 ", "Kolmogorov-Smirnov distance"} {
+	for _, want := range []string{"3 real runs (3 stopped) against 10 simulated executions", "  median ", "  p99 ", "Kolmogorov-Smirnov distance", "  Q-Q plot: $DIR/lv/fidelity-qq.png (3 quantiles"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fidelity printed:\n%s\nwant %q", out, want)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "lv", "fidelity-qq.png")); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("fidelity wrote no Q-Q plot PNG (%v)", err)
 	}
 	mustRun(t, dir, "live", "--system", "pingpong", "--nodes", "2", "--out", "$DIR/fast", "--time-scale", "0.5")
 	if _, errOut, st := run(t, dir, "fidelity", "--trace", "$DIR/fast"); st != 2 || !strings.Contains(errOut, "--time-scale 1") {

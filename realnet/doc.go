@@ -94,6 +94,16 @@
 // timers at the real time they were due, each violation and a departure
 // from the trace marked; WriteExplore writes its explore.html.
 //
+// # Training and fidelity
+//
+// HandlerTimes gives the real handler durations by event label (what
+// edd.Train takes), FitNetwork fits the network model's latency to the
+// recorded send-to-arrival delays, and CompareFidelity simulates the
+// scenario with both and sets the real execution times beside the
+// simulated ones: median, p90 and p99, the Kolmogorov–Smirnov distance,
+// and QQ's points, which WriteQQPlot draws as a PNG (simulated on x, real
+// on y, the diagonal where they agree).
+//
 // # Usage
 //
 //	res, err := realnet.Run(ctx, realnet.Config{System: "pingpong", Variant: "default", Scenario: sc, Seed: 1, Dir: "out/run-000"})
