@@ -25,6 +25,8 @@ func (a *app) live(args []string) (int, error) {
 	seed := fs.Uint64("seed", 1, "seed of the driver's application events and the nodes' ctx.Rand; run i uses seed+i")
 	scale := fs.Float64("time-scale", 1, "real seconds per scenario second: timers and application events fire after their delay times this (0.05 runs scenario time 20 times faster)")
 	timeout := fs.Duration("timeout", 0, "end a run whose stopping condition has not held after this much real time (default: the scenario's timeout times --time-scale)")
+	node := fs.Int("node", -1, "with --peers: run only this node, one node per process")
+	peers := fs.StringSlice("peers", nil, "every node's address host:port, comma-separated, node 0 first (transport t listens on port+t); with --node I this process runs node I, its messages encoded (the system's service must list its MessageTypes), until --timeout")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -43,7 +45,26 @@ func (a *app) live(args []string) (int, error) {
 	if *timeout < 0 {
 		return ExitError, fmt.Errorf("--timeout must be positive, got %v", *timeout)
 	}
-	if *out != "" {
+	if fs.Changed("node") || fs.Changed("peers") {
+		switch {
+		case *node < 0 || len(*peers) == 0:
+			return ExitError, fmt.Errorf("--node I and --peers ADDR,... go together (one node per process)")
+		case *node >= len(*peers):
+			return ExitError, fmt.Errorf("--node %d is not one of the %d --peers", *node, len(*peers))
+		case fs.Changed("nodes") && *nodes != len(*peers):
+			return ExitError, fmt.Errorf("--nodes %d but %d --peers", *nodes, len(*peers))
+		case fs.Changed("runs"):
+			return ExitError, fmt.Errorf("--runs goes without --peers: one node per process records one run (start the processes again for another, with another --out)")
+		case *timeout == 0:
+			return ExitError, fmt.Errorf("--peers needs --timeout: no process sees every node's state, so the stopping condition cannot end the run; each process runs until --timeout (or an interrupt) and replay --trace finds where it held")
+		}
+		*nodes = len(*peers)
+	}
+	if *out != "" && len(*peers) > 0 {
+		if f := filepath.Join(*out, realnet.RunDirName(0), realnet.NodeFileName(*node)); fileExists(f) {
+			return ExitError, fmt.Errorf("--out %s already holds node %d's trace (%s): choose another directory or remove it", *out, *node, f)
+		}
+	} else if *out != "" {
 		if old, _ := filepath.Glob(filepath.Join(*out, "run-*")); len(old) > 0 {
 			return ExitError, fmt.Errorf("--out %s already holds traces (%s): replay --trace would mix them with the new runs; choose another directory or remove it", *out, filepath.Base(old[0]))
 		}
@@ -66,6 +87,9 @@ func (a *app) live(args []string) (int, error) {
 	sc, err := sys.ScenarioParams(v, *nodes, set)
 	if err != nil {
 		return ExitError, err
+	}
+	if len(*peers) > 0 {
+		return a.livePeer(sys.Name, v, sc, *node, *peers, *seed, *scale, *timeout, *out)
 	}
 	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s nodes=%d runs=%d seed=%d time-scale=%v, on loopback\n", sys.Name, v, paramsNote(sc.Params), sc.Nodes, *runs, *seed, *scale)
 	var msgs int
@@ -106,6 +130,29 @@ func (a *app) live(args []string) (int, error) {
 	}
 	if stopped < *runs {
 		return ExitFinding, nil
+	}
+	return ExitOK, nil
+}
+
+// livePeer runs node i of a system whose nodes each run in their own
+// process (realnet.Config.Peers), until timeout or an interrupt.
+func (a *app) livePeer(system, variant string, sc *timedsim.Scenario, i int, peers []string, seed uint64, scale float64, timeout time.Duration, out string) (int, error) {
+	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s node %d of %d, listening on %s, seed=%d time-scale=%v, until %v\n", system, variant, paramsNote(sc.Params), i, len(peers), peers[i], seed, scale, timeout)
+	cfg := realnet.Config{System: system, Variant: variant, Params: sc.Params, Scenario: sc, Seed: seed, TimeScale: scale, Timeout: timeout, Peers: peers, Node: i}
+	if out != "" {
+		cfg.Dir = filepath.Join(out, realnet.RunDirName(0))
+	}
+	res, err := realnet.Run(a.ctx, cfg)
+	if err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(a.stdout, "node %d: ended (%s) after %v real, %d events, %d messages delivered", i, res.Ended, res.ExecTime.Round(time.Millisecond), res.Events, res.Messages)
+	if len(res.Files) > 0 {
+		fmt.Fprintf(a.stdout, ", trace in %s", res.Files[0])
+	}
+	fmt.Fprintln(a.stdout)
+	if out != "" {
+		fmt.Fprintf(a.stdout, "gather every node's %s into one directory and replay it with the stopping condition and global predicates: %s\n", realnet.NodeFileName(i), a.cmd("replay", "--trace", cfg.Dir))
 	}
 	return ExitOK, nil
 }
