@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ func (a *app) live(args []string) (int, error) {
 	scale := fs.Float64("time-scale", 1, "real seconds per scenario second: timers and application events fire after their delay times this (0.05 runs scenario time 20 times faster)")
 	timeout := fs.Duration("timeout", 0, "end a run whose stopping condition has not held after this much real time (default: the scenario's timeout times --time-scale)")
 	node := fs.Int("node", -1, "with --peers: run only this node, one node per process")
+	until := fs.String("until", "", "with --peers, instead of --timeout: end the run at this time, Unix seconds or RFC 3339 (processes started one after the other then end together)")
+	linger := fs.Duration("linger", 500*time.Millisecond, "with --peers: keep the sockets open this long after --timeout, handling nothing, so that peers that started a little later see no connection break at the end")
 	peers := fs.StringSlice("peers", nil, "every node's address host:port, comma-separated, node 0 first (transport t listens on port+t); with --node I this process runs node I, its messages encoded (the system's service must list its MessageTypes), until --timeout")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
@@ -45,6 +48,12 @@ func (a *app) live(args []string) (int, error) {
 	if *timeout < 0 {
 		return ExitError, fmt.Errorf("--timeout must be positive, got %v", *timeout)
 	}
+	for _, f := range []string{"linger", "until"} {
+		if fs.Changed(f) && !fs.Changed("peers") {
+			return ExitError, fmt.Errorf("--%s goes with --node I --peers ADDR,...", f)
+		}
+	}
+	var deadline time.Time
 	if fs.Changed("node") || fs.Changed("peers") {
 		switch {
 		case *node < 0 || len(*peers) == 0:
@@ -55,8 +64,17 @@ func (a *app) live(args []string) (int, error) {
 			return ExitError, fmt.Errorf("--nodes %d but %d --peers", *nodes, len(*peers))
 		case fs.Changed("runs"):
 			return ExitError, fmt.Errorf("--runs goes without --peers: one node per process records one run (start the processes again for another, with another --out)")
-		case *timeout == 0:
-			return ExitError, fmt.Errorf("--peers needs --timeout: no process sees every node's state, so the stopping condition cannot end the run; each process runs until --timeout (or an interrupt) and replay --trace finds where it held")
+		case *linger < 0:
+			return ExitError, fmt.Errorf("--linger must be positive, got %v", *linger)
+		case (*timeout == 0) == (*until == ""):
+			return ExitError, fmt.Errorf("--peers needs --timeout or --until (one of them): no process sees every node's state, so the stopping condition cannot end the run; each process runs until then (or an interrupt) and replay --trace finds where it held")
+		}
+		if *until != "" {
+			t, err := parseUntil(*until)
+			if err != nil {
+				return ExitError, err
+			}
+			deadline = t
 		}
 		*nodes = len(*peers)
 	}
@@ -89,7 +107,7 @@ func (a *app) live(args []string) (int, error) {
 		return ExitError, err
 	}
 	if len(*peers) > 0 {
-		return a.livePeer(sys.Name, v, sc, *node, *peers, *seed, *scale, *timeout, *out)
+		return a.livePeer(sys.Name, v, sc, *node, *peers, *seed, *scale, *timeout, deadline, *linger, *out)
 	}
 	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s nodes=%d runs=%d seed=%d time-scale=%v, on loopback\n", sys.Name, v, paramsNote(sc.Params), sc.Nodes, *runs, *seed, *scale)
 	var msgs int
@@ -136,9 +154,13 @@ func (a *app) live(args []string) (int, error) {
 
 // livePeer runs node i of a system whose nodes each run in their own
 // process (realnet.Config.Peers), until timeout or an interrupt.
-func (a *app) livePeer(system, variant string, sc *timedsim.Scenario, i int, peers []string, seed uint64, scale float64, timeout time.Duration, out string) (int, error) {
-	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s node %d of %d, listening on %s, seed=%d time-scale=%v, until %v\n", system, variant, paramsNote(sc.Params), i, len(peers), peers[i], seed, scale, timeout)
-	cfg := realnet.Config{System: system, Variant: variant, Params: sc.Params, Scenario: sc, Seed: seed, TimeScale: scale, Timeout: timeout, Peers: peers, Node: i}
+func (a *app) livePeer(system, variant string, sc *timedsim.Scenario, i int, peers []string, seed uint64, scale float64, timeout time.Duration, deadline time.Time, linger time.Duration, out string) (int, error) {
+	end := timeout.String()
+	if !deadline.IsZero() {
+		end = deadline.UTC().Format(time.RFC3339Nano)
+	}
+	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s node %d of %d, listening on %s, seed=%d time-scale=%v, until %s\n", system, variant, paramsNote(sc.Params), i, len(peers), peers[i], seed, scale, end)
+	cfg := realnet.Config{System: system, Variant: variant, Params: sc.Params, Scenario: sc, Seed: seed, TimeScale: scale, Timeout: timeout, Peers: peers, Node: i, Linger: linger, Deadline: deadline}
 	if out != "" {
 		cfg.Dir = filepath.Join(out, realnet.RunDirName(0))
 	}
@@ -244,4 +266,17 @@ func (a *app) replayTrace(dir string, steps int, optional []string, states bool,
 		fmt.Fprintf(a.stdout, "  explore: %s (the replay step by step, at the real times, the finding marked)\n", file)
 	}
 	return status, nil
+}
+
+// parseUntil reads --until: Unix seconds (possibly fractional) or an RFC
+// 3339 time.
+func parseUntil(s string) (time.Time, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+		return time.Unix(0, int64(f*1e9)), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--until %q is neither Unix seconds nor an RFC 3339 time (2026-01-02T15:04:05Z)", s)
+	}
+	return t, nil
 }

@@ -70,7 +70,11 @@ func TestLiveAndReplayTraceErrors(t *testing.T) {
 		{[]string{"replay", "--path", "p.json", "--out", "x"}, "--out goes with --trace DIR"},
 		{[]string{"live", "--system", "pingpong", "--node", "0"}, "--node I and --peers ADDR,... go together"},
 		{[]string{"live", "--system", "pingpong", "--node", "2", "--peers", "a:1,b:1", "--timeout", "1s"}, "--node 2 is not one of the 2 --peers"},
-		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1"}, "--peers needs --timeout"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1"}, "--peers needs --timeout or --until"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--timeout", "1s", "--until", "5"}, "--peers needs --timeout or --until (one of them)"},
+		{[]string{"live", "--system", "pingpong", "--until", "5"}, "--until goes with --node I --peers"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--until", "tomorrow"}, `--until "tomorrow" is neither Unix seconds nor an RFC 3339 time`},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "127.0.0.1:1,127.0.0.1:2", "--until", "2000-01-01T00:00:00Z"}, "realnet: the deadline 2000-01-01T00:00:00Z has passed"},
 		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--timeout", "1s", "--runs", "2"}, "--runs goes without --peers"},
 	} {
 		_, errOut, status := run(t, dir, c.args...)

@@ -77,7 +77,7 @@ func TestRealnetRunLocal(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "live")
 	cmd := exec.Command("sh", "realnet/run-local.sh", "4")
-	cmd.Env = append(os.Environ(), asMacepc+"=1", "MACEPC="+self, "OUT="+out, fmt.Sprintf("PORT=%d", freeBase(t, 4)), "TIMEOUT=1500ms")
+	cmd.Env = append(os.Environ(), asMacepc+"=1", "MACEPC="+self, "OUT="+out, fmt.Sprintf("PORT=%d", freeBase(t, 4)), "DURATION=2")
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run-local.sh: %v\n%s", err, b)
@@ -174,7 +174,7 @@ func TestRealnetKubernetes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var o strings.Builder
-			status[i] = cli.RunEnv(context.Background(), func(string) string { return "" }, append(a, "--timeout", "1500ms"), &o, &o, randtree.System(), pingpong.System())
+			status[i] = cli.RunEnv(context.Background(), func(string) string { return "" }, append(a, "--timeout", "1500ms", "--linger", "200ms"), &o, &o, randtree.System(), pingpong.System())
 			logs[i] = o.String()
 		}()
 	}

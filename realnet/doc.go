@@ -58,8 +58,12 @@
 // writes its trace with stopped false; gathered into one run directory,
 // the traces replay as any other, and Replay finds the step where the
 // stopping condition first held. A process that ends before another
-// closes its connections, which the other records as broken-connection
-// upcalls, as a real deployment would. Each process counts start_ns and
+// closes its connections, which the other would record as
+// broken-connection upcalls (they replay, but a protocol reacts to them
+// and the end state is then the teardown's): Config.Deadline ends every
+// process at the same instant, and Config.Linger keeps a process's sockets
+// open a while after its end, handling nothing, for peers that end a
+// little later. Each process counts start_ns and
 // the other times from its own start: send-to-arrival delays between
 // processes mix two clocks, and FitNetwork's fit of them is only as good
 // as the processes' simultaneous start (it is not corrected).

@@ -58,6 +58,15 @@ type Config struct {
 	// and Replay of the gathered traces finds the step where it held.
 	Peers []string
 	Node  int
+	// Linger, with Peers, keeps the node's sockets open this long after
+	// its run ended, handling nothing: a peer whose run ends within Linger
+	// after this one's sees no connection break (one that ends later
+	// records broken-connection upcalls, and they replay as such).
+	Linger time.Duration
+	// Deadline, if not zero, ends the run at this instant instead of after
+	// Timeout: processes started one after the other then end together
+	// (as closely as their clocks agree).
+	Deadline time.Time
 }
 
 // Result is what a real execution did.
@@ -226,6 +235,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Duration(float64(sc.Timeout) * cfg.TimeScale)
 	}
+	if !cfg.Deadline.IsZero() && time.Until(cfg.Deadline) <= 0 {
+		return nil, fmt.Errorf("realnet: the deadline %s has passed", cfg.Deadline.UTC().Format(time.RFC3339Nano))
+	}
 	apps, faults := timedsim.DriverPlan(sc, cfg.Seed)
 	if faults > 0 {
 		return nil, fmt.Errorf("realnet: the scenario's driver schedules %d faults; a real run takes the real network's faults only", faults)
@@ -305,7 +317,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// The coordinator: after any handler (coalesced), evaluate the
 	// stopping condition over every node's state, holding the state lock
 	// exclusively so that no handler runs meanwhile.
-	timeout := time.NewTimer(cfg.Timeout)
+	limit := cfg.Timeout
+	if !cfg.Deadline.IsZero() {
+		limit = time.Until(cfg.Deadline)
+	}
+	timeout := time.NewTimer(limit)
 	defer timeout.Stop()
 	select {
 	case rt.dirty <- struct{}{}: // check once before any handler ran
@@ -333,11 +349,22 @@ coord:
 			rt.finish()
 		}
 	}
+	ended := time.Since(rt.start)
+	if rt.codec != nil && cfg.Linger > 0 {
+		// This node handles nothing more (done is closed), but its
+		// connections stay open a while, so that a peer whose run ends a
+		// little later does not see them break.
+		rt.finish()
+		select {
+		case <-time.After(cfg.Linger):
+		case <-ctx.Done():
+		}
+	}
 	rt.closeAll()
 	wg.Wait()
 	res := &Result{Stopped: rt.stopped, Events: int(rt.events.Load()), Messages: int(rt.msgs.Load()), ExecTime: rt.stopAt}
 	if !rt.stopped {
-		res.ExecTime = time.Since(rt.start)
+		res.ExecTime = ended
 	}
 	if rt.codec != nil {
 		res.Ended = "timeout"

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs one real execution with one node per process on this machine: N
-# 'macepc live --node I --peers ...' processes on loopback, each until
-# TIMEOUT (no process sees the other nodes' states, so the stopping
-# condition cannot end the run), then replays the gathered traces, which
+# 'macepc live --node I --peers ...' processes on loopback, all until the
+# same instant, DURATION seconds from now (no process sees the other nodes'
+# states, so the stopping condition cannot end the run; a common end keeps
+# a process that ends first from breaking the connections of one still
+# running), then replays the gathered traces, which
 # checks the system's properties after every event and finds the step
 # where its stopping condition held.
 #
@@ -14,7 +16,7 @@
 #   OUT         trace directory; must not hold this run's traces [macepc-live-peers]
 #   HOST        address the nodes use [127.0.0.1]
 #   PORT        node I listens on PORT+10*I (transport t on that plus t) [47000]
-#   TIMEOUT     how long each process runs [3s]
+#   DURATION    seconds until the common end, whole [3]
 #   TIME_SCALE  real seconds per scenario second [1]
 #   SEED        seed of the driver and the nodes' ctx.Rand, the same for all [1]
 set -eu
@@ -25,7 +27,7 @@ VARIANT=${VARIANT:-}
 OUT=${OUT:-macepc-live-peers}
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-47000}
-TIMEOUT=${TIMEOUT:-3s}
+DURATION=${DURATION:-3}
 TIME_SCALE=${TIME_SCALE:-1}
 SEED=${SEED:-1}
 
@@ -35,7 +37,8 @@ while [ "$i" -lt "$N" ]; do
   peers="${peers:+$peers,}$HOST:$((PORT + 10 * i))"
   i=$((i + 1))
 done
-set -- --system "$SYSTEM" --peers "$peers" --timeout "$TIMEOUT" --time-scale "$TIME_SCALE" --seed "$SEED" --out "$OUT"
+until=$(($(date +%s) + DURATION))
+set -- --system "$SYSTEM" --peers "$peers" --until "$until" --time-scale "$TIME_SCALE" --seed "$SEED" --out "$OUT"
 if [ -n "$VARIANT" ]; then
   set -- "$@" --variant "$VARIANT"
 fi
