@@ -64,6 +64,8 @@ var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 // QQPlot draws QQ(f): simulated (x) against real (y) execution time in
 // milliseconds, with the diagonal on which a perfect simulator's points
 // lie. A point above it is a quantile where the real runs were slower.
+// When the largest time is more than 10 times the smallest, both axes
+// are logarithmic (and say so).
 func QQPlot(f *Fidelity, title string) (*plot.Plot, error) {
 	pts := QQ(f)
 	if len(pts) == 0 {
@@ -79,8 +81,16 @@ func QQPlot(f *Fidelity, title string) (*plot.Plot, error) {
 	if hi == lo {
 		lo, hi = lo*0.9, hi*1.1+1e-3
 	}
-	pad := (hi - lo) * 0.05
-	lo, hi = max(lo-pad, 0), hi+pad
+	// A tail many times the body (a recovery timer, a connection set-up)
+	// would squash the body into a corner: then both axes are
+	// logarithmic.
+	logAxes := lo > 0 && hi/lo > 10
+	if logAxes {
+		lo, hi = lo/1.1, hi*1.1
+	} else {
+		pad := (hi - lo) * 0.05
+		lo, hi = max(lo-pad, 0), hi+pad
+	}
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(sansFont, 12)
@@ -90,6 +100,13 @@ func QQPlot(f *Fidelity, title string) (*plot.Plot, error) {
 		a.Label.TextStyle.Font = font.From(sansFont, 10)
 		a.Tick.Label.Font = font.From(sansFont, 9)
 		a.Min, a.Max = lo, hi
+		if logAxes {
+			a.Scale, a.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		}
+	}
+	if logAxes {
+		p.X.Label.Text += ", log scale"
+		p.Y.Label.Text += ", log scale"
 	}
 	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 	if err != nil {
