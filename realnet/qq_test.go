@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,18 @@ func TestWriteQQPlot(t *testing.T) {
 	}
 	if !bytes.Equal(files[0], files[1]) {
 		t.Error("the same data gave two different PNGs")
+	}
+	// A tail 60 times the body: logarithmic axes, which must draw too.
+	f := fidelityFixture()
+	f.Real[len(f.Real)-1] = 600 * time.Millisecond
+	if err := realnet.WriteQQPlot(filepath.Join(dir, "tail.png"), f, "tail"); err != nil {
+		t.Error(err)
+	}
+	if p, err := realnet.QQPlot(f, "tail"); err != nil || !strings.Contains(p.Y.Label.Text, "log scale") {
+		t.Errorf("a 60-fold span is not drawn on log axes: %v", err)
+	}
+	if p, _ := realnet.QQPlot(fidelityFixture(), ""); strings.Contains(p.Y.Label.Text, "log") {
+		t.Errorf("a 3-fold span is drawn on log axes")
 	}
 	if err := realnet.WriteQQPlot(filepath.Join(dir, "none.png"), &realnet.Fidelity{}, ""); err == nil {
 		t.Error("a Q-Q plot of no data was written")
