@@ -105,3 +105,7 @@ func System() timedsim.System {
 		},
 	}
 }
+
+// MessageTypes lists the messages a node sends, so that a real run with
+// one node per process can encode them (package realnet).
+func (*Node) MessageTypes() []timedsim.Message { return []timedsim.Message{Ping{}, Pong{}} }
