@@ -105,3 +105,10 @@ func System() timedsim.System {
 		},
 	}
 }
+
+// Clone is a copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	return &c
+}

@@ -91,3 +91,22 @@ func Check(t testing.TB, sc *timedsim.Scenario, cfg Config) int {
 func Describe(forks int) string {
 	return fmt.Sprintf("%d forks equal their replays", forks)
 }
+
+// CheckSystem runs Check on the scenario of each of sys's variants (all
+// of them when variants is empty) with its default node count, each in a
+// subtest.
+func CheckSystem(t *testing.T, sys timedsim.System, cfg Config, variants ...string) {
+	t.Helper()
+	if len(variants) == 0 {
+		variants = sys.VariantNames()
+	}
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			sc, err := sys.Scenario(v, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(Describe(Check(t, sc, cfg)))
+		})
+	}
+}
