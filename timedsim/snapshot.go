@@ -113,7 +113,7 @@ type labelTables struct {
 }
 
 // Forkable reports whether sc's services implement Cloner: the ones its
-// constructor builds for every node.
+// constructor builds for every node (a Stack's layers too).
 func Forkable(sc *Scenario) bool {
 	ok := true
 	func() {
@@ -123,7 +123,12 @@ func Forkable(sc *Scenario) bool {
 			}
 		}()
 		for i := range sc.Nodes {
-			if _, c := sc.New(NodeID(i)).(Cloner); !c {
+			svc := sc.New(NodeID(i))
+			if _, c := svc.(Cloner); !c {
+				ok = false
+				return
+			}
+			if st, isStack := svc.(*Stack); isStack && !st.forkable() {
 				ok = false
 				return
 			}
