@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -69,5 +70,36 @@ func TestFindSnapshotEqualsReplay(t *testing.T) {
 		if !confirmed || got.Step <= 0 {
 			t.Fatalf("no probe ran confirmation walks, or step %d: the comparison misses a case", got.Step)
 		}
+	}
+}
+
+// ticker is a service that is not a timedsim.Cloner.
+type ticker struct{ n int }
+
+func (t *ticker) Init(ctx timedsim.Context)                                   { ctx.SetTimer("t", time.Millisecond, nil) }
+func (t *ticker) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (t *ticker) Timer(ctx timedsim.Context, _ string, _ any) {
+	if t.n++; t.n < 10 {
+		ctx.SetTimer("t", time.Duration(1+ctx.Rand().IntN(5))*time.Millisecond, nil)
+	}
+}
+
+// TestFindReplaysWithoutCloners: services that cannot be snapshot replay
+// every prefix, and the report says so.
+func TestFindReplaysWithoutCloners(t *testing.T) {
+	sc := &timedsim.Scenario{Nodes: 2, New: func(timedsim.NodeID) timedsim.Service { return &ticker{} },
+		Stop: func(w timedsim.World) bool { return w.Node(0).(*ticker).n >= 10 && w.Node(1).(*ticker).n >= 10 }, Timeout: time.Second}
+	sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := sim.Run(timedsim.SeedPath(1))
+	rep, err := Find(context.Background(), Config{Explorer: &timedsim.Explorer{Scenario: sc}, Walks: 4, Seed: 1,
+		Recovers: func(r *timedsim.Result) bool { return r.ExecTime < bad.ExecTime }}, bad.Path, bad.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mode != ModeReplay || len(rep.Probes) < 2 {
+		t.Errorf("mode %q after %d probes, want %q", rep.Mode, len(rep.Probes), ModeReplay)
 	}
 }
