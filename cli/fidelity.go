@@ -127,6 +127,7 @@ func (a *app) fidelity(args []string) (int, error) {
 	trace := fs.String("trace", "", "the real runs recorded by 'live' with --time-scale 1 (a run-NNN directory or the directory of them)")
 	runs := fs.Int("runs", 200, "simulated executions")
 	seed := fs.Uint64("seed", 1, "base seed of the simulated executions")
+	qq := fs.String("plot", "", "write the Q-Q plot (PNG) of real against simulated execution times here (default: "+realnet.FileQQ+" in the --trace directory)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -178,5 +179,14 @@ func (a *app) fidelity(args []string) (int, error) {
 	if slices.Max(f.Real) == slices.Min(f.Real) && len(f.Real) > 1 {
 		fmt.Fprintln(a.stdout, "  (every real run took the same time)")
 	}
+	file := *qq
+	if file == "" {
+		file = filepath.Join(*trace, realnet.FileQQ)
+	}
+	title := fmt.Sprintf("%s/%s, %d nodes: %d real runs, %d simulated", h.System, h.Variant, h.Nodes, len(f.Real), len(f.Sim))
+	if err := realnet.WriteQQPlot(file, f, title); err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(a.stdout, "  Q-Q plot: %s (%d quantiles; above the diagonal the real runs were slower)\n", file, len(realnet.QQ(f)))
 	return ExitOK, nil
 }

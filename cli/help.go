@@ -119,7 +119,7 @@ func flagGroup(cmd, flag string) string {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
+	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism", "max-memory":
 		return "Output and resources"
 	}
 	return "Other options"

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/realnet"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -23,6 +26,10 @@ func (a *app) live(args []string) (int, error) {
 	seed := fs.Uint64("seed", 1, "seed of the driver's application events and the nodes' ctx.Rand; run i uses seed+i")
 	scale := fs.Float64("time-scale", 1, "real seconds per scenario second: timers and application events fire after their delay times this (0.05 runs scenario time 20 times faster)")
 	timeout := fs.Duration("timeout", 0, "end a run whose stopping condition has not held after this much real time (default: the scenario's timeout times --time-scale)")
+	node := fs.Int("node", -1, "with --peers: run only this node, one node per process")
+	until := fs.String("until", "", "with --peers, instead of --timeout: end the run at this time, Unix seconds or RFC 3339 (processes started one after the other then end together)")
+	linger := fs.Duration("linger", 500*time.Millisecond, "with --peers: keep the sockets open this long after --timeout, handling nothing, so that peers that started a little later see no connection break at the end")
+	peers := fs.StringSlice("peers", nil, "every node's address host:port, comma-separated, node 0 first (transport t listens on port+t); with --node I this process runs node I, its messages encoded (the system's service must list its MessageTypes), until --timeout")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
@@ -41,7 +48,41 @@ func (a *app) live(args []string) (int, error) {
 	if *timeout < 0 {
 		return ExitError, fmt.Errorf("--timeout must be positive, got %v", *timeout)
 	}
-	if *out != "" {
+	for _, f := range []string{"linger", "until"} {
+		if fs.Changed(f) && !fs.Changed("peers") {
+			return ExitError, fmt.Errorf("--%s goes with --node I --peers ADDR,...", f)
+		}
+	}
+	var deadline time.Time
+	if fs.Changed("node") || fs.Changed("peers") {
+		switch {
+		case *node < 0 || len(*peers) == 0:
+			return ExitError, fmt.Errorf("--node I and --peers ADDR,... go together (one node per process)")
+		case *node >= len(*peers):
+			return ExitError, fmt.Errorf("--node %d is not one of the %d --peers", *node, len(*peers))
+		case fs.Changed("nodes") && *nodes != len(*peers):
+			return ExitError, fmt.Errorf("--nodes %d but %d --peers", *nodes, len(*peers))
+		case fs.Changed("runs"):
+			return ExitError, fmt.Errorf("--runs goes without --peers: one node per process records one run (start the processes again for another, with another --out)")
+		case *linger < 0:
+			return ExitError, fmt.Errorf("--linger must be positive, got %v", *linger)
+		case (*timeout == 0) == (*until == ""):
+			return ExitError, fmt.Errorf("--peers needs --timeout or --until (one of them): no process sees every node's state, so the stopping condition cannot end the run; each process runs until then (or an interrupt) and replay --trace finds where it held")
+		}
+		if *until != "" {
+			t, err := parseUntil(*until)
+			if err != nil {
+				return ExitError, err
+			}
+			deadline = t
+		}
+		*nodes = len(*peers)
+	}
+	if *out != "" && len(*peers) > 0 {
+		if f := filepath.Join(*out, realnet.RunDirName(0), realnet.NodeFileName(*node)); fileExists(f) {
+			return ExitError, fmt.Errorf("--out %s already holds node %d's trace (%s): choose another directory or remove it", *out, *node, f)
+		}
+	} else if *out != "" {
 		if old, _ := filepath.Glob(filepath.Join(*out, "run-*")); len(old) > 0 {
 			return ExitError, fmt.Errorf("--out %s already holds traces (%s): replay --trace would mix them with the new runs; choose another directory or remove it", *out, filepath.Base(old[0]))
 		}
@@ -64,6 +105,9 @@ func (a *app) live(args []string) (int, error) {
 	sc, err := sys.ScenarioParams(v, *nodes, set)
 	if err != nil {
 		return ExitError, err
+	}
+	if len(*peers) > 0 {
+		return a.livePeer(sys.Name, v, sc, *node, *peers, *seed, *scale, *timeout, deadline, *linger, *out)
 	}
 	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s nodes=%d runs=%d seed=%d time-scale=%v, on loopback\n", sys.Name, v, paramsNote(sc.Params), sc.Nodes, *runs, *seed, *scale)
 	var msgs int
@@ -108,9 +152,39 @@ func (a *app) live(args []string) (int, error) {
 	return ExitOK, nil
 }
 
+// livePeer runs node i of a system whose nodes each run in their own
+// process (realnet.Config.Peers), until timeout or an interrupt.
+func (a *app) livePeer(system, variant string, sc *timedsim.Scenario, i int, peers []string, seed uint64, scale float64, timeout time.Duration, deadline time.Time, linger time.Duration, out string) (int, error) {
+	end := timeout.String()
+	if !deadline.IsZero() {
+		end = deadline.UTC().Format(time.RFC3339Nano)
+	}
+	fmt.Fprintf(a.stdout, "macepc live: system=%s variant=%s%s node %d of %d, listening on %s, seed=%d time-scale=%v, until %s\n", system, variant, paramsNote(sc.Params), i, len(peers), peers[i], seed, scale, end)
+	cfg := realnet.Config{System: system, Variant: variant, Params: sc.Params, Scenario: sc, Seed: seed, TimeScale: scale, Timeout: timeout, Peers: peers, Node: i, Linger: linger, Deadline: deadline}
+	if out != "" {
+		cfg.Dir = filepath.Join(out, realnet.RunDirName(0))
+	}
+	res, err := realnet.Run(a.ctx, cfg)
+	if err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(a.stdout, "node %d: ended (%s) after %v real, %d events, %d messages delivered", i, res.Ended, res.ExecTime.Round(time.Millisecond), res.Events, res.Messages)
+	if len(res.Files) > 0 {
+		fmt.Fprintf(a.stdout, ", trace in %s", res.Files[0])
+	}
+	fmt.Fprintln(a.stdout)
+	if out != "" {
+		fmt.Fprintf(a.stdout, "gather every node's %s into one directory and replay it with the stopping condition and global predicates: %s\n", realnet.NodeFileName(i), a.cmd("replay", "--trace", cfg.Dir))
+	}
+	return ExitOK, nil
+}
+
 // replayTrace replays the real runs under dir (realnet.Replay) and prints
-// what each one's global predicates and sends say.
-func (a *app) replayTrace(dir string, steps int, optional []string, states bool) (int, error) {
+// what each one's global predicates and sends say. A run with a finding
+// (a violation or a departure from the trace) is replayed once more,
+// recording every step's state, for its explore.html: in the run's
+// directory, or under out.
+func (a *app) replayTrace(dir string, steps int, optional []string, states bool, out string) (int, error) {
 	runs, err := realnet.RunDirs(dir)
 	if err != nil {
 		return ExitError, err
@@ -163,6 +237,46 @@ func (a *app) replayTrace(dir string, steps int, optional []string, states bool)
 		for i, s := range res.States {
 			fmt.Fprintf(a.stdout, "  n%d: %s\n", i, s)
 		}
+		if res.Nondeterminism == nil && len(res.Violations) == 0 {
+			continue
+		}
+		// The replay is deterministic: the same traces give the same
+		// steps, now with every node's state after each. A fresh
+		// scenario, as for a run: the driver's data belong to one.
+		if sc, err = sys.ScenarioParams(h.Variant, h.Nodes, timedsim.Params(h.Params)); err != nil {
+			return ExitError, fmt.Errorf("%s: %w", rd, err)
+		}
+		rec, err := realnet.Replay(sc, rt, realnet.ReplayOptions{Steps: steps, Optional: optional, Record: true})
+		if err != nil {
+			return ExitError, err
+		}
+		file := filepath.Join(rd, explore.FileHTML)
+		if out != "" {
+			file = filepath.Join(out, filepath.Base(rd), explore.FileHTML)
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				return ExitError, err
+			}
+		}
+		if err := a.claimOutput(file); err != nil {
+			return ExitError, err
+		}
+		if err := realnet.WriteExplore(file, rt, rec); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(a.stdout, "  explore: %s (the replay step by step, at the real times, the finding marked)\n", file)
 	}
 	return status, nil
+}
+
+// parseUntil reads --until: Unix seconds (possibly fractional) or an RFC
+// 3339 time.
+func parseUntil(s string) (time.Time, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+		return time.Unix(0, int64(f*1e9)), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--until %q is neither Unix seconds nor an RFC 3339 time (2026-01-02T15:04:05Z)", s)
+	}
+	return t, nil
 }

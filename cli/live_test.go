@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,6 +41,14 @@ func TestLiveThenReplayTrace(t *testing.T) {
 	if status != 1 || !strings.Contains(got, "NONDETERMINISM at step") || !strings.Contains(got, "where the trace sends Ping") {
 		t.Errorf("status %d, printed:\n%s", status, got)
 	}
+	// The finding's explore.html, in the run's directory or under --out.
+	if !strings.Contains(got, "  explore: $DIR/lv/run-000/explore.html") || !strings.Contains(read(t, filepath.Join(dir, "lv", "run-000", "explore.html")), "nondeterminism: the replay departs from the trace here") {
+		t.Errorf("replay --trace printed:\n%s\nwant an explore.html with the finding marked", got)
+	}
+	got, _, status = run(t, dir, "replay", "--trace", "$DIR/lv", "--out", "$DIR/ex")
+	if status != 1 || !strings.Contains(got, "  explore: $DIR/ex/run-000/explore.html") || exists(filepath.Join(dir, "ex", "run-001", "explore.html")) {
+		t.Errorf("replay --trace --out: status %d, printed:\n%s", status, got)
+	}
 }
 
 func TestLiveAndReplayTraceErrors(t *testing.T) {
@@ -55,6 +67,15 @@ func TestLiveAndReplayTraceErrors(t *testing.T) {
 		{[]string{"replay", "--trace", "$DIR/none"}, "realnet: "},
 		{[]string{"replay", "--trace", "$DIR", "--log", "x"}, "--log goes with --path or --run"},
 		{[]string{"replay", "--path", "p.json", "--steps", "3"}, "--steps goes with --trace DIR"},
+		{[]string{"replay", "--path", "p.json", "--out", "x"}, "--out goes with --trace DIR"},
+		{[]string{"live", "--system", "pingpong", "--node", "0"}, "--node I and --peers ADDR,... go together"},
+		{[]string{"live", "--system", "pingpong", "--node", "2", "--peers", "a:1,b:1", "--timeout", "1s"}, "--node 2 is not one of the 2 --peers"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1"}, "--peers needs --timeout or --until"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--timeout", "1s", "--until", "5"}, "--peers needs --timeout or --until (one of them)"},
+		{[]string{"live", "--system", "pingpong", "--until", "5"}, "--until goes with --node I --peers"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--until", "tomorrow"}, `--until "tomorrow" is neither Unix seconds nor an RFC 3339 time`},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "127.0.0.1:1,127.0.0.1:2", "--until", "2000-01-01T00:00:00Z"}, "realnet: the deadline 2000-01-01T00:00:00Z has passed"},
+		{[]string{"live", "--system", "pingpong", "--node", "0", "--peers", "a:1,b:1", "--timeout", "1s", "--runs", "2"}, "--runs goes without --peers"},
 	} {
 		_, errOut, status := run(t, dir, c.args...)
 		if status != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
@@ -79,13 +100,61 @@ func TestTrainTraceAndFidelity(t *testing.T) {
 		}
 	}
 	out = mustRun(t, dir, "fidelity", "--trace", "$DIR/lv", "--runs", "10")
-	for _, want := range []string{"3 real runs (3 stopped) against 10 simulated executions", "  median ", "  p99 ", "Kolmogorov-Smirnov distance"} {
+	for _, want := range []string{"3 real runs (3 stopped) against 10 simulated executions", "  median ", "  p99 ", "Kolmogorov-Smirnov distance", "  Q-Q plot: $DIR/lv/fidelity-qq.png (3 quantiles"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fidelity printed:\n%s\nwant %q", out, want)
 		}
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "lv", "fidelity-qq.png")); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("fidelity wrote no Q-Q plot PNG (%v)", err)
+	}
 	mustRun(t, dir, "live", "--system", "pingpong", "--nodes", "2", "--out", "$DIR/fast", "--time-scale", "0.5")
 	if _, errOut, st := run(t, dir, "fidelity", "--trace", "$DIR/fast"); st != 2 || !strings.Contains(errOut, "--time-scale 1") {
 		t.Errorf("fidelity of scaled runs: status %d, %q", st, errOut)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// live --node I --peers runs one node per invocation, as one per process:
+// two invocations at once, each until its --timeout, and the replay of
+// their gathered traces finds every message and the stopping condition.
+func TestLivePeers(t *testing.T) {
+	dir := t.TempDir()
+	var peers []string
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		peers = append(peers, l.Addr().String())
+		l.Close()
+	}
+	outs := make([]string, 2)
+	status := make([]int, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], _, status[i] = run(t, dir, "live", "--system", "pingpong", "--node", fmt.Sprint(i), "--peers", strings.Join(peers, ","), "--timeout", "1s", "--out", "$DIR/lv")
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if status[i] != 0 || !strings.Contains(o, fmt.Sprintf("node %d: ended (timeout)", i)) || !strings.Contains(o, "replay --trace $DIR/lv/run-000") {
+			t.Errorf("node %d: status %d, printed:\n%s", i, status[i], o)
+		}
+	}
+	rep := mustRun(t, dir, "replay", "--trace", "$DIR/lv")
+	// 1 pair of 10 rounds: 2 inits and 20 deliveries, 20 sends; then
+	// perhaps a broken-connection upcall, where one process ended before
+	// the other.
+	want := regexp.MustCompile(`pingpong/default, 2 nodes: replayed (\d+) of (\d+) events, 20 sends as recorded; the stopping condition holds from step 21\n`)
+	if m := want.FindStringSubmatch(rep); m == nil || m[1] != m[2] {
+		t.Errorf("replay --trace printed:\n%s\nwant a match for %s, every event replayed", rep, want)
 	}
 }

@@ -53,6 +53,7 @@ func (a *app) replay(args []string) (int, error) {
 	traceSteps := fs.Int("steps", 0, "with --trace: replay only the first N events")
 	traceStates := fs.Bool("states", false, "with --trace: print every node's state after the last event replayed")
 	traceOptional := fs.StringArray("safety", nil, "with --trace: also check this optional property (repeatable)")
+	traceOut := fs.String("out", "", "with --trace: write the explore.html of a run with a finding under this directory, as DIR/run-NNN/explore.html (default: in the run's trace directory)")
 	traceFile := fs.String("trace-events", "", "also write the execution as Chrome trace-event JSON to this file, for ui.perfetto.dev or chrome://tracing (a track per node, handlers as slices, messages as flows)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
@@ -69,9 +70,9 @@ func (a *app) replay(args []string) (int, error) {
 		if *traceSteps < 0 {
 			return ExitError, fmt.Errorf("--steps must be positive, got %d", *traceSteps)
 		}
-		return a.replayTrace(*traceDir, *traceSteps, *traceOptional, *traceStates)
+		return a.replayTrace(*traceDir, *traceSteps, *traceOptional, *traceStates, *traceOut)
 	}
-	for _, f := range []string{"steps", "states", "safety"} {
+	for _, f := range []string{"steps", "states", "safety", "out"} {
 		if fs.Changed(f) {
 			return ExitError, fmt.Errorf("--%s goes with --trace DIR", f)
 		}

@@ -30,16 +30,43 @@
 // in-process mode a frame carries the sender, the message ID and the
 // sender's Lamport clock, padded to the message's Size; the value itself
 // passes through a table in the process. The bytes on the wire, their
-// timing and their order are real; the serialisation is not. A runtime
-// with one node per process needs a codec per message type and is not
-// built yet.
+// timing and their order are real; the serialisation is not.
 //
-// The stopping condition is observed by a coordinator: after a handler
-// returns, the node signals it (signals coalesce), and it evaluates the
+// In one process the stopping condition is observed by a coordinator:
+// after a handler returns, the node signals it (signals coalesce), and it evaluates the
 // condition over every node's state while holding the state lock
 // exclusively, so that no handler runs meanwhile (handlers hold it shared).
 // The run ends at the first check that sees the condition hold; the
 // replay finds the exact step, which can be a few events earlier.
+//
+// # One node per process
+//
+// With Config.Peers (macepc live --node I --peers host:port,…) a process
+// runs one node; node i's transport t listens on its peer address's
+// port+t. Its frames carry the message itself, encoded by a Codec: a type
+// number and the value's encoding/gob bytes. The types come from the
+// service: it implements MessageTyper (MessageTypes() []timedsim.Message,
+// one method beside the protocol, which pingpong and randtree have); a
+// service without it is refused, naming the method, and so is a type with
+// an unexported field, which gob would drop without a word. Every process
+// must run the same binary and system (the type number is a position in
+// the list). Dials are retried every 20 ms until the peer listens.
+//
+// No process sees the other nodes' states, so across processes the
+// stopping condition is not evaluated while the run goes on: each process
+// runs until Config.Timeout (or until ctx is cancelled, an interrupt) and
+// writes its trace with stopped false; gathered into one run directory,
+// the traces replay as any other, and Replay finds the step where the
+// stopping condition first held. A process that ends before another
+// closes its connections, which the other would record as
+// broken-connection upcalls (they replay, but a protocol reacts to them
+// and the end state is then the teardown's): Config.Deadline ends every
+// process at the same instant, and Config.Linger keeps a process's sockets
+// open a while after its end, handling nothing, for peers that end a
+// little later. Each process counts start_ns and
+// the other times from its own start: send-to-arrival delays between
+// processes mix two clocks, and FitNetwork's fit of them is only as good
+// as the processes' simultaneous start (it is not corrected).
 //
 // # Trace format, version 1
 //
@@ -87,6 +114,22 @@
 // through the simulator's network model and its draws, while a real run's
 // order came from the real network; the trace directory itself is the
 // replayable artefact (replay --trace DIR --steps K stops after step K).
+// For the browser, Execution turns a recording replay
+// (ReplayOptions.Record: every node's state after every step, and the
+// handlers' notes) into a package explore execution: the merged steps at
+// their real start times and durations, sends linked to deliveries,
+// timers at the real time they were due, each violation and a departure
+// from the trace marked; WriteExplore writes its explore.html.
+//
+// # Training and fidelity
+//
+// HandlerTimes gives the real handler durations by event label (what
+// edd.Train takes), FitNetwork fits the network model's latency to the
+// recorded send-to-arrival delays, and CompareFidelity simulates the
+// scenario with both and sets the real execution times beside the
+// simulated ones: median, p90 and p99, the Kolmogorov–Smirnov distance,
+// and QQ's points, which WriteQQPlot draws as a PNG (simulated on x, real
+// on y, the diagonal where they agree).
 //
 // # Usage
 //

@@ -107,6 +107,22 @@ type ReplayResult struct {
 	// States are the nodes' states (timedsim.Describe) after the last
 	// step replayed, when ReplayOptions.States asks for them.
 	States []string
+	// Initial and Recorded, when ReplayOptions.Record asks for them, are
+	// each node's state before the first step and, for every step
+	// replayed, its node's state after it and the notes its handler made
+	// (Recorded[i] is step i). With a Nondeterminism, Recorded also has
+	// the departing step, its state as before that step (the handler
+	// stopped part way).
+	Initial  []string
+	Recorded []Recorded
+}
+
+// Recorded is what a recording replay saw at one step.
+type Recorded struct {
+	// State is the step's node's state (timedsim.Describe) after it.
+	State string
+	// Notes are the handler's ctx.Note texts, in order.
+	Notes []string
 }
 
 // ReplayOptions configures a replay.
@@ -118,6 +134,10 @@ type ReplayOptions struct {
 	Optional []string
 	// States asks for the nodes' states after the last step replayed.
 	States bool
+	// Record asks for every node's state after every step and the notes
+	// of every handler (ReplayResult.Initial and Recorded): what
+	// Execution shows in explore.html. It costs a Describe per step.
+	Record bool
 }
 
 // Replay re-executes a real run's traces on the scenario sc, which must be
@@ -148,11 +168,20 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (res *Repla
 	for _, n := range r.nodes {
 		n.rng = rand.New(&n.src)
 	}
+	r.record = opts.Record
+	r.res = &ReplayResult{}
+	if opts.Record {
+		where = "Describe before the first step"
+		for _, n := range r.nodes {
+			r.res.Initial = append(r.res.Initial, timedsim.Describe(n.svc))
+		}
+	}
 	where = "the replay"
 	safety := selectProps(sc.Safety, opts.Optional)
 	steps := Merge(rt)
-	res = &ReplayResult{Total: len(steps), StopStep: -1, Sends: make([][]Send, sc.Nodes)}
-	r.res = res
+	r.merged = steps
+	res = r.res
+	res.Total, res.StopStep, res.Sends = len(steps), -1, make([][]Send, sc.Nodes)
 	seen := map[string]bool{}
 	stop := sc.Stop
 	if sc.NewStop != nil {
@@ -164,11 +193,19 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (res *Repla
 			break
 		}
 		r.step = i
-		if nd := r.run(st); nd != nil {
+		nd, notes := r.run(st)
+		if nd != nil {
 			nd.Step, nd.Node, nd.Event = i, st.Node, st.String()
 			res.Nondeterminism = nd
+			if opts.Record {
+				res.Recorded = append(res.Recorded, Recorded{State: r.lastState(st.Node), Notes: notes})
+			}
 			r.states(res, opts)
 			return res, nil
+		}
+		if opts.Record {
+			where = fmt.Sprintf("Describe after step %d", i)
+			res.Recorded = append(res.Recorded, Recorded{State: timedsim.Describe(r.nodes[st.Node].svc), Notes: notes})
 		}
 		res.Steps = i + 1
 		r.now = max(r.now, time.Duration(st.Event.NowNS))
@@ -196,6 +233,16 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (res *Repla
 	where = "Describe"
 	r.states(res, opts)
 	return res, nil
+}
+
+// lastState is node id's last recorded state.
+func (r *replayer) lastState(id timedsim.NodeID) string {
+	for i := len(r.res.Recorded) - 1; i >= 0; i-- {
+		if r.merged[i].Node == id {
+			return r.res.Recorded[i].State
+		}
+	}
+	return r.res.Initial[id]
 }
 
 func (r *replayer) states(res *ReplayResult, opts ReplayOptions) {
@@ -233,8 +280,10 @@ type replayer struct {
 	inflight map[msgKey]timedsim.Message // sent and not yet delivered
 	failed   map[msgKey]timedsim.Message // refused sends (queue full)
 	res      *ReplayResult
+	merged   []Step
 	step     int
 	now      time.Duration
+	record   bool
 }
 
 type rnode struct {
@@ -267,11 +316,20 @@ func (d *drawSource) Uint64() uint64 {
 var errDeparted = errors.New("departed")
 
 // run replays one step; a non-nil result is a departure from the trace.
-func (r *replayer) run(st Step) (nd *Nondeterminism) {
+// When recording, it also returns the handler's notes.
+func (r *replayer) run(st Step) (*Nondeterminism, []string) {
+	c, nd := r.runCtx(st)
+	if c == nil {
+		return nd, nil
+	}
+	return nd, c.notes
+}
+
+func (r *replayer) runCtx(st Step) (c *rctx, nd *Nondeterminism) {
 	n := r.nodes[st.Node]
 	e := st.Event
 	n.src = drawSource{draws: e.Draws}
-	c := &rctx{r: r, n: n, e: e, now: time.Duration(e.NowNS)}
+	c = &rctx{r: r, n: n, e: e, now: time.Duration(e.NowNS)}
 	var msg timedsim.Message
 	var timerData any
 	switch e.Kind {
@@ -279,23 +337,23 @@ func (r *replayer) run(st Step) (nd *Nondeterminism) {
 		k := msgKey{timedsim.NodeID(e.Peer), e.Msg}
 		m, ok := r.inflight[k]
 		if !ok {
-			return &Nondeterminism{What: fmt.Sprintf("the trace delivers message %d of n%d, which the replay did not send (or delivered already)", e.Msg, e.Peer)}
+			return nil, &Nondeterminism{What: fmt.Sprintf("the trace delivers message %d of n%d, which the replay did not send (or delivered already)", e.Msg, e.Peer)}
 		}
 		if l := Label(m); l != e.Name {
-			return &Nondeterminism{What: fmt.Sprintf("message %d of n%d is a %s in the replay, a %s in the trace", e.Msg, e.Peer, l, e.Name)}
+			return nil, &Nondeterminism{What: fmt.Sprintf("message %d of n%d is a %s in the replay, a %s in the trace", e.Msg, e.Peer, l, e.Name)}
 		}
 		delete(r.inflight, k)
 		msg = m
 	case KindTimer:
 		d, ok := n.timers[e.Name]
 		if !ok {
-			return &Nondeterminism{What: fmt.Sprintf("timer %s fired in the trace but is not pending in the replay", e.Name)}
+			return nil, &Nondeterminism{What: fmt.Sprintf("timer %s fired in the trace but is not pending in the replay", e.Name)}
 		}
 		delete(n.timers, e.Name)
 		timerData = d
 	case KindApp:
 		if e.App >= len(r.apps) || r.apps[e.App].Name != e.Name || r.apps[e.App].Node != st.Node {
-			return &Nondeterminism{What: fmt.Sprintf("app event %d (%s) is not the driver's event %d for this node", e.App, e.Name, e.App)}
+			return nil, &Nondeterminism{What: fmt.Sprintf("app event %d (%s) is not the driver's event %d for this node", e.App, e.Name, e.App)}
 		}
 	}
 	var perr any
@@ -327,25 +385,25 @@ func (r *replayer) run(st Step) (nd *Nondeterminism) {
 	}()
 	c.dead = true
 	if c.nd != nil {
-		return c.nd
+		return c, c.nd
 	}
 	if perr != nil {
-		return &Nondeterminism{What: fmt.Sprintf("the handler panicked in the replay: %v", perr)}
+		return c, &Nondeterminism{What: fmt.Sprintf("the handler panicked in the replay: %v", perr)}
 	}
 	if c.sent < len(e.Sends) {
 		s := e.Sends[c.sent]
-		return &Nondeterminism{What: fmt.Sprintf("the trace's send %d (%s to n%d) is missing from the replay", s.ID, s.Label, s.To)}
+		return c, &Nondeterminism{What: fmt.Sprintf("the trace's send %d (%s to n%d) is missing from the replay", s.ID, s.Label, s.To)}
 	}
 	if c.timerOps < len(e.Timers) {
-		return &Nondeterminism{What: fmt.Sprintf("the trace's timer operation %+v is missing from the replay", e.Timers[c.timerOps])}
+		return c, &Nondeterminism{What: fmt.Sprintf("the trace's timer operation %+v is missing from the replay", e.Timers[c.timerOps])}
 	}
 	if n.src.over {
-		return &Nondeterminism{What: fmt.Sprintf("the handler drew more random values than the %d recorded", len(e.Draws))}
+		return c, &Nondeterminism{What: fmt.Sprintf("the handler drew more random values than the %d recorded", len(e.Draws))}
 	}
 	if n.src.i < len(e.Draws) {
-		return &Nondeterminism{What: fmt.Sprintf("the handler drew %d random values, the trace has %d", n.src.i, len(e.Draws))}
+		return c, &Nondeterminism{What: fmt.Sprintf("the handler drew %d random values, the trace has %d", n.src.i, len(e.Draws))}
 	}
-	return nil
+	return c, nil
 }
 
 // rctx is a replayed handler's Context.
@@ -358,6 +416,7 @@ type rctx struct {
 	timerOps int
 	dead     bool
 	nd       *Nondeterminism
+	notes    []string // when recording
 }
 
 func (c *rctx) depart(format string, args ...any) {
@@ -375,6 +434,9 @@ func (c *rctx) Logf(string, ...any)   {}
 func (c *rctx) Note(text string) {
 	if err := timedsim.CheckNote(text); err != nil {
 		panic(err.Error())
+	}
+	if c.r.record && !c.dead {
+		c.notes = append(c.notes, text)
 	}
 }
 

@@ -2,10 +2,15 @@ package realnet_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/macepc/macepc/realnet"
 	"github.com/macepc/macepc/systems/pingpong"
@@ -161,6 +166,18 @@ func TestReplayReportsNondeterminism(t *testing.T) {
 	if res.Steps != first {
 		t.Errorf("replay ran %d steps, want it to stop at %d", res.Steps, first)
 	}
+	// explore.html shows the steps up to the departing one, marked.
+	rec, err := realnet.Replay(wallScenario(4), rt, realnet.ReplayOptions{Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := realnet.Execution(rt, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Steps) != first+1 || len(e.Marks) == 0 || e.Marks[0].Step != first || !strings.HasPrefix(e.Marks[0].Text, "nondeterminism: ") {
+		t.Errorf("explore execution of %d steps, marks %+v; want %d steps, a nondeterminism mark at %d", len(e.Steps), e.Marks, first+1, first)
+	}
 }
 
 // A property that panics ends the replay with an error naming it and its
@@ -177,5 +194,98 @@ func TestReplayPropertyPanics(t *testing.T) {
 	_, err := realnet.Replay(sc, rt, realnet.ReplayOptions{})
 	if err == nil || err.Error() != "realnet: safety property bad at step 2 panicked: boom" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A violation found by replaying a real run is shown in explore.html: the
+// replay's steps at their real start times, the violation step marked,
+// and the states there show the two holders.
+func TestReplayViolationExplore(t *testing.T) {
+	sc := tokenScenario(4, true)
+	rt := run(t, "token", "true", sc, 0, 1)
+	plain, err := realnet.Replay(sc, rt, realnet.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := realnet.Replay(tokenScenario(4, true), rt, realnet.ReplayOptions{Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps != plain.Steps || !reflect.DeepEqual(res.Violations, plain.Violations) || len(res.Recorded) != res.Steps || len(res.Initial) != 4 {
+		t.Fatalf("recording replay: %d steps, %d recorded, violations %+v; plain replay %d steps, %+v", res.Steps, len(res.Recorded), res.Violations, plain.Steps, plain.Violations)
+	}
+	if len(res.Violations) != 1 {
+		t.Fatalf("violations %+v, want one", res.Violations)
+	}
+	v := res.Violations[0]
+	e, err := realnet.Execution(rt, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := realnet.Merge(rt)
+	for i, s := range e.Steps {
+		if ev := merged[i].Event; s.Start != time.Duration(ev.StartNS) || s.Duration != time.Duration(ev.DurNS) || s.Node != int(merged[i].Node) {
+			t.Fatalf("step %d at %v for %v on n%d, the trace has %d ns for %d ns on %v", i, s.Start, s.Duration, s.Node, ev.StartNS, ev.DurNS, merged[i].Node)
+		}
+	}
+	// After the violation step n1 has taken the token and n0 still holds
+	// it: their last states up to that step say so.
+	holding := map[int]string{}
+	for _, s := range e.Steps[:v.Step+1] {
+		holding[s.Node] = s.State
+	}
+	for _, n := range []int{0, 1} {
+		if !strings.Contains(holding[n], "holding:true") {
+			t.Errorf("n%d's state at the violation step is %q, want it holding the token", n, holding[n])
+		}
+	}
+	// A delivery points at its send.
+	d := e.Steps[v.Step]
+	if d.SentStep < 0 || e.Steps[d.SentStep].Sends[d.SentIndex].Recv != v.Step {
+		t.Errorf("the violating delivery's send is not linked: sent step %d index %d", d.SentStep, d.SentIndex)
+	}
+
+	file := filepath.Join(t.TempDir(), "explore.html")
+	if err := realnet.WriteExplore(file, rt, res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Executions []struct {
+			Start []int64 `json:"start"`
+			Marks []struct {
+				Step int    `json:"step"`
+				Kind string `json:"kind"`
+				Text string `json:"text"`
+			} `json:"marks"`
+		} `json:"executions"`
+	}
+	const open = `<script type="application/json" id="explore-data">`
+	_, rest, ok := strings.Cut(string(b), open)
+	js, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 {
+		t.Fatal("explore.html has no embedded data")
+	}
+	if err := json.Unmarshal([]byte(js), &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Executions) != 1 {
+		t.Fatalf("%d executions embedded", len(data.Executions))
+	}
+	x := data.Executions[0]
+	if len(x.Start) != res.Steps || x.Start[v.Step] != merged[v.Step].Event.StartNS {
+		t.Errorf("embedded starts: %d steps, step %d at %v ns; want %d steps, %d ns", len(x.Start), v.Step, x.Start[v.Step:v.Step+1], res.Steps, merged[v.Step].Event.StartNS)
+	}
+	found := false
+	for _, m := range x.Marks {
+		if m.Kind == "violation" && m.Step == v.Step && strings.Contains(m.Text, "one-holder") && strings.Contains(m.Text, "nodes n1 n0") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no violation mark at step %d: %+v", v.Step, x.Marks)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,26 @@ type Config struct {
 	Dir string
 	// Host is the address the nodes listen on; "" means 127.0.0.1.
 	Host string
+	// Peers, if not empty, runs one node per process: this process runs
+	// node Node only, and Peers[i] is node i's address, host:port, where
+	// its transport t listens on port+t (TCP for a reliable transport,
+	// UDP for a datagram one); Host is then ignored (this node listens on
+	// its own Peers entry's port on every interface). Messages are encoded
+	// with Codec, built from the service's MessageTypes. The stopping
+	// condition, a predicate over every node's state, cannot be evaluated
+	// in one process: the run ends at Timeout or when ctx is cancelled,
+	// and Replay of the gathered traces finds the step where it held.
+	Peers []string
+	Node  int
+	// Linger, with Peers, keeps the node's sockets open this long after
+	// its run ended, handling nothing: a peer whose run ends within Linger
+	// after this one's sees no connection break (one that ends later
+	// records broken-connection upcalls, and they replay as such).
+	Linger time.Duration
+	// Deadline, if not zero, ends the run at this instant instead of after
+	// Timeout: processes started one after the other then end together
+	// (as closely as their clocks agree).
+	Deadline time.Time
 }
 
 // Result is what a real execution did.
@@ -60,6 +81,9 @@ type Result struct {
 	Events, Messages int
 	// Files are the node traces written (empty when not recording).
 	Files []string
+	// Ended says why a run with Peers ended: "timeout" or "interrupted"
+	// (Stopped is always false: see Config.Peers).
+	Ended string
 }
 
 // inKind is the kind of an event in a node's inbox.
@@ -100,7 +124,9 @@ type runtime struct {
 	ncfg   netmodel.Config
 	scale  float64
 	start  time.Time
-	nodes  []*node
+	nodes  []*node // by ID; with Peers, nil but for the local node
+	local  []*node // the nodes this process runs
+	codec  *Codec  // with Peers
 	apps   []timedsim.AppEvent
 	addrs  [][]string // [node][transport]
 	closer []io.Closer
@@ -183,9 +209,10 @@ type frame struct {
 	lamport uint64
 	sentNS  int64
 	size    int
+	payload []byte // the encoded message, with Peers
 }
 
-const frameHeader = 4 + 4 + 8 + 8 + 8 // length, from, id, lamport, sent
+const frameHeader = 4 + 4 + 8 + 8 + 8 + 4 // length, from, id, lamport, sent, payload length
 
 // Run runs one real execution of cfg.Scenario: every node in this process,
 // on sockets bound to cfg.Host. It returns when the stopping condition
@@ -208,17 +235,31 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Duration(float64(sc.Timeout) * cfg.TimeScale)
 	}
+	if !cfg.Deadline.IsZero() && time.Until(cfg.Deadline) <= 0 {
+		return nil, fmt.Errorf("realnet: the deadline %s has passed", cfg.Deadline.UTC().Format(time.RFC3339Nano))
+	}
 	apps, faults := timedsim.DriverPlan(sc, cfg.Seed)
 	if faults > 0 {
 		return nil, fmt.Errorf("realnet: the scenario's driver schedules %d faults; a real run takes the real network's faults only", faults)
 	}
 	rt := &runtime{cfg: cfg, sc: sc, ncfg: sc.Network.WithDefaults(), scale: cfg.TimeScale, apps: apps,
-		dirty: make(chan struct{}, 1), done: make(chan struct{})}
+		dirty: make(chan struct{}, 1), done: make(chan struct{}), nodes: make([]*node, sc.Nodes)}
 	defer rt.closeAll()
-	if err := rt.listen(); err != nil {
-		return nil, err
+	local := []int{}
+	if len(cfg.Peers) > 0 {
+		if len(cfg.Peers) != sc.Nodes {
+			return nil, fmt.Errorf("realnet: %d peer addresses for %d nodes", len(cfg.Peers), sc.Nodes)
+		}
+		if cfg.Node < 0 || cfg.Node >= sc.Nodes {
+			return nil, fmt.Errorf("realnet: node %d is not one of the %d nodes", cfg.Node, sc.Nodes)
+		}
+		local = append(local, cfg.Node)
+	} else {
+		for i := range sc.Nodes {
+			local = append(local, i)
+		}
 	}
-	for i := range sc.Nodes {
+	for _, i := range local {
 		n := &node{rt: rt, id: timedsim.NodeID(i), svc: sc.New(timedsim.NodeID(i)),
 			inbox: make(chan inEvent, 1<<14), timers: map[string]timerState{},
 			out: map[outKey]*outConn{}, pending: map[outKey]int{}}
@@ -229,9 +270,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return nil, err
 			}
 		}
-		rt.nodes = append(rt.nodes, n)
+		rt.nodes[i] = n
+		rt.local = append(rt.local, n)
 	}
-	for _, n := range rt.nodes {
+	if len(cfg.Peers) > 0 {
+		mt, ok := rt.local[0].svc.(MessageTyper)
+		if !ok {
+			return nil, fmt.Errorf("realnet: %s's service (%T) does not list its message types: one node per process encodes messages, and needs a MessageTypes() []timedsim.Message method on the service (see realnet.MessageTyper)", cfg.System, rt.local[0].svc)
+		}
+		c, err := NewCodec(mt.MessageTypes())
+		if err != nil {
+			return nil, err
+		}
+		rt.codec = c
+	}
+	if err := rt.listen(); err != nil {
+		return nil, err
+	}
+	for _, n := range rt.local {
 		n.inbox <- inEvent{kind: inInit, from: timedsim.None}
 	}
 	stop := sc.Stop
@@ -242,6 +298,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	for i, a := range apps {
 		n := rt.nodes[a.Node]
+		if n == nil {
+			continue // another process's node
+		}
 		ev := inEvent{kind: inApp, from: timedsim.None, name: a.Name, app: i}
 		if a.At <= 0 {
 			n.inbox <- ev
@@ -251,14 +310,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		rt.addCloser(timerCloser{t})
 	}
 	rt.serve(&wg)
-	for _, n := range rt.nodes {
+	for _, n := range rt.local {
 		wg.Add(1)
 		go func() { defer wg.Done(); n.loop() }()
 	}
 	// The coordinator: after any handler (coalesced), evaluate the
 	// stopping condition over every node's state, holding the state lock
 	// exclusively so that no handler runs meanwhile.
-	timeout := time.NewTimer(cfg.Timeout)
+	limit := cfg.Timeout
+	if !cfg.Deadline.IsZero() {
+		limit = time.Until(cfg.Deadline)
+	}
+	timeout := time.NewTimer(limit)
 	defer timeout.Stop()
 	select {
 	case rt.dirty <- struct{}{}: // check once before any handler ran
@@ -273,7 +336,7 @@ coord:
 				rt.state.Unlock()
 				break coord
 			}
-			if stop(world{rt}) {
+			if rt.codec == nil && stop(world{rt}) {
 				rt.stopped, rt.stopAt = true, time.Since(rt.start)
 				rt.finish()
 			}
@@ -286,14 +349,31 @@ coord:
 			rt.finish()
 		}
 	}
+	ended := time.Since(rt.start)
+	if rt.codec != nil && cfg.Linger > 0 {
+		// This node handles nothing more (done is closed), but its
+		// connections stay open a while, so that a peer whose run ends a
+		// little later does not see them break.
+		rt.finish()
+		select {
+		case <-time.After(cfg.Linger):
+		case <-ctx.Done():
+		}
+	}
 	rt.closeAll()
 	wg.Wait()
 	res := &Result{Stopped: rt.stopped, Events: int(rt.events.Load()), Messages: int(rt.msgs.Load()), ExecTime: rt.stopAt}
 	if !rt.stopped {
-		res.ExecTime = time.Since(rt.start)
+		res.ExecTime = ended
+	}
+	if rt.codec != nil {
+		res.Ended = "timeout"
+		if ctx.Err() != nil {
+			res.Ended = "interrupted"
+		}
 	}
 	var werr error
-	for _, n := range rt.nodes {
+	for _, n := range rt.local {
 		if n.file != nil {
 			if err := n.closeTrace(rt.stopped); err != nil && werr == nil {
 				werr = err
@@ -309,7 +389,7 @@ coord:
 	if werr != nil {
 		return res, werr
 	}
-	if err := ctx.Err(); err != nil && !rt.stopped {
+	if err := ctx.Err(); err != nil && !rt.stopped && rt.codec == nil {
 		return res, fmt.Errorf("realnet: run %d interrupted: %w", cfg.Run, err)
 	}
 	return res, nil
@@ -372,25 +452,48 @@ func (rt *runtime) closeAll() {
 // transport, a UDP socket per datagram transport.
 func (rt *runtime) listen() error {
 	rt.addrs = make([][]string, rt.sc.Nodes)
-	for i := range rt.sc.Nodes {
-		for _, tc := range rt.ncfg.Transports {
+	if len(rt.cfg.Peers) > 0 {
+		for i, p := range rt.cfg.Peers {
+			host, port, err := net.SplitHostPort(p)
+			if err != nil {
+				return fmt.Errorf("realnet: peer %d: %w", i, err)
+			}
+			base, err := strconv.Atoi(port)
+			if err != nil || base < 1 || base+len(rt.ncfg.Transports)-1 > 65535 {
+				return fmt.Errorf("realnet: peer %d: port %q is not a number in [1, %d]", i, port, 65536-len(rt.ncfg.Transports))
+			}
+			for t := range rt.ncfg.Transports {
+				rt.addrs[i] = append(rt.addrs[i], net.JoinHostPort(host, strconv.Itoa(base+t)))
+			}
+		}
+	}
+	for _, n := range rt.local {
+		i := n.id
+		for t, tc := range rt.ncfg.Transports {
+			bind := net.JoinHostPort(rt.cfg.Host, "0")
+			if len(rt.cfg.Peers) > 0 {
+				_, port, _ := net.SplitHostPort(rt.addrs[i][t])
+				bind = net.JoinHostPort("", port)
+			}
 			var addr string
 			if tc.Kind == netmodel.Reliable {
-				l, err := net.Listen("tcp", net.JoinHostPort(rt.cfg.Host, "0"))
+				l, err := net.Listen("tcp", bind)
 				if err != nil {
 					return fmt.Errorf("realnet: node %d: %w", i, err)
 				}
 				rt.addCloser(l)
 				addr = l.Addr().String()
 			} else {
-				c, err := net.ListenPacket("udp", net.JoinHostPort(rt.cfg.Host, "0"))
+				c, err := net.ListenPacket("udp", bind)
 				if err != nil {
 					return fmt.Errorf("realnet: node %d: %w", i, err)
 				}
 				rt.addCloser(c)
 				addr = c.LocalAddr().String()
 			}
-			rt.addrs[i] = append(rt.addrs[i], addr)
+			if len(rt.cfg.Peers) == 0 {
+				rt.addrs[i] = append(rt.addrs[i], addr)
+			}
 		}
 	}
 	return nil
@@ -403,8 +506,7 @@ func (rt *runtime) serve(wg *sync.WaitGroup) {
 	socks := append([]io.Closer(nil), rt.closer...)
 	rt.closeM.Unlock()
 	k := 0 // listen added the sockets first, node by node
-	for i := range rt.sc.Nodes {
-		n := rt.nodes[i]
+	for _, n := range rt.local {
 		for t, tc := range rt.ncfg.Transports {
 			s := socks[k]
 			k++
@@ -439,9 +541,20 @@ func (rt *runtime) readTCP(n *node, t int, c net.Conn) {
 			rt.broken(n, t, from, err)
 			return
 		}
-		f := parseFrame(hdr[:])
+		f, plen := parseFrame(hdr[:])
 		from = f.from
-		if _, err := r.Discard(f.size - frameHeader); err != nil {
+		if plen < 0 || plen > f.size-frameHeader {
+			rt.fail(fmt.Errorf("realnet: node %v: a frame from %v with a payload of %d bytes in %d", n.id, f.from, plen, f.size))
+			return
+		}
+		if plen > 0 {
+			f.payload = make([]byte, plen)
+			if _, err := io.ReadFull(r, f.payload); err != nil {
+				rt.broken(n, t, from, err)
+				return
+			}
+		}
+		if _, err := r.Discard(f.size - frameHeader - plen); err != nil {
 			rt.broken(n, t, from, err)
 			return
 		}
@@ -468,17 +581,33 @@ func (rt *runtime) readUDP(n *node, t int, c net.PacketConn) {
 		if k < frameHeader {
 			continue
 		}
-		rt.arrive(n, t, parseFrame(buf[:frameHeader]))
+		f, plen := parseFrame(buf[:frameHeader])
+		if plen < 0 || frameHeader+plen > k {
+			continue // truncated: a datagram lost
+		}
+		f.payload = append([]byte(nil), buf[frameHeader:frameHeader+plen]...)
+		rt.arrive(n, t, f)
 	}
 }
 
 func (rt *runtime) arrive(n *node, t int, f frame) {
-	m, ok := rt.inflight.LoadAndDelete(msgKey{f.from, f.id})
-	if !ok {
-		rt.fail(fmt.Errorf("realnet: node %v received message %d of %v, which no handler sent", n.id, f.id, f.from))
-		return
+	var msg timedsim.Message
+	if rt.codec != nil {
+		m, err := rt.codec.Decode(f.payload)
+		if err != nil {
+			rt.fail(fmt.Errorf("realnet: node %v, message %d of %v: %w", n.id, f.id, f.from, err))
+			return
+		}
+		msg = m
+	} else {
+		m, ok := rt.inflight.LoadAndDelete(msgKey{f.from, f.id})
+		if !ok {
+			rt.fail(fmt.Errorf("realnet: node %v received message %d of %v, which no handler sent", n.id, f.id, f.from))
+			return
+		}
+		msg = m.(timedsim.Message)
 	}
-	n.push(inEvent{kind: inDeliver, from: f.from, transport: t, id: f.id, lamport: f.lamport, sentNS: f.sentNS, arrivedNS: int64(time.Since(rt.start)), msg: m.(timedsim.Message)})
+	n.push(inEvent{kind: inDeliver, from: f.from, transport: t, id: f.id, lamport: f.lamport, sentNS: f.sentNS, arrivedNS: int64(time.Since(rt.start)), msg: msg})
 }
 
 func (f frame) encode(b []byte) []byte {
@@ -487,20 +616,23 @@ func (f frame) encode(b []byte) []byte {
 	b = binary.BigEndian.AppendUint64(b, f.id)
 	b = binary.BigEndian.AppendUint64(b, f.lamport)
 	b = binary.BigEndian.AppendUint64(b, uint64(f.sentNS))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(f.payload)))
+	b = append(b, f.payload...)
 	for len(b) < f.size {
 		b = append(b, 0)
 	}
 	return b
 }
 
-func parseFrame(b []byte) frame {
+// parseFrame reads a frame's header and its payload's length.
+func parseFrame(b []byte) (frame, int) {
 	return frame{
 		size:    int(binary.BigEndian.Uint32(b)),
 		from:    timedsim.NodeID(binary.BigEndian.Uint32(b[4:])),
 		id:      binary.BigEndian.Uint64(b[8:]),
 		lamport: binary.BigEndian.Uint64(b[16:]),
 		sentNS:  int64(binary.BigEndian.Uint64(b[24:])),
-	}
+	}, int(int32(binary.BigEndian.Uint32(b[32:])))
 }
 
 // push puts an event in the node's inbox, unless the run is over.
@@ -618,8 +750,19 @@ func (n *node) run(ev inEvent, timerData any) bool {
 	// Effects take place at the handler's end.
 	sentNS := int64(time.Since(rt.start))
 	for _, s := range n.sends {
-		rt.inflight.Store(msgKey{n.id, s.id}, s.msg)
-		n.conn(s.key).send(rt, frame{from: n.id, id: s.id, lamport: e.Lamport, sentNS: sentNS, size: max(s.msg.Size(), frameHeader)})
+		f := frame{from: n.id, id: s.id, lamport: e.Lamport, sentNS: sentNS}
+		if rt.codec != nil {
+			p, err := rt.codec.Encode(nil, s.msg)
+			if err != nil {
+				rt.fail(fmt.Errorf("realnet: node %v: %w", n.id, err))
+				return false
+			}
+			f.payload = p
+		} else {
+			rt.inflight.Store(msgKey{n.id, s.id}, s.msg)
+		}
+		f.size = max(s.msg.Size(), frameHeader+len(f.payload))
+		n.conn(s.key).send(rt, f)
 	}
 	for _, ts := range n.starts {
 		if cur, ok := n.timers[ts.name]; !ok || cur.gen != ts.gen {
@@ -656,13 +799,7 @@ func (n *node) conn(k outKey) *outConn {
 	n.out[k] = c
 	addr := rt.addrs[k.to][k.transport]
 	go func() {
-		var conn net.Conn
-		var err error
-		if tc.Kind == netmodel.Reliable {
-			conn, err = net.Dial("tcp", addr)
-		} else {
-			conn, err = net.Dial("udp", addr)
-		}
+		conn, err := rt.dial(tc.Kind, addr)
 		if err != nil {
 			rt.broken(n, k.transport, k.to, err)
 			return
@@ -703,6 +840,26 @@ func (n *node) conn(k outKey) *outConn {
 	return c
 }
 
+// dial connects to addr. With Peers the peer's process may not listen
+// yet: a refused connection is retried every 20 ms until the run ends.
+func (rt *runtime) dial(kind netmodel.Kind, addr string) (net.Conn, error) {
+	network := "udp"
+	if kind == netmodel.Reliable {
+		network = "tcp"
+	}
+	for {
+		conn, err := net.Dial(network, addr)
+		if err == nil || rt.codec == nil {
+			return conn, err
+		}
+		select {
+		case <-rt.done:
+			return nil, err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func (c *outConn) send(rt *runtime, f frame) {
 	select {
 	case c.ch <- f:
@@ -718,7 +875,7 @@ type ctx struct {
 }
 
 func (c *ctx) Self() timedsim.NodeID { return c.n.id }
-func (c *ctx) Nodes() int            { return len(c.n.rt.nodes) }
+func (c *ctx) Nodes() int            { return c.n.rt.sc.Nodes }
 func (c *ctx) Now() time.Duration    { return c.now }
 func (c *ctx) Rand() *rand.Rand      { return c.n.rng }
 func (c *ctx) Logf(string, ...any)   {}
@@ -746,7 +903,7 @@ func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message)
 	if c.dead {
 		return errors.New("realnet: Send after the handler returned")
 	}
-	if to < 0 || int(to) >= len(n.rt.nodes) {
+	if to < 0 || int(to) >= n.rt.sc.Nodes {
 		panic(fmt.Sprintf("realnet: send to nonexistent node %d", to))
 	}
 	t := c.transport(transport)

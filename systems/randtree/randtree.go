@@ -943,3 +943,9 @@ func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 	ctx.Logf("lost %T to %v: %v", err.Msg, peer, err.Err)
 	ctx.Note(NoteSendFailed)
 }
+
+// MessageTypes lists the messages a node sends, so that a real run with
+// one node per process can encode them (package realnet).
+func (*Node) MessageTypes() []timedsim.Message {
+	return []timedsim.Message{Join{}, JoinReply{}, Remove{}, Dropped{}, NewRoot{}, ParentCheck{}, Probe{}, ProbeReply{}, RootJoin{}}
+}
