@@ -126,8 +126,10 @@ type SummaryDivergence struct {
 	SimilarLog           string  `json:"similar_log,omitempty"`
 	Diff                 string  `json:"diff,omitempty"`
 	Executions           int     `json:"executions"`
-	Criterion            string  `json:"criterion"`
-	Limit                float64 `json:"limit"`
+	// WalksFrom: "snapshot" or "replay" (DivergenceFile.WalksFrom).
+	WalksFrom string  `json:"walks_from,omitempty"`
+	Criterion string  `json:"criterion"`
+	Limit     float64 `json:"limit"`
 	// Why says in one line why the divergence step decides the outcome.
 	Why string `json:"why,omitempty"`
 }
@@ -242,7 +244,7 @@ func (d *Dir) buildSummary(pf *ProfileFile) (*SummaryFile, error) {
 	switch {
 	case err == nil:
 		s.Divergence = &SummaryDivergence{Step: df.Step, TotalSteps: df.TotalSteps, IgnorableFraction: df.IgnorableFraction,
-			AnomalyLog: df.AnomalyLog, Diff: df.Diff, Executions: df.Executions, Criterion: df.Criterion, Limit: Secs(df.LimitNS), Why: df.Why}
+			AnomalyLog: df.AnomalyLog, Diff: df.Diff, Executions: df.Executions, WalksFrom: df.WalksFrom, Criterion: df.Criterion, Limit: Secs(df.LimitNS), Why: df.Why}
 		s.Divergence.Event = fmt.Sprintf("step %d", df.Step)
 		if e := df.Event; e != nil {
 			s.Divergence.Event = e.Describe()

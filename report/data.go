@@ -108,6 +108,7 @@ type Summary struct {
 		SimilarPath          string  `json:"similar_path"`
 		Diff                 string  `json:"diff"`
 		Executions           int     `json:"executions"`
+		WalksFrom            string  `json:"walks_from"`
 		Criterion            string  `json:"criterion"`
 		Limit                float64 `json:"limit"`
 		Why                  string  `json:"why"`

@@ -325,7 +325,17 @@ var (
 	_ timedsim.Service      = (*Node)(nil)
 	_ timedsim.AppHandler   = (*Node)(nil)
 	_ timedsim.ErrorHandler = (*Node)(nil)
+	_ timedsim.Cloner       = (*Node)(nil)
 )
+
+// Clone is a deep copy of the node (timedsim.Cloner): the divergence
+// search forks its walks from a snapshot instead of replaying their
+// prefixes. The handlers copy what they keep of a message or timer data.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.children, c.peers, c.deferred = slices.Clone(n.children), slices.Clone(n.peers), slices.Clone(n.deferred)
+	return &c
+}
 
 // NewNode returns node self in state Init. It panics if cfg.MaxChildren is
 // negative.
