@@ -107,6 +107,7 @@ type labelTables struct {
 	errLabel  map[string]int32
 	fixedLbl  map[string]int32
 	compIdx   map[uint64]int32
+	timerComp map[uint64]int32
 	compName  []string
 	noteID    map[string]int32
 	noteName  []string
@@ -267,7 +268,7 @@ func (s *Simulator) copyTables() labelTables {
 	t := labelTables{labels: slices.Clone(s.labels), msgLabel: maps.Clone(s.msgLabel), namedLbl: maps.Clone(s.namedLbl),
 		timerKind: maps.Clone(s.timerKind), timerLbl: slices.Clone(s.timerLbl), timerName: slices.Clone(s.timerName),
 		appLabel: maps.Clone(s.appLabel), errLabel: maps.Clone(s.errLabel), fixedLbl: maps.Clone(s.fixedLbl),
-		compIdx: maps.Clone(s.compIdx), compName: slices.Clone(s.compName), noteID: maps.Clone(s.noteID), noteName: slices.Clone(s.noteName)}
+		compIdx: maps.Clone(s.compIdx), timerComp: maps.Clone(s.timerComp), compName: slices.Clone(s.compName), noteID: maps.Clone(s.noteID), noteName: slices.Clone(s.noteName)}
 	for i := range t.labels {
 		t.labels[i].notes = slices.Clone(t.labels[i].notes)
 	}
@@ -289,7 +290,7 @@ func (s *Simulator) adoptTables(sn *Snapshot) {
 	s.msgLabel, s.namedLbl, s.timerKind = maps.Clone(t.msgLabel), maps.Clone(t.namedLbl), maps.Clone(t.timerKind)
 	s.timerLbl, s.timerName = slices.Clone(t.timerLbl), slices.Clone(t.timerName)
 	s.appLabel, s.errLabel, s.fixedLbl = maps.Clone(t.appLabel), maps.Clone(t.errLabel), maps.Clone(t.fixedLbl)
-	s.compIdx, s.compName = maps.Clone(t.compIdx), slices.Clone(t.compName)
+	s.compIdx, s.timerComp, s.compName = maps.Clone(t.compIdx), maps.Clone(t.timerComp), slices.Clone(t.compName)
 	s.noteID, s.noteName = maps.Clone(t.noteID), slices.Clone(t.noteName)
 	n, c := len(t.labels), len(t.compName)
 	s.counts, s.winCounts = growTo(s.counts, n), growTo(s.winCounts, n)
