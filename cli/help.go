@@ -94,14 +94,14 @@ func flagGroup(cmd, flag string) string {
 			return "Liveness search"
 		}
 		return "Phases"
-	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "breaks", "drops", "crashes", "partitions", "prefix", "safety", "property":
+	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "breaks", "drops", "crashes", "partitions", "prefix", "safety", "property", "split-depth", "level-division", "live-prefix":
 		return "Liveness search"
 	case "path", "run", "index", "branch-at", "branch-seed":
 		if cmd == "explore" {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
+	case "out", "progress", "log", "trace-events", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
 		return "Output and resources"
 	}
 	return "Other options"
