@@ -15,7 +15,7 @@ import (
 	"github.com/macepc/macepc/systems/randtree"
 )
 
-// The attack of issue 21 as a test: bad flags and corrupted files for
+// Hostile input as tests: bad flags and corrupted files for
 // every command. Each must exit 2 with a one-line message and change no
 // file of the results directory it was pointed at.
 

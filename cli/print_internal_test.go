@@ -28,7 +28,7 @@ func TestPrintSummaryNormalTime(t *testing.T) {
 
 // stdout does not put a time beside a step count ("at 22.4 ms of 22"),
 // and a profile with slow executions points at the warning where it went,
-// standard error (issue 31 item 11).
+// standard error.
 func TestPrintDivergenceAndProfileWording(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &bytes.Buffer{}}

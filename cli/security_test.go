@@ -19,8 +19,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// The attack of issue 28 ("hostile inputs, round two", items 1–11) as
-// tests: protocol text that would run in a Markdown renderer or forge a
+// Hostile inputs as tests: protocol text that would run in a Markdown renderer or forge a
 // line, paths that would run in a shell, files that are not macepc's,
 // outputs over inputs, inputs without bound, a phase that fails half-way
 // and explore without the directory's lock.

@@ -290,7 +290,7 @@ func TestExploreInBrowser(t *testing.T) {
 		}
 		b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
 		// The anomaly's last step ends it: it is on the critical path,
-		// and the side panel says so (issue 26: the path is highlighted).
+		// and the side panel says so (the path is highlighted).
 		var sum struct {
 			Anomaly struct {
 				Steps int `json:"steps"`

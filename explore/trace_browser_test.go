@@ -47,7 +47,7 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The side panel gives a step's time as the event log does
-	// (timedsim.FormatTime, issue 31 item 10).
+	// (timedsim.FormatTime).
 	ev := r.Result.Events[len(r.Result.Events)/2]
 	b.jump(t, fmt.Sprintf("#%d", ev.Step))
 	if h := evalJS[string](t, b, `document.querySelector("#stepinfo h3").textContent`); !strings.Contains(h, " · "+timedsim.FormatTime(ev.Start)+" (took ") {
@@ -84,8 +84,8 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 	}
 }
 
-// Event labels are never cut off at the pane's edge (issue 31: "deliver
-// Vo"): a long label in the rightmost lanes goes left of its dot, or is
+// Event labels are never cut off at the pane's edge (before,
+// "deliver Vo"): a long label in the rightmost lanes goes left of its dot, or is
 // shortened with an ellipsis, and every label drawn lies between the
 // gutter and the pane's right edge.
 func TestExploreLabelsStayInThePane(t *testing.T) {

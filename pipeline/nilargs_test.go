@@ -10,7 +10,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 item 18: the exported entry points return an error for a nil
+// The exported entry points return an error for a nil
 // or zero argument instead of panicking (Run's panic was in a worker
 // goroutine, out of the caller's reach).
 func TestNilArgumentsAreErrors(t *testing.T) {

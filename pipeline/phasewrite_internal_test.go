@@ -14,7 +14,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, item 10: a phase whose writing fails half-way (a full disk)
+// A phase whose writing fails half-way (a full disk)
 // changes no file: the files of the phase appear together or not at all,
 // and those of the earlier run stay as they were.
 

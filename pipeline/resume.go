@@ -1,6 +1,6 @@
 package pipeline
 
-// Resuming an interrupted run (issue 18): the phases whose files in the
+// Resuming an interrupted run: the phases whose files in the
 // directory are exactly what this run would write again are not run
 // again. A run is deterministic given its EDD, so the files a resumed run
 // writes are those of an uninterrupted one.

@@ -363,7 +363,7 @@ type Liveness struct {
 			Duplicates int `json:"duplicates"`
 			Walks      int `json:"walks"`
 			Steps      int `json:"steps"`
-			// The parallel search's (issue 20).
+			// The parallel search's.
 			DepthDone int     `json:"depth_done"`
 			Split     int     `json:"split"`
 			Prefixes  int     `json:"prefixes"`

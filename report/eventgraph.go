@@ -411,7 +411,7 @@ func (t clipTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // eventGraphGap compresses the longest stretch of the time axis in which
 // no panel has an event, when it is more than egGapShare of the window
-// (issue 31: RandTree's window was mostly empty between its join race at
+// (before, RandTree's window was mostly empty between its join race at
 // 15 ms and the next joins at 50 ms): the gap gets egGapWidth of the
 // height and the events the rest, at one scale. nil when no stretch is
 // that long.

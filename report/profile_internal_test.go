@@ -174,7 +174,7 @@ func TestProfileHistogramUsesWidth(t *testing.T) {
 
 // The configuration row renders the threshold from profile.json's own
 // record and names the term that set it: a --min-excess of 100 ms above
-// a 40 ms median, not the default rule (issue 31 item 7).
+// a 40 ms median, not the default rule.
 func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
 	p := &Profile{Runs: 50, IQRFactor: 1.5, MinSlowdown: 1.5, MedianNS: 40e6, TukeyNS: 50e6, MinExcessNS: 100e6, MinExcessBy: "--min-excess", ThresholdNS: 140e6}
 	want := "50 executions; anomalous above 140 ms = max(Q3 + 1.5·IQR = 50 ms, 1.5·median = 60 ms, median + 100 ms (--min-excess)): set by median + 100 ms (--min-excess)"
@@ -189,7 +189,7 @@ func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
 
 // The profile figure's caption calls slow executions "not rare" by the
 // test stdout uses (anomaly.SlowNotRare): 1 of 50 above the threshold is
-// too few to say so, 7 of 50 are not rare (issue 31 item 8).
+// too few to say so, 7 of 50 are not rare.
 func TestProfileCaptionRareAsStdout(t *testing.T) {
 	for _, c := range []struct {
 		above int
@@ -214,7 +214,7 @@ func TestProfileCaptionRareAsStdout(t *testing.T) {
 }
 
 // A liveness run with crash-stops and lasting partitions says so in its
-// configuration's faults row (issue 27: the row showed only resets,
+// configuration's faults row (before, the row showed only resets,
 // breaks and drops).
 func TestLivenessFaultsRowHasCrashesAndPartitions(t *testing.T) {
 	var lv Liveness
