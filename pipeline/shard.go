@@ -459,14 +459,9 @@ type MergeResult struct {
 // Merge writes into cfg.Dir what the unsharded Profile, Search,
 // Simulate or Liveness would have written, from their shards; a merged profile or
 // search also rewrites summary.json. Whatever it wrote before an error is
-// in the result.
-func Merge(cfg MergeConfig) (res *MergeResult, err error) {
-	return MergeContext(context.Background(), cfg)
-}
-
-// MergeContext is Merge with a context: merging liveness shards runs the
-// critical-transition search, which ctx can interrupt.
-func MergeContext(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
+// in the result. Merging liveness shards runs the critical-transition
+// search, which ctx can interrupt.
+func Merge(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 	defer wrapErr(&err)
 	if err := checkContext(ctx); err != nil {
 		return nil, err
