@@ -9,6 +9,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 type regressFlags struct {
@@ -216,5 +217,5 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	for _, warn := range rf.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	fmt.Fprintf(w, "  -> %s, %s, %s\n", d.File(pipeline.FileRegress), d.File(pipeline.FileRegressSVG), d.File(pipeline.FileRegressPNG))
+	fmt.Fprintf(w, "  -> %s, %s, %s\n", d.File(results.FileRegress), d.File(results.FileRegressSVG), d.File(results.FileRegressPNG))
 }

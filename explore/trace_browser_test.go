@@ -15,6 +15,7 @@ import (
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/browsertest"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 	"github.com/macepc/macepc/traceevent"
@@ -28,7 +29,7 @@ import (
 func TestExploreTraceMatchesReplay(t *testing.T) {
 	bin := browsertest.Chromium(t, "explore.html")
 	dir := macepc(t, "run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "../report/testdata/edd.json", "--progress", "never")
-	b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
+	b := openPage(t, bin, filepath.Join(dir, results.FileExplore))
 	defer b.check(t)
 	page := evalJS[string](t, b, "JSON.stringify(window.exploreTrace(0))")
 	if evalJS[bool](t, b, `document.getElementById("trace").disabled`) {
@@ -98,7 +99,7 @@ func TestExploreLabelsStayInThePane(t *testing.T) {
 			Start: time.Duration(i) * time.Millisecond, Duration: time.Microsecond, Notes: []string{"ignored: already voted in this term"}})
 	}
 	ex := &explore.Execution{Name: "votes", Title: "long labels", Nodes: nodes, Timed: true, Steps: steps, Initial: make([]string, nodes)}
-	file := filepath.Join(t.TempDir(), explore.FileHTML)
+	file := filepath.Join(t.TempDir(), results.FileExplore)
 	if err := explore.WriteFile(file, &explore.Data{Title: "labels", Executions: []*explore.Execution{ex}}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -290,7 +291,7 @@ func profileOnly(ctx context.Context, cfg Config, env pipeline.Env, target *pipe
 		}
 	}
 	if cfg.Baseline != "" {
-		b, err := os.ReadFile(env.Dir.File(pipeline.FileProfile))
+		b, err := os.ReadFile(env.Dir.File(results.FileProfile))
 		if err != nil {
 			return nil, fmt.Errorf("macepctest: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -19,7 +20,7 @@ import (
 // ProfileFile is DIR/profile.json: the normal execution time, and the
 // configuration every later phase uses.
 type ProfileFile struct {
-	Header
+	results.Header
 	Runs       int     `json:"runs"`
 	ConfigHash string  `json:"config_hash"`
 	EDDSource  string  `json:"edd_source"`
@@ -182,7 +183,7 @@ func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*Prof
 	if err := commit(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.writeJSON(FileProfile, pf); err != nil {
+	if err := cfg.Dir.writeJSON(results.FileProfile, pf); err != nil {
 		return nil, err
 	}
 	return pf, nil
@@ -265,7 +266,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)
-	pf := &ProfileFile{Header: newHeader("macepc-profile", t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
+	pf := &ProfileFile{Header: results.NewHeader(results.FormatProfile, t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
 		MinExcessNS: int64(prof.MinExcess), MinExcessBy: th.MinExcessBy,
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
 		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), FastMode: prof.FastMode, FastMedianNS: int64(prof.FastMedian), FastQ3NS: int64(prof.FastQ3), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
@@ -347,12 +348,12 @@ func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target
 }
 
 func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, error) {
-	path := d.File(FileProfile)
+	path := d.File(results.FileProfile)
 	var pf ProfileFile
-	if err := readJSONFile(path, &pf); err != nil {
+	if err := results.ReadJSON(path, &pf); err != nil {
 		return nil, nil, fmt.Errorf("%w (run '%s' first)", err, command("profile", "--out", d.path))
 	}
-	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return nil, nil, err
 	}
 	if err := pf.validate(); err != nil {

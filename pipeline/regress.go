@@ -23,30 +23,15 @@ import (
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
-)
-
-// The files the regression test writes into its results directory besides
-// profile.json and summary.json. Any phase that starts in the directory
-// removes them (Dir.ClearAfter), as it does summary.json: they describe
-// the directory as the regression test left it.
-const (
-	FileRegress        = "regress.json"
-	FileRegressSVG     = "regress.svg"
-	FileRegressPNG     = "regress.png"
-	FileRegressOutlier = "regress-outlier.path.json" // the first current execution above the baseline's threshold
-	FileRegressSlowest = "regress-slowest.path.json" // the slowest current execution
-	// FileRegressBaseBench and FileRegressCurBench are both sides'
-	// execution times in the Go benchmark format, for benchstat.
-	FileRegressBaseBench = "baseline.bench.txt"
-	FileRegressCurBench  = "current.bench.txt"
 )
 
 // RegressFile is DIR/regress.json: the comparison of the current code's
 // profile with a baseline profile. Its header is the current run's:
 // system, variant, nodes and profile seed.
 type RegressFile struct {
-	Header
+	results.Header
 	Baseline RegressSide `json:"baseline"`
 	Current  RegressSide `json:"current"`
 	// ConfigChanged says that the baseline's configuration hash differs
@@ -266,7 +251,7 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := checkMemory("--max-runs", r.MaxRuns, bytesPerExecLine); err != nil {
 		return nil, err
 	}
-	if SameFile(cfg.Dir.File(FileProfile), basePath) {
+	if SameFile(cfg.Dir.File(results.FileProfile), basePath) {
 		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
 	}
 	if err := cfg.Dir.create(); err != nil {
@@ -333,7 +318,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	}
 	baseOpts, _ := base.Template.Options() // unscaled, for the record
 	variant := rs.Variant
-	rf := &RegressFile{Header: newHeader("macepc-regress", rs.System.Name, variant, rs.Scenario.Nodes, seed),
+	rf := &RegressFile{Header: results.NewHeader(results.FormatRegress, rs.System.Name, variant, rs.Scenario.Nodes, seed),
 		Baseline:      RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
 		Current:       RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
 		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod(),
@@ -341,7 +326,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
 		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
 			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []ExecLine{}},
-		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{FileRegressSVG, FileRegressPNG}}
+		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{results.FileRegressSVG, results.FileRegressPNG}}
 	for _, e := range all {
 		if e.ExecTimeNS > base.Threshold && len(rf.Outliers.Executions) < MaxListedSlow {
 			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
@@ -351,10 +336,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		e := rf.Outliers.Executions[0]
 		et, th := twoTimes(time.Duration(e.ExecTimeNS), time.Duration(base.Threshold))
 		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, et, th)
-		if err := writePath(d.File(FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+		if err := writePath(d.File(results.FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
-		rf.Outliers.Path = FileRegressOutlier
+		rf.Outliers.Path = results.FileRegressOutlier
 	}
 	if len(all) > 0 {
 		e := all[0]
@@ -364,10 +349,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 			}
 		}
 		note := fmt.Sprintf("regress: current profile seed=%d execution %d, the slowest, %s", seed, e.Index, units.Duration(time.Duration(e.ExecTimeNS)))
-		if err := writePath(d.File(FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+		if err := writePath(d.File(results.FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
-		rf.Slowest = &RegressSlowest{ExecLine: e, Path: FileRegressSlowest}
+		rf.Slowest = &RegressSlowest{ExecLine: e, Path: results.FileRegressSlowest}
 	}
 	secsOf := func(ds []time.Duration) []float64 {
 		out := make([]float64, len(ds))
@@ -393,10 +378,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	if err := atomicfile.WriteBytes(d.File(FileRegressSVG), svg); err != nil {
+	if err := atomicfile.WriteBytes(d.File(results.FileRegressSVG), svg); err != nil {
 		return res, err
 	}
-	if err := atomicfile.WriteBytes(d.File(FileRegressPNG), png); err != nil {
+	if err := atomicfile.WriteBytes(d.File(results.FileRegressPNG), png); err != nil {
 		return res, err
 	}
 	for _, b := range []struct {
@@ -404,18 +389,18 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		variant    string
 		seed       uint64
 		times      []time.Duration
-	}{{FileRegressBaseBench, "the baseline's profile", base.Variant, base.Seed, base.ExecTimes()}, {FileRegressCurBench, "the current code's executions, every batch", variant, seed, allTimes}} {
+	}{{results.FileRegressBaseBench, "the baseline's profile", base.Variant, base.Seed, base.ExecTimes()}, {results.FileRegressCurBench, "the current code's executions, every batch", variant, seed, allTimes}} {
 		note := fmt.Sprintf("%s: %s variant %s seed %d, %d executions", b.what, rs.System.Name, b.variant, b.seed, len(b.times))
 		if err := d.write(b.name, func(w io.Writer) error { return writeBench(w, note, rs.System.Name, rs.Scenario.Nodes, b.times) }); err != nil {
 			return res, err
 		}
 	}
-	if err := d.writeJSON(FileRegress, rf); err != nil {
+	if err := d.writeJSON(results.FileRegress, rf); err != nil {
 		return res, err
 	}
 	res.Regress = rf
 	if s, err := d.buildSummary(cur); err == nil { // best effort, as after a failed phase
-		if d.writeJSON(FileSummary, s) == nil {
+		if d.writeJSON(results.FileSummary, s) == nil {
 			res.Summary = s
 		}
 	}
@@ -453,7 +438,7 @@ func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n 
 // comment.
 func writeBench(w io.Writer, note, system string, nodes int, times []time.Duration) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# macepc regress, %s\n# compare: benchstat %s %s\nsystem: %s\nnodes: %d\n", note, FileRegressBaseBench, FileRegressCurBench, system, nodes)
+	fmt.Fprintf(bw, "# macepc regress, %s\n# compare: benchstat %s %s\nsystem: %s\nnodes: %d\n", note, results.FileRegressBaseBench, results.FileRegressCurBench, system, nodes)
 	for _, t := range times {
 		fmt.Fprintf(bw, "BenchmarkExecution 1 %d ns/exec\n", int64(t))
 	}
@@ -473,16 +458,16 @@ func ReadBaseline(arg string) (path string, pf *ProfileFile, err error) {
 func readBaseline(arg string) (string, *ProfileFile, error) {
 	path := arg
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		path = filepath.Join(arg, FileProfile)
+		path = filepath.Join(arg, results.FileProfile)
 	}
 	var pf ProfileFile
-	if err := readJSONFile(path, &pf); err != nil {
+	if err := results.ReadJSON(path, &pf); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
 		}
 		return "", nil, fmt.Errorf("--baseline: %w", err)
 	}
-	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return "", nil, fmt.Errorf("--baseline: %w", err)
 	}
 	switch {

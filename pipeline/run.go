@@ -9,6 +9,7 @@ import (
 
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -76,7 +77,7 @@ type Result struct {
 	// Regress is the regression test of Regression.Run.
 	Regress *RegressFile
 	// Summary is summary.json, written last.
-	Summary *SummaryFile
+	Summary *results.Summary
 }
 
 // Found reports whether the run found an anomaly (`macepc run` then exits
@@ -178,16 +179,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err := applyScale(set, cfg.Scale); err != nil {
 			return nil, err
 		}
-		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
+		t, eddSource, res.Train = t.withEDD(set), "trained: "+results.FileEDD, tf
 	}
 	commit := func() error {
 		out := cfg.Dir.newPhaseWrite() // the training's files appear together
 		defer out.abort()
 		if trained != nil {
-			if err := out.write(FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
+			if err := out.write(results.FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
 				return err
 			}
-			if err := out.writeJSON(FileTrain, res.Train); err != nil {
+			if err := out.writeJSON(results.FileTrain, res.Train); err != nil {
 				return err
 			}
 		}

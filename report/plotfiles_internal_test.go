@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/macepc/macepc/results"
 )
 
 // Report.Write writes a plot file for every figure under a name that
 // PlotFiles lists, so that clearing a directory finds them all.
 func TestPlotFilesNameEveryFigure(t *testing.T) {
-	var sum Summary
+	var sum results.Summary
 	if err := json.Unmarshal([]byte(`{"anomaly":{"found":true},"divergence":{}}`), &sum); err != nil {
 		t.Fatal(err)
 	}

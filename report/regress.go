@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/results"
 )
 
 // RegressData feeds the regression plot of `macepc regress`: the execution
@@ -337,9 +338,9 @@ func regressFigure(r *Results) Figure {
 	svg := inlineSVG(r.RegressSVG)
 	switch {
 	case len(r.RegressSVG) == 0 || len(r.RegressPNG) == 0:
-		f.Missing = fmt.Sprintf("%s or %s is missing from this results directory: the figures are in the table above", FileRegressSVG, FileRegressPNG)
+		f.Missing = fmt.Sprintf("%s or %s is missing from this results directory: the figures are in the table above", results.FileRegressSVG, results.FileRegressPNG)
 	case !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.HasPrefix(r.RegressPNG, []byte("\x89PNG")):
-		f.Missing = fmt.Sprintf("%s or %s is not an image that macepc regress drew", FileRegressSVG, FileRegressPNG)
+		f.Missing = fmt.Sprintf("%s or %s is not an image that macepc regress drew", results.FileRegressSVG, results.FileRegressPNG)
 	default:
 		f.preSVG, f.prePNG = svg, r.RegressPNG
 		f.Guide = fmt.Sprintf("Drawn by macepc regress: the empirical CDFs of the baseline's execution times (blue) and the current code's (red, dashed), with their medians (thin lines) and the baseline's anomaly threshold %s (orange). "+
@@ -347,7 +348,7 @@ func regressFigure(r *Results) Figure {
 			fmtSec(secsNS(rg.Outliers.ThresholdNS)), regressCaption(rg))
 	}
 	f = finish(f, func() func(draw.Canvas) {
-		return placeholder(f.Title, "drawn by macepc regress: "+FileRegressSVG).Draw
+		return placeholder(f.Title, "drawn by macepc regress: "+results.FileRegressSVG).Draw
 	})
 	f.Data = d
 	return f

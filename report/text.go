@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/visible"
+	"github.com/macepc/macepc/results"
 )
 
 // row is one line of a key-value table.
@@ -250,7 +251,7 @@ func summaryRows(r *Results) []row {
 				a.Anomalies, a.Explored, a.FirstIndex, len(a.Classes), ifs(len(a.Classes) == 1, "", "es"))})
 			for i, c := range a.Classes {
 				if i == maxClassRows {
-					rows = append(rows, row{"…", fmt.Sprintf("%d more classes in %s", len(a.Classes)-i, FileSearch)})
+					rows = append(rows, row{"…", fmt.Sprintf("%d more classes in %s", len(a.Classes)-i, results.FileSearch)})
 					break
 				}
 				rows = append(rows, row{fmt.Sprintf("class %d", c.Rank), c.Text + ifs(c.Path != "", "; replay "+c.Path, "")})
@@ -272,7 +273,7 @@ func summaryRows(r *Results) []row {
 		rows = append(rows, row{"normal tail", fmt.Sprintf("%d of %d executions above the threshold, not anomalies", a.TailExecutions, a.Explored)})
 		for i, c := range a.Tail {
 			if i == maxClassRows {
-				rows = append(rows, row{"…", fmt.Sprintf("%d more tail classes in %s", len(a.Tail)-i, FileSearch)})
+				rows = append(rows, row{"…", fmt.Sprintf("%d more tail classes in %s", len(a.Tail)-i, results.FileSearch)})
 				break
 			}
 			v := c.Text
@@ -323,7 +324,7 @@ func profileWarnings(r *Results) []string {
 }
 
 // corrRows lists the correlated labels: label, r, r within Q1.
-func corrRows(cs []SummaryCorr) [][3]string {
+func corrRows(cs []results.SummaryCorr) [][3]string {
 	var out [][3]string
 	for _, c := range cs {
 		l := c.Label
@@ -343,7 +344,7 @@ func replayCommand(path string) string { return shellquote.Join("macepc", "repla
 // similar fast execution, made from summary.json's paths rather than
 // taken from its replay commands: what the report prints for a shell is
 // quoted by the report.
-func summaryReplay(s *Summary) []string {
+func summaryReplay(s *results.Summary) []string {
 	var out []string
 	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
 		out = append(out, replayCommand(a.Path))
@@ -432,7 +433,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		if f.Missing != "" {
 			note = " — " + mdText(f.Missing)
 		}
-		fmt.Fprintf(w, "- %s: %s%s\n", mdText(f.Title), mdCode(DirPlots+"/"+f.ID+".png"), note)
+		fmt.Fprintf(w, "- %s: %s%s\n", mdText(f.Title), mdCode(results.DirPlots+"/"+f.ID+".png"), note)
 	}
 	diffs := ""
 	switch {
@@ -441,7 +442,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	case r.Liveness != nil:
 		diffs = " and the state diff"
 	}
-	fmt.Fprintf(w, "\nThe full report with the plots%s: %s.\n", diffs, mdCode(FileHTML))
+	fmt.Fprintf(w, "\nThe full report with the plots%s: %s.\n", diffs, mdCode(results.FileReport))
 }
 
 // mdSpecial are the characters that Markdown (CommonMark and GitHub's
