@@ -25,12 +25,21 @@ import (
 
 func macepc(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
+	out, _ := macepcExit(t, 0, env, args...)
+	return out
+}
+
+// macepcExit runs macepc and fails the test unless it exits with want
+// (-1: 0 or 1, the status of a search that found an anomaly); it returns
+// the output and the status.
+func macepcExit(t *testing.T, want int, env map[string]string, args ...string) (string, int) {
+	t.Helper()
 	var o, e bytes.Buffer
 	st := cli.RunEnv(context.Background(), func(k string) string { return env[k] }, args, &o, &e, randtree.System(), pingpong.System())
-	if st != 0 {
-		t.Fatalf("macepc %s (env %v): status %d\n%s%s", strings.Join(args, " "), env, st, o.String(), e.String())
+	if st != want && (want != -1 || st > 1) {
+		t.Fatalf("macepc %s (env %v): status %d, want %d\n%s%s", strings.Join(args, " "), env, st, want, o.String(), e.String())
 	}
-	return o.String()
+	return o.String(), st
 }
 
 func read(t *testing.T, path string) string {
@@ -243,8 +252,12 @@ func TestSlurmArray(t *testing.T) {
 	m := match(t, "profile.sbatch", script, `(?m)^#SBATCH --array=(\d+)-(\d+)$`)
 	lo, _ := strconv.Atoi(m[1])
 	hi, _ := strconv.Atoi(m[2])
-	if !strings.Contains(read(t, "slurm/submit.sh"), "--dependency=afterok:\"$profile\" merge.sbatch") {
-		t.Fatal("submit.sh does not run the merge after the whole array")
+	submit := read(t, "slurm/submit.sh")
+	for _, dep := range []string{`afterok:"$train" "${array[@]}" "$here/profile.sbatch"`, `afterok:"$profile" "$here/merge.sbatch"`,
+		`afterok:"$merge" "${array[@]}" "$here/search.sbatch"`, `afterok:"$search" "$here/search-merge.sbatch"`} {
+		if !strings.Contains(submit, "--dependency="+dep) {
+			t.Fatalf("submit.sh does not submit --dependency=%s: each job must wait for the whole previous one", dep)
+		}
 	}
 	for _, shift := range []int{0, 5} {
 		results := filepath.Join(t.TempDir(), "run")
@@ -263,6 +276,33 @@ func TestSlurmArray(t *testing.T) {
 		macepc(t, nil, srunArgs(t, "slurm/merge.sbatch", map[string]string{"RESULTS": results})...)
 		if got, want := read(t, filepath.Join(results, "profile.json")), unsharded(t, results, profile); got != want {
 			t.Fatalf("array %d-%d: the merged profile.json differs from the unsharded one", first, last)
+		}
+
+		// The search array reads the merged profile.json, then its merge.
+		search := srunArgs(t, "slurm/search.sbatch", map[string]string{"RESULTS": results, "MAX_RUNS": "300"})
+		for id := first; id <= last; id++ {
+			env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(first), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(n)}
+			if out := macepc(t, env, search...); !strings.Contains(out, fmt.Sprintf("shard %d/%d from slurm array", id-first, n)) {
+				t.Fatalf("search array %d-%d, task %d: %s", first, last, id, out)
+			}
+		}
+		ref := t.TempDir()
+		for _, f := range []string{"edd.json", "train.json", "profile.json"} {
+			os.WriteFile(filepath.Join(ref, f), []byte(read(t, filepath.Join(results, f))), 0o644)
+		}
+		a := append([]string{}, search...)
+		a[slicesIndex(a, "--out")+1] = ref
+		_, want := macepcExit(t, -1, nil, append(a, "--shard", "off")...)
+		t.Logf("array %d-%d: the unsharded search exits %d", first, last, want)
+		macepcExit(t, want, nil, srunArgs(t, "slurm/search-merge.sbatch", map[string]string{"RESULTS": results})...)
+		files := []string{"search.json", "search-executions.jsonl"}
+		if want == 1 {
+			files = append(files, "anomaly.path.json")
+		}
+		for _, f := range files {
+			if read(t, filepath.Join(results, f)) != read(t, filepath.Join(ref, f)) {
+				t.Fatalf("array %d-%d: the merged %s differs from the unsharded one", first, last, f)
+			}
 		}
 	}
 }

@@ -6,4 +6,9 @@
 // the unsharded one, so the files cannot drift from the command line. The
 // Kubernetes manifests are decoded strictly into the k8s.io/api types, so
 // a misspelt or misplaced field fails the test too.
+//
+// The test only sets the engines' variables; slurm/ci-cluster.sh, which
+// .ci/run calls as root, runs the Slurm scripts on a real one-node Slurm
+// (Debian's slurm-wlm and munge) and compares the merged directories with
+// an unsharded run byte for byte.
 package deploy
