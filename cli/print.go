@@ -191,7 +191,7 @@ func (a *app) printTrain(d *pipeline.Dir, tf *pipeline.TrainFile) {
 		tf.Runs, tf.PhaseSeed, n, len(tf.Labels), d.File(results.FileEDD))
 }
 
-func (a *app) printProfile(pf *pipeline.ProfileFile) {
+func (a *app) printProfile(pf *results.Profile) {
 	outcomes := make([]string, len(pf.Executions))
 	for i, e := range pf.Executions {
 		outcomes[i] = e.Outcome
@@ -222,7 +222,7 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 }
 
 // aboveThreshold counts the profile's executions above its threshold.
-func aboveThreshold(pf *pipeline.ProfileFile) int {
+func aboveThreshold(pf *results.Profile) int {
 	n := 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > pf.Threshold {

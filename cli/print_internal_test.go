@@ -39,13 +39,13 @@ func TestPrintDivergenceAndProfileWording(t *testing.T) {
 		t.Errorf("divergence line:\n%s\nwant %q", out.String(), want)
 	}
 	out.Reset()
-	pf := &pipeline.ProfileFile{Runs: 50, Threshold: 100, IQRFactor: 1.5, MinSlowdown: 1.5}
+	pf := &results.Profile{Runs: 50, Threshold: 100, IQRFactor: 1.5, MinSlowdown: 1.5}
 	for i := range 50 {
 		ns := int64(50)
 		if i < 7 {
 			ns = 200
 		}
-		pf.Executions = append(pf.Executions, pipeline.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
+		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
 	}
 	a.printProfile(pf)
 	if want := "7 of 50 profile executions already above the threshold (the slowest 0 s): not rare: see the warning on standard error"; !strings.Contains(out.String(), want) {

@@ -247,7 +247,7 @@ func (a *app) printPhase(d *pipeline.Dir, p pipeline.Phase, r *pipeline.Result) 
 }
 
 // finish writes summary.json and prints the human summary.
-func (a *app) finish(d *pipeline.Dir, pf *pipeline.ProfileFile) (int, error) {
+func (a *app) finish(d *pipeline.Dir, pf *results.Profile) (int, error) {
 	sum, err := d.WriteSummary(pf)
 	if err != nil {
 		return ExitError, err
@@ -381,7 +381,7 @@ func fromTraining(name, dir string, f *simFlags, fs *pflag.FlagSet) (bool, error
 
 // laterPhase parses the flags of a phase that starts from DIR/profile.json
 // and loads it.
-func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, pipeline.Env, *pipeline.ProfileFile, *pipeline.Target, error) {
+func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, pipeline.Env, *results.Profile, *pipeline.Target, error) {
 	f, _, err := a.parsePipeline(name, args, append([]func(*pipelineFlags, *pflag.FlagSet){(*pipelineFlags).registerOut}, groups...)...)
 	if err != nil {
 		return nil, pipeline.Env{}, nil, nil, err

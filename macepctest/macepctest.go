@@ -375,7 +375,7 @@ func eddName(cfg Config) string {
 }
 
 // profileReport is a profile in two lines.
-func profileReport(pf *pipeline.ProfileFile) string {
+func profileReport(pf *results.Profile) string {
 	above := 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > pf.Threshold {

@@ -41,7 +41,7 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 // which its length-controlled r ranked twelfth in some trainings).
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
-func criticalLabels(pf *ProfileFile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) map[string]bool {
+func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) map[string]bool {
 	an := sf.Anomaly
 	if df != nil && df.Anomaly != nil {
 		an = df.Anomaly
@@ -109,7 +109,7 @@ type CorrelateConfig struct {
 	// Env.Dir holds the executions to correlate; the phase runs none.
 	Env
 	// Profile is the directory's profile (Dir.LoadProfile).
-	Profile *ProfileFile
+	Profile *results.Profile
 }
 
 // Correlate runs phase 3b: the Pearson correlation of every label's count
@@ -155,7 +155,7 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 
 // correlate runs phase 3b over the executions of the search sf and of
 // the divergence df (nil: none), whose files each line must agree with.
-func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
+func correlate(d *Dir, pf *results.Profile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
 	search, err := results.ReadCountsLines(d.File(results.FileSearchExecs), false, searchLines(sf))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -114,7 +114,7 @@ type DivergeConfig struct {
 	// Profile is the directory's profile (Dir.LoadProfile), Target its
 	// configuration (nil: rebuilt from the profile's template with
 	// Env.Systems) and Search its search (nil: read from Dir).
-	Profile *ProfileFile
+	Profile *results.Profile
 	Target  *Target
 	Search  *SearchFile
 	// Class is the rank of the class of anomalies whose representative is
@@ -225,7 +225,7 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 	return &an, nil
 }
 
-func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anomaly, walks, confirm int) (*DivergenceFile, error) {
+func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *Anomaly, walks, confirm int) (*DivergenceFile, error) {
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
@@ -668,7 +668,7 @@ func writeLog(out *phaseWrite, name string, pf *timedsim.PathFile, path timedsim
 
 // LoadDivergence reads DIR/divergence.json, which must belong to pf's
 // configuration.
-func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
+func (d *Dir) LoadDivergence(pf *results.Profile) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, errNilDir
@@ -679,7 +679,7 @@ func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
 	return d.loadDivergence(pf)
 }
 
-func (d *Dir) loadDivergence(pf *ProfileFile) (*DivergenceFile, error) {
+func (d *Dir) loadDivergence(pf *results.Profile) (*DivergenceFile, error) {
 	path := d.File(results.FileDivergence)
 	var df DivergenceFile
 	if err := results.ReadJSON(path, &df); err != nil {

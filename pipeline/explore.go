@@ -124,7 +124,7 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 	}
 	// The run's seed, as the report and summary.json give it; the
 	// divergence walks' own seed is the phase's, said as such.
-	var pf ProfileFile
+	var pf results.Profile
 	if err := results.ReadJSON(d.File(results.FileProfile), &pf); err == nil && pf.Format == results.FormatProfile {
 		data.Title += fmt.Sprintf(", seed %d (divergence walks: phase seed %d)", pf.Seed, df.Seed)
 	} else {

@@ -14,7 +14,7 @@ import (
 // *Dir, or given a nil *ProfileFile.
 var (
 	errNilDir     = errors.New("no results directory (nil *Dir)")
-	errNilProfile = errors.New("no profile (nil *ProfileFile)")
+	errNilProfile = errors.New("no profile (nil *results.Profile)")
 )
 
 // Lock takes the advisory lock (flock(2), exclusive) of the results

@@ -94,13 +94,13 @@ type RegressOutliers struct {
 	// the current executions above the threshold, of every batch, the
 	// first MaxListedSlow of them; the first one's path file is
 	// regress-outlier.path.json.
-	Executions []ExecLine `json:"executions"`
-	Path       string     `json:"path,omitempty"`
+	Executions []results.ExecLine `json:"executions"`
+	Path       string             `json:"path,omitempty"`
 }
 
 // RegressSlowest is regress.json's slowest current execution.
 type RegressSlowest struct {
-	ExecLine
+	results.ExecLine
 	Path string `json:"path"`
 }
 
@@ -163,7 +163,7 @@ type Regression struct {
 	cfg RegressConfig
 	// BaselinePath is the baseline's profile.json, Baseline its contents.
 	BaselinePath string
-	Baseline     *ProfileFile
+	Baseline     *results.Profile
 	// Target is the current configuration: the baseline's system, nodes,
 	// options and EDD (scaled by RegressConfig.Scale), with its variant or
 	// RegressConfig's.
@@ -281,7 +281,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		eddSource += ", scaled " + strings.Join(scale, ", ")
 	}
 	clear := func() error { return d.clearAfter("") } // the regress files too, once the profile succeeded
-	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()}, clear)
+	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: profileThresholds(base)}, clear)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
 		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
-			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []ExecLine{}},
+			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []results.ExecLine{}},
 		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{results.FileRegressSVG, results.FileRegressPNG}}
 	for _, e := range all {
 		if e.ExecTimeNS > base.Threshold && len(rf.Outliers.Executions) < MaxListedSlow {
@@ -409,13 +409,13 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 
 // regressExecs runs the current executions from..from+n-1 of the
 // sequential test: one line per execution in index order.
-func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n int) ([]ExecLine, error) {
+func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n int) ([]results.ExecLine, error) {
 	ex := env.explorer(t, t.Options)
-	lines := make([]ExecLine, 0, n)
+	lines := make([]results.ExecLine, 0, n)
 	prog := start(env.Progress, PhaseRegress, n)
 	path := timedsim.Seeded(seed)
 	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(from + j) }, Each: func(j int, r *timedsim.Result) bool {
-		lines = append(lines, ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		lines = append(lines, results.ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
 		prog.Add(1, "")
 		return true
 	}})
@@ -448,19 +448,19 @@ func writeBench(w io.Writer, note, system string, nodes int, times []time.Durati
 // ReadBaseline reads a baseline, a results directory or its
 // profile.json, and checks that it is whole; it returns the path of the
 // profile.json read.
-func ReadBaseline(arg string) (path string, pf *ProfileFile, err error) {
+func ReadBaseline(arg string) (path string, pf *results.Profile, err error) {
 	defer wrapErr(&err)
 	return readBaseline(arg)
 }
 
 // readBaseline reads a baseline profile.json (or DIR/profile.json) and
 // checks that it is whole.
-func readBaseline(arg string) (string, *ProfileFile, error) {
+func readBaseline(arg string) (string, *results.Profile, error) {
 	path := arg
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		path = filepath.Join(arg, results.FileProfile)
 	}
-	var pf ProfileFile
+	var pf results.Profile
 	if err := results.ReadJSON(path, &pf); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
@@ -492,7 +492,7 @@ func readBaseline(arg string) (string, *ProfileFile, error) {
 
 // checkBaselineAgainst refuses a baseline of another system, node count or
 // EDD than cfg pins.
-func checkBaselineAgainst(cfg *RegressConfig, path string, base *ProfileFile) error {
+func checkBaselineAgainst(cfg *RegressConfig, path string, base *results.Profile) error {
 	if cfg.System != nil && *cfg.System != base.System {
 		return fmt.Errorf("--baseline %s is a profile of system %s, not %s", path, base.System, *cfg.System)
 	}

@@ -65,7 +65,7 @@ func (d *Dir) keptTraining(cfg *Config) (*TrainFile, *edd.Set, bool) {
 
 // keptProfile is the directory's profile if it is the one cfg would
 // write for target t (its EDD trained or given, scaled).
-func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
+func (d *Dir) keptProfile(cfg *ProfileConfig) *results.Profile {
 	pf, _, err := d.loadProfile(cfg.Systems)
 	if err != nil {
 		return nil
@@ -80,7 +80,7 @@ func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
 
 // keptSearch is the directory's search of pf with cfg's budgets, and, if
 // it was interrupted, the executions it kept (every line checked).
-func (d *Dir) keptSearch(pf *ProfileFile, cfg *SearchConfig) (*SearchFile, []results.CountsLine) {
+func (d *Dir) keptSearch(pf *results.Profile, cfg *SearchConfig) (*SearchFile, []results.CountsLine) {
 	sf, err := d.loadSearch(pf)
 	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns || sf.Verdict != cfg.Verdict.resolved() {
 		return nil, nil

@@ -143,7 +143,7 @@ func (t *countTask) Add(n int, _ string) {
 func (*countTask) SetTotal(int) {}
 func (*countTask) Done()        {}
 
-func mustProfile(t *testing.T, d *pipeline.Dir) *pipeline.ProfileFile {
+func mustProfile(t *testing.T, d *pipeline.Dir) *results.Profile {
 	t.Helper()
 	pf, _, err := d.LoadProfile(timedsim.Registry{randtree.System()})
 	if err != nil {

@@ -70,7 +70,7 @@ func DefaultConfig(dir *Dir, target *Target) Config {
 // run (no anomaly: no divergence and no correlation).
 type Result struct {
 	Train       *TrainFile
-	Profile     *ProfileFile
+	Profile     *results.Profile
 	Search      *SearchFile
 	Divergence  *DivergenceFile
 	Correlation *CorrelationFile
@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return out.commit(keep)
 	}
 	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
-	var pf *ProfileFile
+	var pf *results.Profile
 	if cfg.Resume && trained == nil {
 		pf = cfg.Dir.keptProfile(&pcfg)
 	}

@@ -95,7 +95,7 @@ type SearchConfig struct {
 	// Profile is the directory's profile (Dir.LoadProfile), Target its
 	// configuration (nil: rebuilt from the profile's template with
 	// Env.Systems).
-	Profile *ProfileFile
+	Profile *results.Profile
 	Target  *Target
 	// MaxRuns bounds the executions explored to find an anomaly.
 	MaxRuns int
@@ -305,13 +305,13 @@ func hasFinding(execs []results.CountsLine) bool {
 }
 
 // searchPredicate is phase 2's test of an execution.
-func searchPredicate(pf *ProfileFile) func(*timedsim.Result) bool {
+func searchPredicate(pf *results.Profile) func(*timedsim.Result) bool {
 	threshold := time.Duration(pf.Threshold)
 	return func(r *timedsim.Result) bool { return r.ExecTime > threshold || Finding(r) != "" }
 }
 
 // isAnomalous is searchPredicate on an execution's line.
-func isAnomalous(pf *ProfileFile, l results.CountsLine) bool {
+func isAnomalous(pf *results.Profile, l results.CountsLine) bool {
 	return l.ExecTimeNS > pf.Threshold || l.Finding != ""
 }
 
@@ -323,7 +323,7 @@ func isAnomalous(pf *ProfileFile, l results.CountsLine) bool {
 // is the simulator's own draws at their rate (Cause.Draws). It fills sf's
 // class fields and writes the path files of the classes' representatives
 // into out.
-func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *SearchFile, execs []results.CountsLine, sig *anomaly.SignificanceResult, out *phaseWrite) error {
+func triage(ctx context.Context, env Env, t *Target, pf *results.Profile, sf *SearchFile, execs []results.CountsLine, sig *anomaly.SignificanceResult, out *phaseWrite) error {
 	byIndex := make(map[int]*results.CountsLine, len(execs))
 	for i := range execs {
 		byIndex[execs[i].Index] = &execs[i]
@@ -479,7 +479,7 @@ func writeAnomalyPath(out *phaseWrite, t *Target, seed uint64, an *Anomaly, thre
 
 // LoadSearch reads DIR/search.json, which must belong to pf's
 // configuration.
-func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
+func (d *Dir) LoadSearch(pf *results.Profile) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, errNilDir
@@ -490,7 +490,7 @@ func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
 	return d.loadSearch(pf)
 }
 
-func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
+func (d *Dir) loadSearch(pf *results.Profile) (*SearchFile, error) {
 	path := d.File(results.FileSearch)
 	var sf SearchFile
 	if err := results.ReadJSON(path, &sf); err != nil {

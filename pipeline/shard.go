@@ -140,7 +140,7 @@ func mergeProfile(env Env, set *shard.Set, res *MergeResult) error {
 	if err != nil {
 		return err
 	}
-	lines := make([]ExecLine, len(recs))
+	lines := make([]results.ExecLine, len(recs))
 	for i, r := range recs {
 		if err := decodeStrict(set.Files[r.Index%len(set.Files)].Name, r.Index, r.Data, &lines[i]); err != nil {
 			return err
@@ -184,7 +184,7 @@ type searchShardParams struct {
 	Verdict     Verdict `json:"verdict"`
 }
 
-func searchParams(pf *ProfileFile, triageRuns int, v Verdict) searchShardParams {
+func searchParams(pf *results.Profile, triageRuns int, v Verdict) searchShardParams {
 	return searchShardParams{PhaseSeed: PhaseSeed(pf.Seed, PhaseSearch), ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), TriageRuns: triageRuns, Verdict: v}
 }
 

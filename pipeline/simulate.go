@@ -83,7 +83,7 @@ func clearSimulate(d *Dir) error {
 // SimLine is an execution of simulate: its executions.jsonl line and
 // what is wrong with it beyond slowness (finding).
 type SimLine struct {
-	ExecLine
+	results.ExecLine
 	Finding string `json:"finding,omitempty"`
 }
 
@@ -181,7 +181,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 	_, _, err := ex.Run(ctx, timedsim.Work{
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
-			lines = append(lines, SimLine{ExecLine: ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
+			lines = append(lines, SimLine{ExecLine: results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
 			if seen != nil {
 				for l := range r.Counts {

@@ -25,7 +25,7 @@ const summaryTop = 5
 
 // WriteSummary rewrites DIR/summary.json from the files of the phases
 // present, pf being the directory's profile, and returns it.
-func (d *Dir) WriteSummary(pf *ProfileFile) (s *results.Summary, err error) {
+func (d *Dir) WriteSummary(pf *results.Profile) (s *results.Summary, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, errNilDir
@@ -36,7 +36,7 @@ func (d *Dir) WriteSummary(pf *ProfileFile) (s *results.Summary, err error) {
 	return d.writeSummary(pf)
 }
 
-func (d *Dir) writeSummary(pf *ProfileFile) (*results.Summary, error) {
+func (d *Dir) writeSummary(pf *results.Profile) (*results.Summary, error) {
 	s, err := d.buildSummary(pf)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (d *Dir) writeSummary(pf *ProfileFile) (*results.Summary, error) {
 //
 // A phase that failed before it changed any file left summary.json as it
 // was (it removes it with the files it replaces): that one stays.
-func (d *Dir) salvageSummary(pf *ProfileFile) {
+func (d *Dir) salvageSummary(pf *results.Profile) {
 	if d.exists(results.FileSummary) {
 		return
 	}
@@ -63,7 +63,7 @@ func (d *Dir) salvageSummary(pf *ProfileFile) {
 }
 
 // buildSummary reads what the phases wrote.
-func (d *Dir) buildSummary(pf *ProfileFile) (*results.Summary, error) {
+func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 	s := &results.Summary{Header: results.NewHeader(results.FormatSummary, pf.System, pf.Variant, pf.Nodes, pf.Seed),
 		PhaseSeeds: results.PhaseSeeds{Train: PhaseSeed(pf.Seed, PhaseTrain), Profile: PhaseSeed(pf.Seed, PhaseProfile), Search: PhaseSeed(pf.Seed, PhaseSearch), Diverge: PhaseSeed(pf.Seed, PhaseDiverge)},
 		ConfigHash: pf.ConfigHash, EDD: pf.EDDSource,

@@ -13,7 +13,7 @@ import (
 // computing results from garbage.
 
 // validate checks a profile.json's numbers.
-func (pf *ProfileFile) validate() error {
+func validateProfile(pf *results.Profile) error {
 	switch {
 	case pf.Template == nil:
 		return errors.New("missing template")

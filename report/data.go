@@ -13,36 +13,6 @@ import (
 	"github.com/macepc/macepc/results"
 )
 
-// Profile is profile.json (phase 1b).
-type Profile struct {
-	Format      string  `json:"format"`
-	Version     int     `json:"version"`
-	Runs        int     `json:"runs"`
-	Estimator   string  `json:"estimator"`
-	IQRFactor   float64 `json:"iqr_factor"`
-	MinSlowdown float64 `json:"min_slowdown"`
-	// MinExcessNS and MinExcessBy are the least excess over the median an
-	// anomaly needs and where it came from (--min-excess, or "auto: one
-	// link latency"); FastMode > 0 says the fence is the fast mode's (of
-	// that many executions) and FastQ3NS is its Q3.
-	MinExcessNS int64  `json:"min_excess_ns"`
-	MinExcessBy string `json:"min_excess_by"`
-	FastMode    int    `json:"fast_mode"`
-	FastQ3NS    int64  `json:"fast_q3_ns"`
-	TukeyNS     int64  `json:"tukey_threshold_ns"`
-	MinNS       int64  `json:"min_ns"`
-	Q1NS        int64  `json:"q1_ns"`
-	MedianNS    int64  `json:"median_ns"`
-	Q3NS        int64  `json:"q3_ns"`
-	MaxNS       int64  `json:"max_ns"`
-	ThresholdNS int64  `json:"threshold_ns"`
-	Executions  []struct {
-		Index      int   `json:"index"`
-		ExecTimeNS int64 `json:"exec_time_ns"`
-		Finished   bool  `json:"finished"`
-	} `json:"executions"`
-}
-
 // Search is search.json (phase 2).
 type Search struct {
 	Format      string `json:"format"`
@@ -323,7 +293,7 @@ type Ratio struct {
 // run leaves its fields nil.
 type Results struct {
 	Summary     *results.Summary
-	Profile     *Profile
+	Profile     *results.Profile
 	Search      *Search
 	SearchExecs []results.CountsLine
 	Divergence  *Divergence
@@ -387,7 +357,7 @@ func Load(dir string) (*Results, error) {
 		return nil, err
 	}
 	r.Summary = &sum
-	var pf Profile
+	var pf results.Profile
 	if _, err := read(results.FileProfile, "macepc-profile", &pf, true); err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func TestLoadDecodesPipelineOutput(t *testing.T) {
 	if s.System != "randtree" || s.Variant != "buggy" || s.Seed != 1 || s.Nodes < 2 {
 		t.Fatalf("summary header: %+v", s)
 	}
-	if r.Profile == nil || r.Profile.Runs != s.Profile.Runs || len(r.Profile.Executions) != s.Profile.Runs || r.Profile.Q3NS <= 0 || r.Profile.ThresholdNS < r.Profile.Q3NS {
+	if r.Profile == nil || r.Profile.Runs != s.Profile.Runs || len(r.Profile.Executions) != s.Profile.Runs || r.Profile.Q3NS <= 0 || r.Profile.Threshold < r.Profile.Q3NS {
 		t.Fatalf("profile.json not decoded consistently with summary.json: %+v", r.Profile)
 	}
 	if r.Search == nil || s.Anomaly == nil || !s.Anomaly.Found || r.Search.Anomaly == nil || r.Search.Anomaly.Index != s.Anomaly.Index || len(r.SearchExecs) != r.Search.Explored {

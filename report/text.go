@@ -146,7 +146,7 @@ func divEventText(r *Results) string {
 // thresholdRule says how profile.json's threshold was made, from its own
 // record: each term of the maximum with its value, the one that set it
 // named (a --min-excess of 100 ms, say, rather than the default rule).
-func thresholdRule(p *Profile) string {
+func thresholdRule(p *results.Profile) string {
 	q3 := "Q3"
 	if p.FastMode > 0 {
 		q3 = fmt.Sprintf("the fast mode's Q3 (%d executions)", p.FastMode)
@@ -176,7 +176,7 @@ func thresholdRule(p *Profile) string {
 			best = i
 		}
 	}
-	return fmt.Sprintf("%d executions; anomalous above %s = max(%s): set by %s", p.Runs, fmtSec(secsNS(p.ThresholdNS)), strings.Join(parts, ", "), strings.SplitN(terms[best].text, " =", 2)[0])
+	return fmt.Sprintf("%d executions; anomalous above %s = max(%s): set by %s", p.Runs, fmtSec(secsNS(p.Threshold)), strings.Join(parts, ", "), strings.SplitN(terms[best].text, " =", 2)[0])
 }
 
 // configRows is the run's configuration and seeds.
@@ -303,10 +303,10 @@ func summaryRows(r *Results) []row {
 const maxClassRows = 5
 
 // profileAbove counts the profile executions above the threshold.
-func profileAbove(pf *Profile) int {
+func profileAbove(pf *results.Profile) int {
 	n := 0
 	for _, e := range pf.Executions {
-		if e.ExecTimeNS > pf.ThresholdNS {
+		if e.ExecTimeNS > pf.Threshold {
 			n++
 		}
 	}
