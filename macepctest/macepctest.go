@@ -388,7 +388,7 @@ func profileReport(pf *results.Profile) string {
 
 // regressReport is the regression test's verdict with its reasons and
 // warnings.
-func regressReport(cfg Config, rf *pipeline.RegressFile) string {
+func regressReport(cfg Config, rf *results.Regress) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "regression test against %s: median %s -> %s (%+.1f%%), Q3 %s -> %s (%+.1f%%); %d of %d executions above the baseline's threshold %s (baseline %d of %d): ",
 		cfg.Baseline, units.Duration(ns(rf.BaseMedianNS)), units.Duration(ns(rf.CurMedianNS)), 100*(rf.MedianRatio.Estimate-1),

@@ -27,83 +27,6 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// RegressFile is DIR/regress.json: the comparison of the current code's
-// profile with a baseline profile. Its header is the current run's:
-// system, variant, nodes and profile seed.
-type RegressFile struct {
-	results.Header
-	Baseline RegressSide `json:"baseline"`
-	Current  RegressSide `json:"current"`
-	// ConfigChanged says that the baseline's configuration hash differs
-	// from the one the current code gives for the baseline's variant and
-	// EDD: the scenario's revision, timeout or network changed, which is
-	// part of the change under test.
-	ConfigChanged bool     `json:"config_changed"`
-	Alpha         float64  `json:"alpha"`
-	MaxSlowdown   float64  `json:"max_slowdown"`
-	Resamples     int      `json:"resamples"`
-	BootstrapSeed uint64   `json:"bootstrap_seed"`
-	Method        []string `json:"method"`
-
-	BaseMedianNS int64                     `json:"base_median_ns"`
-	CurMedianNS  int64                     `json:"current_median_ns"`
-	BaseQ3NS     int64                     `json:"base_q3_ns"`
-	CurQ3NS      int64                     `json:"current_q3_ns"`
-	MedianRatio  anomaly.Interval          `json:"median_ratio"`
-	Q3Ratio      anomaly.Interval          `json:"q3_ratio"`
-	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
-	BootstrapP   float64                   `json:"bootstrap_p"`
-	Outliers     RegressOutliers           `json:"outliers"`
-	// Slowest is the slowest current execution (the first of equals),
-	// whose path file is regress-slowest.path.json: what to replay when
-	// the current code is slower but no execution crossed the threshold.
-	Slowest *RegressSlowest `json:"slowest,omitempty"`
-	// SlowRate is the sequential slow-rate test over every current
-	// execution (the profile's first, then batches as large until the
-	// verdict): its runs, slow count, allowed rate, p-value and decision.
-	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
-	// Tests are the shift, tail and slow-rate tests with Holm's decision.
-	Tests      []anomaly.Test `json:"tests"`
-	Regression bool           `json:"regression"`
-	Reasons    []string       `json:"reasons"`
-	Warnings   []string       `json:"warnings"`
-	Plot       []string       `json:"plot"`
-}
-
-type RegressSide struct {
-	Profile    string   `json:"profile,omitempty"` // the baseline's profile.json as given
-	Variant    string   `json:"variant"`
-	Seed       uint64   `json:"seed"`
-	Runs       int      `json:"runs"`
-	ConfigHash string   `json:"config_hash"`
-	Scale      []string `json:"scale"`
-}
-
-type RegressOutliers struct {
-	ThresholdNS int64   `json:"threshold_ns"`
-	Base        int     `json:"base"`
-	Current     int     `json:"current"`
-	P           float64 `json:"p"`
-	// BaseExcessNS and CurrentExcessNS are the mean excess over the
-	// threshold per execution; ExcessP its permutation p-value.
-	BaseExcessNS    int64   `json:"base_excess_ns"`
-	CurrentExcessNS int64   `json:"current_excess_ns"`
-	ExcessP         float64 `json:"excess_p"`
-	// Base, Current, P and the excesses are the first batch's (the
-	// current profile's), against the baseline's profile. Executions are
-	// the current executions above the threshold, of every batch, the
-	// first MaxListedSlow of them; the first one's path file is
-	// regress-outlier.path.json.
-	Executions []results.ExecLine `json:"executions"`
-	Path       string             `json:"path,omitempty"`
-}
-
-// RegressSlowest is regress.json's slowest current execution.
-type RegressSlowest struct {
-	results.ExecLine
-	Path string `json:"path"`
-}
-
 // MaxListedSlow bounds regress.json's list of slow current executions.
 const MaxListedSlow = 100
 
@@ -318,13 +241,13 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	}
 	baseOpts, _ := base.Template.Options() // unscaled, for the record
 	variant := rs.Variant
-	rf := &RegressFile{Header: results.NewHeader(results.FormatRegress, rs.System.Name, variant, rs.Scenario.Nodes, seed),
-		Baseline:      RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
-		Current:       RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
+	rf := &results.Regress{Header: results.NewHeader(results.FormatRegress, rs.System.Name, variant, rs.Scenario.Nodes, seed),
+		Baseline:      results.RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
+		Current:       results.RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
 		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod(),
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
-		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
+		Outliers: results.RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
 			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []results.ExecLine{}},
 		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{results.FileRegressSVG, results.FileRegressPNG}}
 	for _, e := range all {
@@ -352,7 +275,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		if err := writePath(d.File(results.FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
-		rf.Slowest = &RegressSlowest{ExecLine: e, Path: results.FileRegressSlowest}
+		rf.Slowest = &results.RegressSlowest{ExecLine: e, Path: results.FileRegressSlowest}
 	}
 	secsOf := func(ds []time.Duration) []float64 {
 		out := make([]float64, len(ds))

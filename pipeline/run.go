@@ -75,7 +75,7 @@ type Result struct {
 	Divergence  *DivergenceFile
 	Correlation *CorrelationFile
 	// Regress is the regression test of Regression.Run.
-	Regress *RegressFile
+	Regress *results.Regress
 	// Summary is summary.json, written last.
 	Summary *results.Summary
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/results"
 )
@@ -195,100 +194,6 @@ type Liveness struct {
 	Files []string `json:"files"`
 }
 
-// Regress is regress.json (macepc regress): the current code's profile
-// compared with a baseline's.
-type Regress struct {
-	Format        string      `json:"format"`
-	Version       int         `json:"version"`
-	System        string      `json:"system"`
-	Variant       string      `json:"variant"`
-	Nodes         int         `json:"nodes"`
-	Seed          uint64      `json:"seed"`
-	Baseline      RegressSide `json:"baseline"`
-	Current       RegressSide `json:"current"`
-	ConfigChanged bool        `json:"config_changed"`
-	Alpha         float64     `json:"alpha"`
-	MaxSlowdown   float64     `json:"max_slowdown"`
-	Resamples     int         `json:"resamples"`
-	BaseMedianNS  int64       `json:"base_median_ns"`
-	CurMedianNS   int64       `json:"current_median_ns"`
-	BaseQ3NS      int64       `json:"base_q3_ns"`
-	CurQ3NS       int64       `json:"current_q3_ns"`
-	MedianRatio   Ratio       `json:"median_ratio"`
-	Q3Ratio       Ratio       `json:"q3_ratio"`
-	MannWhitney   struct {
-		U     float64 `json:"u"`
-		P     float64 `json:"p"`
-		Exact bool    `json:"exact"`
-	} `json:"mann_whitney"`
-	// BootstrapP is the bootstrap half of the shift test.
-	BootstrapP float64 `json:"bootstrap_p"`
-	Outliers   struct {
-		ThresholdNS     int64   `json:"threshold_ns"`
-		Base            int     `json:"base"`
-		Current         int     `json:"current"`
-		P               float64 `json:"p"`
-		BaseExcessNS    int64   `json:"base_excess_ns"`
-		CurrentExcessNS int64   `json:"current_excess_ns"`
-		ExcessP         float64 `json:"excess_p"`
-		// Executions are the current executions above the threshold,
-		// the first replayed by Path.
-		Executions []RegressExec `json:"executions"`
-		Path       string        `json:"path"`
-	} `json:"outliers"`
-	// Slowest is the slowest current execution and its path file (nil
-	// in a directory written before it).
-	Slowest *struct {
-		RegressExec
-		Path string `json:"path"`
-	} `json:"slowest"`
-	// SlowRate is the sequential slow-rate test over every current
-	// execution (nil in a directory written before it).
-	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
-	// Tests are the shift, tail and slow-rate tests with Holm's decision.
-	Tests      []RegressTest `json:"tests"`
-	Regression bool          `json:"regression"`
-	Reasons    []string      `json:"reasons"`
-	Warnings   []string      `json:"warnings"`
-}
-
-// RegressExec is one current execution of regress.json.
-type RegressExec struct {
-	Index      int   `json:"index"`
-	ExecTimeNS int64 `json:"exec_time_ns"`
-	Steps      int   `json:"steps"`
-}
-
-// RegressTest is one test of regress.json: its p-value, the smallest it
-// could have been (a test that cannot reach alpha is excluded), the level
-// Holm's procedure compared it with, its adjusted p-value and the
-// decision.
-type RegressTest struct {
-	Name       string  `json:"name"`
-	P          float64 `json:"p"`
-	Attainable float64 `json:"attainable_p"`
-	Excluded   bool    `json:"excluded"`
-	Level      float64 `json:"level"`
-	AdjustedP  float64 `json:"adjusted_p"`
-	Rejected   bool    `json:"rejected"`
-}
-
-// RegressSide is the baseline's or the current run's configuration.
-type RegressSide struct {
-	Variant    string   `json:"variant"`
-	Seed       uint64   `json:"seed"`
-	Runs       int      `json:"runs"`
-	ConfigHash string   `json:"config_hash"`
-	Scale      []string `json:"scale"`
-}
-
-// Ratio is current/baseline of a statistic with its bootstrap interval.
-type Ratio struct {
-	Estimate float64 `json:"estimate"`
-	Low      float64 `json:"low"`
-	High     float64 `json:"high"`
-}
-
 // Results is what a results directory holds, decoded. A phase that did not
 // run leaves its fields nil.
 type Results struct {
@@ -308,7 +213,7 @@ type Results struct {
 	StateDiff string
 	// Regress is regress.json, RegressSVG and RegressPNG its plot (nil
 	// when absent).
-	Regress                *Regress
+	Regress                *results.Regress
 	RegressSVG, RegressPNG []byte
 	// Explore: explore.html is in the directory.
 	Explore bool
@@ -397,7 +302,7 @@ func Load(dir string) (*Results, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var rg Regress
+	var rg results.Regress
 	if ok, err := read(results.FileRegress, "macepc-regress", &rg, false); err != nil {
 		return nil, err
 	} else if ok {

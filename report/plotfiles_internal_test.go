@@ -15,7 +15,7 @@ func TestPlotFilesNameEveryFigure(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"anomaly":{"found":true},"divergence":{}}`), &sum); err != nil {
 		t.Fatal(err)
 	}
-	r := &Results{Summary: &sum, Regress: &Regress{}, Liveness: &Liveness{}}
+	r := &Results{Summary: &sum, Regress: &results.Regress{}, Liveness: &Liveness{}}
 	files := PlotFiles()
 	n := 0
 	for _, f := range Figures(r) {

@@ -8,9 +8,9 @@
 // theirs: it imports only the engine's types (timedsim) and internal
 // helpers, so that a reader needs nothing of the pipeline.
 //
-// Not all of the formats live here yet: Summary, Profile, CountsLine and
-// Events do; search.json, divergence.json, correlation.json,
-// regress.json and liveness.json are still declared by pipeline (the
+// Not all of the formats live here yet: Summary, Profile, Regress,
+// CountsLine and Events do; search.json, divergence.json,
+// correlation.json and liveness.json are still declared by pipeline (the
 // writer, with its validation) and decoded by report with types of its
 // own.
 //
