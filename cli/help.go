@@ -58,8 +58,17 @@ func commandHelp(name string) help {
 		return help{"merge [--out DIR] [SHARD-DIR...]", "Merges the shards of a simulate, profile, search or run --liveness run with --shard i/n into the files the unsharded command writes, with the same output and exit status.",
 			"as the unsharded command", "macepc merge --out macepc-out shard-0 shard-1 shard-2"}
 	case "replay":
-		return help{"replay --path FILE | --run DIR --index I [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness.",
-			"the replayed execution panicked or violated a property", "macepc replay --path macepc-out/anomaly.path.json --log slow.log\nmacepc replay --run macepc-out --index 17"}
+		return help{"replay --path FILE | --run DIR --index I | --trace DIR [flags]", "Re-runs one execution exactly from a path file (or execution I of a simulate run) and writes its event log; with --branch-at K it replays K steps and continues with --branch-seed's randomness. With --trace, replays the real runs that 'live' recorded, in an order consistent with happens-before, checks that every handler sends what it sent in the real run, and checks the system's safety properties over all nodes' states after every event (its liveness properties at the end).",
+			"the replayed execution panicked or violated a property; with --trace, a property was violated or the code departed from its trace (NONDETERMINISM)", "macepc replay --path macepc-out/anomaly.path.json --log slow.log\nmacepc replay --run macepc-out --index 17\nmacepc replay --trace live"}
+	case "train --trace":
+		return help{"train --trace DIR [--out DIR]", "Phase 1a from real runs: trains the event duration distributions from the real handler times that 'live' recorded (every run under --trace must replay) and writes DIR/edd.json, for --edd.", "",
+			"macepc train --trace live --out macepc-out"}
+	case "fidelity":
+		return help{"fidelity --trace DIR [flags]", "Sets the real runs' execution times (the end of the event after which the stopping condition first held, found by replaying them) beside the simulator's prediction for the same scenario, with the EDD trained from their handler times and the network latency fitted from their send-to-arrival delays: the median, p90 and p99 side by side and the Kolmogorov-Smirnov distance. Needs runs recorded with --time-scale 1.", "",
+			"macepc fidelity --trace live --runs 200"}
+	case "live":
+		return help{"live [flags]", "Runs a system's nodes on real sockets, all in this process on loopback: one event loop per node, TCP for the reliable transports, UDP for datagrams, real timers and handler times; the stopping condition is checked over all nodes' states after handlers. Records one trace per node and run into --out DIR/run-NNN/node-NNN.jsonl, for 'replay --trace'.",
+			"a run did not stop before its timeout", "macepc live --system randtree --variant buggy --nodes 16 --runs 20 --out live\nmacepc replay --trace live"}
 	case "explore":
 		return help{"explore DIR | explore --path A.path.json [--path B.path.json] [--out FILE]", "Writes DIR/explore.html, the execution debugger: every step of the results directory's executions (the anomalous and the similar fast one, or the dead and the live path), with every node's state, to step through in a browser; with --path, of one or two path files.", "",
 			"macepc explore macepc-out\nmacepc explore --path macepc-out/anomaly.path.json --path macepc-out/similar.path.json --out both.html"}
@@ -82,10 +91,21 @@ func flagGroup(cmd, flag string) string {
 			return "Comparison"
 		}
 	}
+	if cmd == "replay" {
+		switch flag {
+		case "trace", "steps", "states", "safety":
+			return "What to replay"
+		}
+	}
+	if flag == "trace" {
+		return "What to run"
+	}
 	switch flag {
 	case "liveness":
 		return "Mode"
-	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "ignore-notes", "runs":
+	case "node", "peers", "until", "linger":
+		return "One node per process"
+	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "ignore-notes", "runs", "time-scale", "timeout":
 		return "What to run"
 	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "alpha", "fence-only", "confirm-walks", "class":
 		return "Phases"
@@ -101,7 +121,7 @@ func flagGroup(cmd, flag string) string {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "trace-events", "save-path", "jobs", "shard", "phase", "resume", "check-determinism":
+	case "out", "progress", "log", "trace-events", "save-path", "jobs", "shard", "phase", "resume", "check-determinism", "max-memory", "plot":
 		return "Output and resources"
 	}
 	return "Other options"
@@ -127,7 +147,7 @@ func printHelp(w io.Writer, fs *pflag.FlagSet, bin, name string) {
 		groups[g].AddFlag(f)
 	})
 	// The groups in a fixed order, then any other.
-	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "Comparison", "Output and resources", "Other options"}
+	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "One node per process", "Comparison", "Output and resources", "Other options"}
 	slices.SortStableFunc(order, func(a, b string) int {
 		ia, ib := slices.Index(rank, a), slices.Index(rank, b)
 		if ia < 0 {

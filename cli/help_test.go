@@ -11,7 +11,7 @@ import (
 // '--liveness (default true)').
 func TestHelpGolden(t *testing.T) {
 	cmds := [][]string{{"run", "--liveness"}}
-	for _, c := range []string{"systems", "run", "train", "profile", "search", "diverge", "correlate", "regress", "simulate", "merge", "replay", "report", "explore", "version"} {
+	for _, c := range []string{"systems", "run", "train", "profile", "search", "diverge", "correlate", "regress", "simulate", "merge", "replay", "live", "fidelity", "report", "explore", "version"} {
 		cmds = append(cmds, []string{c})
 	}
 	for _, c := range cmds {

@@ -65,6 +65,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	partitions := flags.Int("partitions", 0, "lasting partitions the scheduler may choose per execution: a node is cut off from all others until the execution ends")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the depth bound, the sequential DFS with its walks in parallel; lower: the levels below it in parallel too, each prefix with its own visited set); results depend on it, not on --jobs or --shard")
 	levels := flags.Bool("level-division", false, "divide level by level on all --jobs workers with one shared visited set that prunes (every state explored once, at its lowest level) instead of the sequential DFS; results depend on it, not on --jobs or --shard")
+	maxMemory := flags.Int64("max-memory", 0, "memory cap in MB of the search's visited sets and the level division's tree of states (0: none): the search stops cleanly before passing it, with the depths searched to their end so far; it depends on the configuration, not on --jobs")
 	shardFlag := flags.String("shard", "", "run shard i of n (from 0): the DFS's prefix tasks with index i mod n, into DIR/liveness.shard-i-of-n.jsonl for 'macepc merge'; default: from JOB_COMPLETION_INDEX+MACEPC_SHARD_COUNT or SLURM_ARRAY_TASK_*; off: ignore the environment")
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json or prefix.path.json): bugs of steady state")
 	livePrefix := flags.Int("live-prefix", 0, "start from the first live state of a random walk of at most this many steps (written to DIR/prefix.path.json): a correct system's steady state")
@@ -75,6 +76,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	if flags.NArg() > 0 {
 		return ExitError, fmt.Errorf("run --liveness takes no arguments, got %q", flags.Args())
+	}
+	if *maxMemory < 0 || *maxMemory > 1<<40 {
+		return ExitError, fmt.Errorf("--max-memory must be between 0 and %d MB, got %d", int64(1<<40), *maxMemory)
 	}
 	for _, c := range []struct {
 		flag string
@@ -108,7 +112,8 @@ func (a *app) runLiveness(args []string) (int, error) {
 	}
 	cfg := liveness.Config{Scenario: sc, Depth: *depth, DepthStep: *step, MaxDepth: *maxDepth, DMax: *dmax, Walks: *walks,
 		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops,
-		Crashes: *crashes, Partitions: *partitions, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix}
+		Crashes: *crashes, Partitions: *partitions, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix,
+		MaxMemory: *maxMemory << 20}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -227,6 +232,9 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	}
 	fmt.Fprintf(w, "  %s; %d prefix tasks (split depth %d); distinct states %s; fingerprint collision probability (TLC estimate) %.2g\n",
 		liveness.SearchedText(s.DepthDone, s.Depth), s.Prefixes, s.Split, distinct, s.Collision)
+	if rep.End == liveness.EndMemory {
+		fmt.Fprintf(w, "  stopped at the memory cap (--max-memory): the search of depth %d would not fit; %s\n", s.Depth, liveness.SearchedText(s.DepthDone, s.Depth))
+	}
 	for _, warn := range rep.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}

@@ -246,3 +246,39 @@ func TestRunLivenessCrashesAndPartitions(t *testing.T) {
 		t.Fatalf("a prefix with other budgets: %s", msg)
 	}
 }
+
+// --max-memory: a negative cap is refused before anything
+// runs; a small one stops the level division cleanly (exit 0), says so
+// with the depth searched to its end, and writes the same liveness.json
+// for 1 and 2 workers.
+func TestRunLivenessMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	run := func(want int, args ...string) string {
+		t.Helper()
+		var o, e strings.Builder
+		if st := cli.Run(context.Background(), args, &o, &e, randtree.System()); st != want {
+			t.Fatalf("%v: status %d, want %d\n%s%s", args, st, want, o.String(), e.String())
+		}
+		return o.String() + e.String()
+	}
+	live := []string{"run", "--liveness", "--variant", "fixed", "--depth", "1", "--depth-step", "1", "--max-depth", "40", "--level-division", "--progress", "never"}
+	if msg := run(cli.ExitError, append(live, "--max-memory", "-1", "--out", filepath.Join(dir, "bad"))...); !strings.Contains(msg, "--max-memory must be between 0") {
+		t.Fatalf("a negative cap: %s", msg)
+	}
+	var files [][]byte
+	for _, jobs := range []string{"1", "2"} {
+		out := filepath.Join(dir, "j"+jobs)
+		msg := run(cli.ExitOK, append(live, "--max-memory", "1", "--jobs", jobs, "--out", out)...)
+		if !strings.Contains(msg, "ended: memory-cap") || !strings.Contains(msg, "stopped at the memory cap (--max-memory): the search of depth ") || !strings.Contains(msg, " searched to its end") {
+			t.Fatalf("%s workers:\n%s", jobs, msg)
+		}
+		l, b := readLiveness(t, out)
+		if l.Report.End != "memory-cap" {
+			t.Fatalf("%s workers: end %q", jobs, l.Report.End)
+		}
+		files = append(files, b)
+	}
+	if string(files[0]) != string(files[1]) {
+		t.Fatalf("liveness.json differs for 1 and 2 workers:\n%s\n%s", files[0], files[1])
+	}
+}

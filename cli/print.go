@@ -12,6 +12,7 @@ import (
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -144,6 +145,9 @@ func printSummary(w io.Writer, name, dir string, s *results.Summary) {
 			fmt.Fprintf(w, "  divergence: no walk recovers even from the start: the anomaly does not come from a rare choice\n")
 		} else {
 			fmt.Fprintf(w, "  divergence point: %s; the first %.1f%% of the %d steps can be ignored\n", d.Event, 100*d.IgnorableFraction, d.TotalSteps)
+			if d.WalksFrom != "" {
+				fmt.Fprintf(w, "  divergence walks: %d, %s\n", d.Executions, report.WalksFrom(d.WalksFrom))
+			}
 			if d.Why != "" {
 				fmt.Fprintf(w, "  why: %s\n", d.Why)
 			}

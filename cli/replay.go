@@ -50,12 +50,33 @@ func (a *app) replay(args []string) (int, error) {
 	branch := fs.Int("branch-at", -1, "replay the first N steps of the path, then continue with --branch-seed")
 	branchSeed := fs.Uint64("branch-seed", 0, "seed of the continuation after --branch-at")
 	savePath := fs.String("save-path", "", "write the replayed (possibly branched) path to this path file")
+	traceDir := fs.String("trace", "", "instead of --path: replay the real runs recorded by 'live' in this directory (a run-NNN directory or the directory of them), checking the system's safety properties after every event")
+	traceSteps := fs.Int("steps", 0, "with --trace: replay only the first N events")
+	traceStates := fs.Bool("states", false, "with --trace: print every node's state after the last event replayed")
+	traceOptional := fs.StringArray("safety", nil, "with --trace: also check this optional property (repeatable)")
+	traceOut := fs.String("out", "", "with --trace: write the explore.html of a run with a finding under this directory, as DIR/run-NNN/explore.html (default: in the run's trace directory)")
 	traceFile := fs.String("trace-events", "", "also write the execution as Chrome trace-event JSON to this file, for ui.perfetto.dev or chrome://tracing (a track per node, handlers as slices, messages as flows)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
 	if fs.NArg() > 0 {
 		return ExitError, fmt.Errorf("replay takes no arguments, got %q", fs.Args())
+	}
+	if *traceDir != "" {
+		for _, f := range []string{"path", "run", "index", "log", "branch-at", "branch-seed", "save-path", "trace-events"} {
+			if fs.Changed(f) {
+				return ExitError, fmt.Errorf("--trace replays real runs; --%s goes with --path or --run", f)
+			}
+		}
+		if *traceSteps < 0 {
+			return ExitError, fmt.Errorf("--steps must be positive, got %d", *traceSteps)
+		}
+		return a.replayTrace(*traceDir, *traceSteps, *traceOptional, *traceStates, *traceOut)
+	}
+	for _, f := range []string{"steps", "states", "safety", "out"} {
+		if fs.Changed(f) {
+			return ExitError, fmt.Errorf("--%s goes with --trace DIR", f)
+		}
 	}
 	if *index >= 0 && *runDir == "" {
 		return ExitError, fmt.Errorf("--index goes with --run DIR")

@@ -267,7 +267,10 @@ func (a *app) finished(d *pipeline.Dir, sum *results.Summary) (int, error) {
 }
 
 func (a *app) train(args []string) (int, error) {
-	f, fs, err := a.parsePipeline("train", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain)
+	if hasTrace(args) {
+		return a.trainTrace(args)
+	}
+	f, fs, err := a.parsePipeline("train", args, withTraceFlag, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain)
 	if err != nil {
 		return ExitError, err
 	}

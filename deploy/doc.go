@@ -7,6 +7,11 @@
 // Kubernetes manifests are decoded strictly into the k8s.io/api types, so
 // a misspelt or misplaced field fails the test too.
 //
+// realnet/ holds the same for real runs with one node per process: a
+// script that starts N macepc processes on loopback, and a Kubernetes
+// example (a headless Service and an Indexed Job); the test runs the
+// script for real and each pod's command on loopback.
+//
 // The test only sets the engines' variables; slurm/ci-cluster.sh, which
 // .ci/run calls as root, runs the Slurm scripts on a real one-node Slurm
 // (Debian's slurm-wlm and munge) and compares the merged directories with

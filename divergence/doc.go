@@ -159,6 +159,21 @@
 // workers (a probe that recovers may have simulated a few walks past the
 // first recovering one, which are discarded).
 //
+// # Snapshots
+//
+// Every walk of the probe at prefix p follows the anomalous execution for
+// its first p steps. When the scenario's services implement
+// timedsim.Cloner (every bundled system's but etcd raft's, whose RawNode
+// cannot be copied), a probe at p >= 1 simulates those p steps once,
+// keeps the simulator's state (timedsim.SnapshotAt) and forks its walks
+// from it (timedsim.Simulator.RunFrom): a probe costs one replay of its
+// prefix, two when it runs confirmation walks (they have a deadline, and
+// the snapshot is of an execution with it), plus its walks'
+// continuations, instead of k + Confirm replays. The walks are the same
+// executions either way (each system's tests compare forks with replays),
+// so the report is too, but for Report.Mode, which says which was done;
+// Config.Replay asks for the replays.
+//
 // # Determinism
 //
 // Walk j of the probe at prefix p has the seed WalkSeed(Config.Seed, p, j)

@@ -55,7 +55,24 @@ type Config struct {
 	// goroutine at a time; each result is a fresh value that they may
 	// keep.
 	Each func(prefix, walk int, r *timedsim.Result)
+	// Replay makes every walk replay its prefix from step 0, as MacePC
+	// does, even when the scenario's services can be snapshot. By default
+	// a probe at a prefix p >= 1 of a scenario whose services implement
+	// timedsim.Cloner simulates the prefix once (timedsim.SnapshotAt) and
+	// forks its walks from there: the same results, without the k-fold
+	// replay.
+	Replay bool
 }
+
+// The modes of Report.Mode.
+const (
+	// ModeSnapshot: the walks of every probe at a prefix of at least one
+	// step forked from a snapshot of the prefix.
+	ModeSnapshot = "snapshot"
+	// ModeReplay: every walk replayed its prefix from step 0 (Config.Replay,
+	// or services that do not implement timedsim.Cloner).
+	ModeReplay = "replay"
+)
 
 // ProbeRecord is what one probe ran.
 type ProbeRecord struct {
@@ -116,6 +133,13 @@ type Report struct {
 	Walks, Confirm int
 	// Probes lists the probes in call order.
 	Probes []ProbeRecord
+	// Mode says how the walks reached their prefixes: ModeSnapshot or
+	// ModeReplay. Replayed counts the probes at a prefix of at least one
+	// step whose walks replayed it although the mode is ModeSnapshot (the
+	// prefix could not be snapshot: timedsim.SnapshotAt's errors). The
+	// walks' results are the same either way.
+	Mode     string
+	Replayed int
 	// Executions is the number of walks simulated and counted in total
 	// (the sum of Probes[i].Walks). A probe stops at its first recovering
 	// walk, but walks already running on other workers finish and are
@@ -178,7 +202,28 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 	if cfg.Deadline > 0 {
 		cut.Options.Deadline = cfg.Deadline
 	}
-	rep := &Report{Step: -1, TotalSteps: totalSteps, SimilarWalk: -1, Walks: k, Confirm: confirm}
+	rep := &Report{Step: -1, TotalSteps: totalSteps, SimilarWalk: -1, Walks: k, Confirm: confirm, Mode: ModeReplay}
+	if !cfg.Replay && timedsim.Forkable(cfg.Explorer.Scenario) {
+		rep.Mode = ModeSnapshot
+	}
+	// snapshot is the state after the first p steps of the anomalous
+	// execution on ex, nil when the walks replay them (prefix 0, whose
+	// branch changes the driver's draws; ModeReplay; or a prefix that
+	// cannot be snapshot, counted in Replayed).
+	snapshot := func(ctx context.Context, ex *timedsim.Explorer, p int) (*timedsim.Snapshot, error) {
+		if rep.Mode != ModeSnapshot || p < 1 {
+			return nil, nil
+		}
+		sn, err := ex.Snapshot(ctx, anomalous, p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			rep.Replayed++
+			return nil, nil
+		}
+		return sn, nil
+	}
 	// recovered holds each recovering probe's first recovering walk:
 	// O(log totalSteps) results.
 	recovered := make(map[int]*timedsim.Result)
@@ -186,9 +231,16 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		rec := ProbeRecord{Prefix: p, RecoveredWalk: -1, ExecTimes: make([]time.Duration, 0, min(k, 1024))}
 		var first *timedsim.Result
 		walk := func(j int) timedsim.Path { return anomalous.Branch(p, WalkSeed(cfg.Seed, p, j)) }
+		from, err := snapshot(ctx, cfg.Explorer, p)
+		if err != nil {
+			rec.Interrupted = true
+			rep.Probes = append(rep.Probes, rec)
+			return false, err
+		}
 		_, done, err := cfg.Explorer.Run(ctx, timedsim.Work{
 			N:    k,
 			Path: walk,
+			From: from,
 			Each: func(j int, r *timedsim.Result) bool {
 				rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
 				if cfg.Each != nil {
@@ -213,20 +265,28 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		}
 		if err == nil && !rec.Recovered && confirm > 0 {
 			// Confirmation walks k, k+1, …: only whether one recovers.
-			_, done, err = cut.Run(ctx, timedsim.Work{
-				N:    confirm,
-				Path: func(i int) timedsim.Path { return walk(k + i) },
-				Each: func(i int, r *timedsim.Result) bool {
-					if cfg.Recovers(r) {
-						rec.Recoveries++
-						rec.Recovered, rec.RecoveredWalk, first = true, k+i, r
-						rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
-						return false
-					}
-					rec.Cut++
-					return true
-				},
-			})
+			// They run with a deadline, so from a snapshot of their own.
+			if cut.Options != cfg.Explorer.Options {
+				from, err = snapshot(ctx, &cut, p)
+			}
+			done = 0
+			if err == nil {
+				_, done, err = cut.Run(ctx, timedsim.Work{
+					N:    confirm,
+					Path: func(i int) timedsim.Path { return walk(k + i) },
+					From: from,
+					Each: func(i int, r *timedsim.Result) bool {
+						if cfg.Recovers(r) {
+							rec.Recoveries++
+							rec.Recovered, rec.RecoveredWalk, first = true, k+i, r
+							rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
+							return false
+						}
+						rec.Cut++
+						return true
+					},
+				})
+			}
 			rec.Walks += done
 		}
 		rep.Executions += rec.Walks

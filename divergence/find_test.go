@@ -440,22 +440,31 @@ func TestFindBadInput(t *testing.T) {
 // k = 20 and GOMAXPROCS workers.
 func BenchmarkFind(b *testing.B) {
 	c := newRandTreeCase(b)
-	cfg := Config{
-		Explorer: &timedsim.Explorer{Scenario: c.sc},
-		Walks:    20,
-		Seed:     walkSeed,
-		Recovers: c.recovers,
+	for _, mode := range []string{ModeReplay, ModeSnapshot} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := Config{
+				Explorer: &timedsim.Explorer{Scenario: c.sc},
+				Walks:    20,
+				Deadline: c.q3,
+				Seed:     walkSeed,
+				Recovers: c.recovers,
+				Replay:   mode == ModeReplay,
+			}
+			execs := 0
+			for b.Loop() {
+				rep, err := Find(context.Background(), cfg, c.bad.Path, c.bad.Steps)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Mode != mode {
+					b.Fatalf("mode %q, want %q", rep.Mode, mode)
+				}
+				execs += rep.Executions
+			}
+			b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "executions/s")
+			b.ReportMetric(float64(execs)/float64(b.N), "executions/op")
+		})
 	}
-	execs := 0
-	for b.Loop() {
-		rep, err := Find(context.Background(), cfg, c.bad.Path, c.bad.Steps)
-		if err != nil {
-			b.Fatal(err)
-		}
-		execs += rep.Executions
-	}
-	b.ReportMetric(float64(execs)/b.Elapsed().Seconds(), "executions/s")
-	b.ReportMetric(float64(execs)/float64(b.N), "executions/op")
 }
 
 // TestFindMinRecovered: asking that half the walks recover

@@ -116,6 +116,17 @@ type Config struct {
 	// order at that level) instead of the sequential DFS. It changes the
 	// tree searched, never with Jobs or sharding. Ignored with NoHashing.
 	LevelDivision bool
+	// MaxMemory, if positive, caps the memory in bytes of the search's
+	// visited sets and of the level division's tree of states: a division
+	// whose next level would pass it (by an estimate from the levels so
+	// far, Config.LevelDivision), whose visited set passes it (the
+	// sequential division, checked every 256 sequences) or a search whose
+	// sets pass it between chunks of tasks stops there, with End
+	// EndMemory and the depths searched to their end in Stats.DepthDone.
+	// The point where it stops depends on the configuration alone, not on
+	// Jobs. It does not count the prefix tasks' own visited sets (a split
+	// above the bound), nor the runtime's overhead.
+	MaxMemory int64
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
@@ -128,6 +139,13 @@ type Config struct {
 	// visit, a test hook, sees every DFS choice sequence (relative to the
 	// prefix) with how it ended.
 	visit func(seq []int, end pathEnd)
+	// noFork, a test hook, makes the level division replay every
+	// successor's sequence even when the services can be copied.
+	noFork bool
+	// chunk, a test hook, is the number of tasks made and run at a time
+	// and of frontier entries expanded at a time by the level division
+	// (0: chunkTasks and lvChunk).
+	chunk int
 }
 
 // pathEnd says how a DFS path ended.
@@ -181,6 +199,8 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("liveness: dmax %d must exceed the maximum search depth %d", r.DMax, r.MaxDepth)
 	case r.Walks < 0 || r.RandomWalks < 0 || r.Faults < 0 || r.Breaks < 0 || r.Drops < 0 || r.Jobs < 0 || r.SplitDepth < 0 || r.LivePrefix < 0:
 		return nil, fmt.Errorf("liveness: negative walks, random walks, faults, breaks, drops, jobs, split depth or live prefix")
+	case r.MaxMemory < 0:
+		return nil, fmt.Errorf("liveness: negative MaxMemory %d", r.MaxMemory)
 	case r.Crashes < 0:
 		return nil, fmt.Errorf("liveness: negative Crashes %d", r.Crashes)
 	case r.Partitions < 0:

@@ -27,11 +27,11 @@ const SplitGap = 0
 type dfsRun struct {
 	s     *searcher
 	w     *world
-	depth int   // the depth bound
-	seq   []int // the first sequence: the fixed prefix
-	fixed int   // len of the fixed prefix: backtracking stops there
-	seen  map[uint64]int32
-	st    Stats // Paths, States, Duplicates, Steps
+	depth int      // the depth bound
+	seq   []int    // the first sequence: the fixed prefix
+	fixed int      // len of the fixed prefix: backtracking stops there
+	seen  *fpTable // fingerprint → the smallest depth it was reached at
+	st    Stats    // Paths, States, Duplicates, Steps
 	// lookups counts the fingerprints looked up in seen, fresh the new
 	// ones (st.States counts those past the fixed prefix only: the
 	// division counted the prefix's own).
@@ -41,6 +41,10 @@ type dfsRun struct {
 	deadEnd        *Violation // the first sequence cut as a duplicate while no state was live
 	onNew          func(fp uint64)
 	tick           func(Stats) // every 256 sequences
+	// maxBytes, if positive, stops the search with an *errMemory when
+	// its visited set and extra bytes pass it (checked every 256
+	// sequences: the division's, which is sequential).
+	maxBytes, extra int64
 }
 
 // run explores the sequences in DFS order. leaf sees every sequence that
@@ -65,8 +69,13 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if paths&255 == 0 && d.tick != nil {
-			d.tick(d.st)
+		if paths&255 == 0 {
+			if d.tick != nil {
+				d.tick(d.st)
+			}
+			if d.maxBytes > 0 && d.seen != nil && d.seen.bytes()+d.extra > d.maxBytes {
+				return nil, &errMemory{depth: d.depth, used: d.seen.bytes() + d.extra}
+			}
 		}
 		w.start(base)
 		for w.step < B {
@@ -74,7 +83,8 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 			w.execChoice(w.enabled(), base.Choices[w.step])
 		}
 		if !r.NoHashing && d.seen == nil {
-			d.seen = map[uint64]int32{w.hash(): 0}
+			d.seen = &fpTable{}
+			d.seen.put(w.hash(), 0, keepLast)
 			d.lookups++
 			if w.panicked != "" { // a Describe (the prefix's walk finds it first)
 				d.st.Paths++
@@ -127,8 +137,8 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 					break
 				}
 				d.lookups++
-				dd, dup := d.seen[h]
-				if dup && dd <= int32(i+1) {
+				dd, dup := d.seen.get(h)
+				if dup && dd <= uint64(i+1) {
 					d.st.Duplicates++
 					end = endDuplicate
 					seq, widths, reads = seq[:i+1], widths[:i+1], reads[:i+1]
@@ -147,7 +157,7 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 						d.onNew(h)
 					}
 				}
-				d.seen[h] = int32(i + 1)
+				d.seen.put(h, uint64(i+1), keepLast)
 			}
 		}
 		if found != nil {
@@ -223,6 +233,73 @@ type seqVisit struct {
 	end pathEnd
 }
 
+// taskSource hands out an iteration's tasks in index order, a chunk at a
+// time, so that the search holds one chunk of tasks and results at once.
+type taskSource interface {
+	// next is the next tasks, up to n (n > 0); none once all are out.
+	next(n int) ([]*task, error)
+}
+
+// sliceSource hands out tasks made beforehand.
+type sliceSource struct{ tasks []*task }
+
+func (s *sliceSource) next(n int) ([]*task, error) {
+	k := min(n, len(s.tasks))
+	out := s.tasks[:k:k]
+	s.tasks = s.tasks[k:]
+	return out, nil
+}
+
+// allTasks drains src.
+func allTasks(src taskSource) ([]*task, error) {
+	var all []*task
+	for {
+		tasks, err := src.next(chunkTasks)
+		if err != nil || len(tasks) == 0 {
+			return all, err
+		}
+		all = append(all, tasks...)
+	}
+}
+
+// chunkTasks is the number of tasks the search makes and runs at a time.
+// It is a constant, so where a search stops between chunks (at
+// Config.MaxMemory) depends on the configuration alone.
+const chunkTasks = 1 << 14
+
+// chunkSize is the number of tasks the search makes and runs at a time.
+func (r *resolved) chunkSize() int {
+	if r.chunk > 0 {
+		return r.chunk
+	}
+	return chunkTasks
+}
+
+// seededSource numbers and seeds the tasks of a division at the bound as
+// they are handed out (divide).
+type seededSource struct {
+	taskSource
+	s      *searcher
+	leaves *int
+}
+
+func (d *seededSource) next(n int) ([]*task, error) {
+	tasks, err := d.taskSource.next(n)
+	if err != nil {
+		return tasks, err
+	}
+	for _, t := range tasks {
+		if t.dfs && !t.violating {
+			t.seed, t.seeded = timedsim.ExecutionSeed(d.s.r.Seed, *d.leaves), true
+			*d.leaves++
+			if !d.s.r.LevelDivision {
+				t.steps = int64(len(t.prefix))
+			}
+		}
+	}
+	return tasks, nil
+}
+
 // divide is the deterministic prefix division of the iteration with bound
 // depth at the split depth (Config.SplitDepth, or depth − SplitGap): the
 // prefixes, in DFS order. The division is itself a DFS to the split depth
@@ -234,37 +311,41 @@ type seqVisit struct {
 // A division at the bound numbers its sequences from leaves, the number
 // of sequences of the earlier iterations, and seeds each one's walk as
 // the sequential search does (timedsim.ExecutionSeed(Seed, leaf)); leaves
-// comes back counted on.
-func (s *searcher) divide(ctx context.Context, depth int, leaves *int) ([]*task, int, error) {
+// is counted on as the source hands its tasks out, so an iteration's
+// tasks must all be taken before the next iteration is divided. extra is
+// the memory of the search's own visited set, for Config.MaxMemory.
+func (s *searcher) divide(ctx context.Context, depth int, leaves *int, extra int64) (taskSource, int, error) {
 	sd := max(depth-SplitGap, 1)
 	if s.r.SplitDepth > 0 {
 		sd = s.r.SplitDepth
 	}
 	sd = min(sd, depth)
-	var tasks []*task
-	var err error
+	var src taskSource
 	if s.r.LevelDivision && !s.r.NoHashing {
-		tasks, err = s.enumerateLevels(ctx, sd)
-	} else {
-		tasks, err = s.enumerate(ctx, sd)
-	}
-	if err == nil && sd == depth {
-		for _, t := range tasks {
-			if t.dfs && !t.violating {
-				t.seed, t.seeded = timedsim.ExecutionSeed(s.r.Seed, *leaves), true
-				*leaves++
-				if !s.r.LevelDivision {
-					t.steps = int64(len(t.prefix))
-				}
-			}
+		lsrc, err := s.enumerateLevels(ctx, sd, extra)
+		if err != nil {
+			return nil, sd, err
 		}
+		src = lsrc
+	} else {
+		tasks, err := s.enumerate(ctx, sd, extra)
+		if err != nil {
+			return nil, sd, err
+		}
+		src = &sliceSource{tasks}
 	}
-	return tasks, sd, err
+	if sd == depth {
+		src = &seededSource{taskSource: src, s: s, leaves: leaves}
+	}
+	return src, sd, nil
 }
 
 // enumerate divides at split depth sd.
-func (s *searcher) enumerate(ctx context.Context, sd int) (tasks []*task, err error) {
+func (s *searcher) enumerate(ctx context.Context, sd int, extra int64) (tasks []*task, err error) {
 	d := &dfsRun{s: s, w: s.dfs, depth: sd, tick: s.tick}
+	if s.r.MaxMemory > 0 {
+		d.maxBytes, d.extra = s.r.MaxMemory, extra
+	}
 	var mark Stats
 	var fps []uint64
 	d.onNew = func(fp uint64) { fps = append(fps, fp) }
@@ -441,15 +522,15 @@ func leafSeed(seed uint64, depth, index, leaf int) uint64 {
 	return splitmix64(seed ^ splitmix64(uint64(depth)<<48^uint64(index)<<24^uint64(leaf)^0x2545f4914f6cdd1d))
 }
 
-// runTasks runs an iteration's tasks (global indices from g0) on the
-// workers, in parallel: each worker takes the next task not yet taken
+// runTasks runs tasks[idx[i]], the tasks of an iteration's division from
+// index off on (gidx gives their global index), on the workers, in parallel: each worker takes the next task not yet taken
 // (tasks are taken in index order, so idle workers always get work) and
 // no task beyond the first one found violating. The results are in index
 // order; those after the first violation or an interruption may be
 // missing (done false).
-func (s *searcher) runTasks(ctx context.Context, tasks []*task, idx []int, depth, split int, gidx func(i int) int, fps *fpSet) ([]*PrefixResult, error) {
+func (s *searcher) runTasks(ctx context.Context, tasks []*task, idx []int, off, depth, split int, gidx func(i int) int, fps *fpSet) ([]*PrefixResult, error) {
 	out, _, err := parallel(ctx, s.workers, len(idx), func(w *world, i int) *PrefixResult {
-		return s.runTask(ctx, w, tasks[idx[i]], depth, split, idx[i], gidx(idx[i]), fps)
+		return s.runTask(ctx, w, tasks[idx[i]], depth, split, off+idx[i], gidx(off+idx[i]), fps)
 	}, func(r *PrefixResult) bool { return r.Violation != nil || r.err != nil })
 	for _, r := range out {
 		if r != nil && r.err != nil && ctx.Err() == nil {

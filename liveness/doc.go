@@ -290,6 +290,32 @@
 // of a division started afresh, TestLevelDivisionGoesOn). Without state
 // hashing LevelDivision is ignored.
 //
+// The level division's tree keeps no sequences: a state is its parent,
+// the choice from it, its fingerprint and the edges to its successors, in
+// flat arrays (about 30 bytes and 4 an edge), and a sequence is rebuilt
+// from the parent pointers when a worker expands the state or a task is
+// made. The tasks come from a walk of the tree in DFS order (the order of
+// the terminal sequences), made and run chunkTasks at a time, so the
+// search holds one chunk of tasks and results at once. A worker expands a
+// state by replaying its sequence once and forking each successor from a
+// snapshot of the world (fork.go) when every node's service has a
+// Clone() timedsim.Service method (timedsim.Cloner's), else by replaying
+// the sequence for each successor; the reports are the same either way
+// (Steps counts the executions' steps, replayed or forked).
+//
+// Visited sets (the sequential division's and each task's, the level
+// division's shared one and the search's set for Distinct) are flat
+// open-addressing tables of fingerprints (fpTable: 16 bytes a slot, at
+// most 3/4 full; the shared ones in 64 lock stripes). Config.MaxMemory
+// caps their memory and the level division's tree: the level division
+// stops before a level whose estimate (the frontier growing as it last
+// did, each new state costing the average so far) would pass the cap, the
+// sequential division when its set passes it, and the search between
+// chunks of tasks; the report then ends with EndMemory, and
+// Stats.DepthDone is the last depth searched to its end. These points are
+// functions of the configuration, so the report does not depend on the
+// workers. The cap does not spill to disk: the search stops.
+//
 // RunShard runs the tasks whose global index (over all iterations) is
 // ≡ i (mod n), paper 002's division of the search by prefix across
 // machines; MergeShards folds the shards' results exactly as Run folds its

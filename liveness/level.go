@@ -1,7 +1,6 @@
 package liveness
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -19,6 +18,18 @@ import (
 // as a duplicate; every other one is a new state, kept once, its
 // DFS-smallest sequence as representative. The tree so built depends on
 // the configuration alone.
+//
+// The tree holds no sequences: each state has a parent pointer and the
+// choice from it (lvTree), a sequence is rebuilt from them when a worker
+// expands its state or a task is made, and the tasks are made in DFS order
+// by walking the tree (lvSource), a chunk at a time, as the search runs
+// them: memory per state is a few words, not its sequence.
+
+// lvChunk is the number of frontier entries expanded and merged at a
+// time: the expansions held at once, and the granularity of the memory
+// cap's check within a level. A constant, so that the check stops every
+// run of one configuration at the same point.
+const lvChunk = 1 << 12
 
 // lvKey is the set key of the successor by choice c of frontier entry e
 // at level l: the set keeps, for each state, its smallest key, so its
@@ -41,53 +52,6 @@ type lvExpand struct {
 	err       error
 }
 
-// lvTerm is a terminal sequence of the level division: a leaf (at the
-// split depth or quiescent), a duplicate or the violating sequence. Its
-// sequence is base followed by last (if last >= 0): a duplicate shares its
-// parent's sequence rather than copy it, the most of the terminals.
-type lvTerm struct {
-	base      []int
-	last      int
-	end       pathEnd
-	violating bool
-	states    int64
-	steps     int64
-	fps       []uint64
-}
-
-// seq is t's sequence.
-func (t *lvTerm) seq() []int {
-	if t.last < 0 {
-		return t.base
-	}
-	return append(slices.Clip(t.base), t.last)
-}
-
-// cmpSeq compares sequences a·al and b·bl (al, bl < 0: none) in DFS order
-// (lexicographic, a prefix first).
-func cmpSeq(a []int, al int, b []int, bl int) int {
-	na, nb := len(a), len(b)
-	if al >= 0 {
-		na++
-	}
-	if bl >= 0 {
-		nb++
-	}
-	for i := range min(na, nb) {
-		x, y := al, bl
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return cmp.Compare(x, y)
-		}
-	}
-	return cmp.Compare(na, nb)
-}
-
 // replaySeq runs the base and then seq on w.
 func (s *searcher) replaySeq(w *world, seq []int) {
 	w.start(s.base)
@@ -102,12 +66,25 @@ func (s *searcher) replaySeq(w *world, seq []int) {
 }
 
 // expand computes the successors of frontier entry e (index ei, level l)
-// on w, recording their fingerprints in set.
+// on w, recording their fingerprints in set. It replays e once and forks
+// every successor from a snapshot of its state when the services can be
+// copied (cloner), else replays e for each; Steps counts the replays
+// either way (the executions' steps), so the statistics do not depend on
+// it.
 func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *atomic.Bool) lvExpand {
 	var out lvExpand
 	reads, width := 0, 1
+	var snap *worldSnap
 	for c := 0; c < width; c++ {
-		s.replaySeq(w, e)
+		switch {
+		case snap != nil:
+			w.restore(snap)
+		default:
+			s.replaySeq(w, e)
+			if c == 0 && !s.r.noFork {
+				snap = w.snapshot()
+			}
+		}
 		out.steps += int64(len(e))
 		en := w.enabled()
 		if len(en) == 0 {
@@ -144,30 +121,79 @@ func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *ato
 	return out
 }
 
-// lvNode is a state of the level division: the initial one or a new
-// state, with its representative sequence. It is attributed to the first
-// terminal at or after it in DFS order (the first sequence through it),
-// and so are the steps of its expansion.
-type lvNode struct {
-	seq   []int
-	fp    uint64
-	root  bool
-	steps int64
+// Node flags of an lvTree.
+const (
+	lvExpanded  uint8 = 1 << iota // its successors are merged (edges)
+	lvQuiescent                   // no event is enabled in its state
+)
+
+// lvTree is the level division's tree of states: node 0 is the initial
+// state, every other node a new state with its parent and the choice from
+// it; the nodes of a level are contiguous, in DFS order. An expanded
+// node's edges, edges[start[i]:end[i]], are its successors in choice
+// order: a node (>= 0), a duplicate (lvDup) or the violating successor
+// (lvViol).
+type lvTree struct {
+	parent     []int32
+	choice     []int32
+	fp         []uint64
+	steps      []uint32 // the steps of the node's expansion, until counted
+	flags      []uint8
+	start, end []uint32
+	edges      []int32
+}
+
+// lvDup and lvViol encode a duplicate and the violating successor by
+// choice c as an edge; lvEdgeChoice decodes them.
+func lvDup(c int) int32            { return int32(-1 - c) }
+func lvViol(c int) int32           { return int32(-1 - (c | 1<<30)) }
+func lvEdgeChoice(e int32) int     { return int(-1-e) &^ (1 << 30) }
+func lvEdgeViolating(e int32) bool { return int(-1-e)&(1<<30) != 0 }
+
+// add appends a node: its index.
+func (t *lvTree) add(parent int32, choice int, fp uint64) int32 {
+	t.parent = append(t.parent, parent)
+	t.choice = append(t.choice, int32(choice))
+	t.fp = append(t.fp, fp)
+	t.steps = append(t.steps, 0)
+	t.flags = append(t.flags, 0)
+	t.start = append(t.start, 0)
+	t.end = append(t.end, 0)
+	return int32(len(t.parent) - 1)
+}
+
+// seq is node i's sequence, in buf's storage.
+func (t *lvTree) seq(i int32, buf []int) []int {
+	buf = buf[:0]
+	for ; i > 0; i = t.parent[i] {
+		buf = append(buf, int(t.choice[i]))
+	}
+	slices.Reverse(buf)
+	return buf
+}
+
+// bytes is the memory of the tree's arrays.
+func (t *lvTree) bytes() int64 {
+	return int64(cap(t.parent))*4 + int64(cap(t.choice))*4 + int64(cap(t.fp))*8 + int64(cap(t.steps))*4 +
+		int64(cap(t.flags)) + int64(cap(t.start))*4 + int64(cap(t.end))*4 + int64(cap(t.edges))*4
 }
 
 // lvState is a searcher's level division so far: the levels up to level
 // are the same for every bound at or beyond it, so the next iteration
 // goes on from them rather than starting again.
 type lvState struct {
-	set             *fpSet
-	anyLive         atomic.Bool
-	lookups, fresh  int64
-	collision       float64 // the estimate reported so far
-	terms           []*lvTerm
-	nodes, frontier []*lvNode // frontier: the nodes of level level
-	level           int
-	viol            []int // the smallest violating sequence so far
-	st              Stats
+	set            *fpSet
+	anyLive        atomic.Bool
+	lookups, fresh int64
+	collision      float64 // the estimate reported so far
+	tree           lvTree
+	// The frontier is the nodes [from, to) of level level; prevFront is
+	// the size of the level before it (0 at the initial state).
+	from, to  int32
+	prevFront int64
+	level     int
+	viol      bool // a successor violates
+	st        Stats
 }
 
 // newLevels starts a level division at the initial state.
@@ -175,144 +201,296 @@ func (s *searcher) newLevels() *lvState {
 	lv := &lvState{set: newFPSet(), lookups: 1, fresh: 1}
 	w := s.dfs
 	s.replaySeq(w, nil)
-	lv.set.add(w.hash(), 0)
+	fp := w.hash()
+	lv.set.add(fp, 0)
 	lv.anyLive.Store(w.live())
-	lv.nodes = []*lvNode{{seq: []int{}, root: true}}
-	lv.frontier = lv.nodes
+	lv.tree.add(-1, 0, fp)
+	lv.from, lv.to = 0, 1
 	return lv
 }
 
-// enumerateLevels is the level division at split depth sd: tasks as
-// enumerate's (in DFS order, the duplicates with the task before them),
-// from the level-synchronous search, going on from the searcher's earlier
-// levels. Steps counts the steps it executed for this division only.
-func (s *searcher) enumerateLevels(ctx context.Context, sd int) ([]*task, error) {
+// bytes is the level division's memory: its tree and its visited set.
+func (lv *lvState) bytes() int64 { return lv.tree.bytes() + lv.set.bytes() }
+
+// errMemory is a search stopped at Config.MaxMemory.
+type errMemory struct {
+	depth int   // the iteration that would not fit
+	used  int64 // the bytes used
+	next  int64 // the bytes the next level would have needed (0: used is past the cap)
+}
+
+func (e *errMemory) Error() string {
+	if e.next > 0 {
+		return fmt.Sprintf("liveness: memory cap reached: the division of depth %d holds %d MB and its next level needs about %d MB more", e.depth, e.used>>20, e.next>>20)
+	}
+	return fmt.Sprintf("liveness: memory cap reached: the division of depth %d holds %d MB", e.depth, e.used>>20)
+}
+
+// fits checks, before level l is expanded, that the division's memory
+// (with the search's set extra) and the next level's estimate stay within
+// Config.MaxMemory: the next level is estimated to grow the frontier as
+// the last one did, each new state costing what the states so far cost on
+// average. Every figure is a function of the tree, so the check stops
+// every run of one configuration at the same level.
+func (s *searcher) fits(lv *lvState, extra int64, depth int) error {
+	capB := s.r.MaxMemory
+	if capB <= 0 {
+		return nil
+	}
+	used := lv.bytes() + extra
+	if used > capB {
+		return &errMemory{depth: depth, used: used}
+	}
+	nodes := int64(len(lv.tree.parent))
+	front := int64(lv.to - lv.from)
+	grow := front * 8 // the first level: a guess
+	if lv.prevFront > 0 {
+		grow = max(front*front/lv.prevFront, front) // the frontier grows as it last did
+	}
+	next := grow * used / nodes
+	if used+next > capB {
+		return &errMemory{depth: depth, used: used, next: next}
+	}
+	return nil
+}
+
+// enumerateLevels is the level division at split depth sd, going on from
+// the searcher's earlier levels: the source of its tasks, as enumerate's
+// (in DFS order, the duplicates with the task before them). Steps counts
+// the steps it executed for this division only. extra is the memory of
+// the search's other structures, for Config.MaxMemory.
+func (s *searcher) enumerateLevels(ctx context.Context, sd int, extra int64) (*lvSource, error) {
 	lv := s.lv
-	if lv == nil || lv.viol != nil || lv.level > sd {
+	if lv == nil || lv.viol || lv.level > sd {
 		lv = s.newLevels()
 		s.lv = lv
 	}
-	for ; lv.level < sd && len(lv.frontier) > 0; lv.level++ {
-		l, frontier := lv.level, lv.frontier
-		res, _, err := parallel(ctx, s.workers, len(frontier), func(w *world, i int) lvExpand {
-			return s.expand(w, frontier[i].seq, i, l, lv.set, &lv.anyLive)
-		}, func(lvExpand) bool { return false })
-		if err != nil {
-			s.lv = nil // a level half merged: start again
+	t := &lv.tree
+	for ; lv.level < sd && lv.to > lv.from; lv.level++ {
+		if err := s.fits(lv, extra, sd); err != nil {
 			return nil, err
 		}
-		var next []*lvNode
-	merge:
-		for ei, e := range frontier {
-			r := res[ei]
-			if r.err != nil {
-				s.lv = nil
-				return nil, r.err
+		l, from, to := lv.level, lv.from, lv.to
+		next := int32(len(t.parent))
+		chunk := int32(lvChunk)
+		if s.r.chunk > 0 {
+			chunk = int32(s.r.chunk)
+		}
+		// A level is expanded and merged lvChunk entries at a time: a
+		// later chunk only adds larger keys, so a successor that holds
+		// its fingerprint's key after its own chunk holds it for good.
+	level:
+		for c0 := from; c0 < to; c0 += chunk {
+			c1 := min(c0+chunk, to)
+			res, _, err := parallel(ctx, s.workers, int(c1-c0), func(w *world, i int) lvExpand {
+				e := c0 + int32(i)
+				return s.expand(w, t.seq(e, make([]int, 0, l)), int(e-from), l, lv.set, &lv.anyLive)
+			}, func(lvExpand) bool { return false })
+			if err != nil {
+				s.lv = nil // a level half merged: start again
+				return nil, err
 			}
-			lv.lookups += r.lookups
-			e.steps = r.steps
-			if r.quiescent {
-				lv.terms = append(lv.terms, &lvTerm{base: e.seq, last: -1, end: endQuiescent})
-				continue
-			}
-			for _, ch := range r.children {
-				switch {
-				case ch.violating:
-					lv.viol = append(slices.Clip(e.seq), ch.choice)
-					lv.terms = append(lv.terms, &lvTerm{base: lv.viol, last: -1, violating: true})
-					break merge // every later successor comes after it in DFS order
-				case lv.set.get(ch.fp) == ch.key:
-					lv.fresh++
-					lv.st.States++
-					n := &lvNode{seq: append(slices.Clip(e.seq), ch.choice), fp: ch.fp}
-					lv.nodes = append(lv.nodes, n)
-					next = append(next, n)
-				default:
-					lv.st.Duplicates++
-					lv.terms = append(lv.terms, &lvTerm{base: e.seq, last: ch.choice, end: endDuplicate})
+			for ei := range res {
+				r, e := &res[ei], c0+int32(ei)
+				if r.err != nil {
+					s.lv = nil
+					return nil, r.err
 				}
+				lv.lookups += r.lookups
+				t.steps[e] = uint32(r.steps)
+				t.flags[e] |= lvExpanded
+				if r.quiescent {
+					t.flags[e] |= lvQuiescent
+					lv.st.Paths++
+					continue
+				}
+				t.start[e] = uint32(len(t.edges))
+				for _, ch := range r.children {
+					switch {
+					case ch.violating:
+						t.edges = append(t.edges, lvViol(ch.choice))
+						t.end[e] = uint32(len(t.edges))
+						lv.viol = true
+						lv.st.Paths++
+						break level // every later successor comes after it in DFS order
+					case lv.set.get(ch.fp) == ch.key:
+						lv.fresh++
+						lv.st.States++
+						t.edges = append(t.edges, t.add(e, ch.choice, ch.fp))
+					default:
+						lv.st.Duplicates++
+						lv.st.Paths++
+						t.edges = append(t.edges, lvDup(ch.choice))
+					}
+				}
+				t.end[e] = uint32(len(t.edges))
+			}
+			if used := lv.bytes() + extra; s.r.MaxMemory > 0 && used > s.r.MaxMemory {
+				s.lv = nil // a level half merged
+				return nil, &errMemory{depth: sd, used: used}
 			}
 		}
-		lv.frontier = next
-		lv.st.Paths = int64(len(lv.terms))
+		lv.prevFront = int64(to - from)
+		lv.from, lv.to = next, int32(len(t.parent))
 		if s.tick != nil {
 			s.tick(lv.st)
 		}
 	}
-	if len(lv.frontier) == 0 {
+	if lv.to == lv.from {
 		lv.level = max(lv.level, sd)
 	}
-	// The leaves: the frontier at the split depth.
-	terms := slices.Clip(lv.terms)
-	if lv.level == sd {
-		for _, n := range lv.frontier {
-			terms = append(terms, &lvTerm{base: n.seq, last: -1, end: endDepth})
-		}
-	}
 	c := tlcCollision(lv.fresh, lv.lookups)
-	tasks, err := s.levelTasks(terms, lv.nodes, lv.viol, lv.anyLive.Load(), c-lv.collision, sd)
+	src := &lvSource{s: s, lv: lv, sd: sd, anyLive: lv.anyLive.Load(), collision: c - lv.collision}
 	lv.collision = c
-	for _, n := range lv.nodes {
-		n.steps = 0 // executed once, counted once
-	}
-	return tasks, err
+	src.stack = []lvFrame{{node: 0}}
+	src.pending = []int32{0}
+	return src, nil
 }
 
-// levelTasks turns the level division's terminals into tasks in DFS order,
-// up to the smallest violating sequence viol (if any), with each node's
-// state and steps attributed to its first terminal.
-func (s *searcher) levelTasks(terms []*lvTerm, nodes []*lvNode, viol []int, anyLive bool, collision float64, sd int) ([]*task, error) {
-	terms = slices.Clone(terms) // sorted here, kept in level order by the caller
-	for _, t := range terms {
-		t.states, t.steps, t.fps = 0, 0, nil // of an earlier bound's division
-	}
-	slices.SortFunc(terms, func(a, b *lvTerm) int { return cmpSeq(a.base, a.last, b.base, b.last) })
-	at := func(t *lvTerm, v []int) int { return cmpSeq(t.base, t.last, v, -1) }
-	if viol != nil {
-		i, _ := slices.BinarySearchFunc(terms, viol, at)
-		terms = terms[:i+1]
-	}
-	for _, n := range nodes {
-		i, _ := slices.BinarySearchFunc(terms, n.seq, at)
-		if i == len(terms) {
-			continue // after the violation
+// lvFrame is a node of the walk of the tree and its next edge.
+type lvFrame struct {
+	node int32
+	edge uint32
+	// begun: the node's own terminal (leaf, quiescent) or edges were
+	// entered.
+	begun bool
+}
+
+// lvSource makes the level division's tasks in DFS order by walking its
+// tree: a terminal sequence (a leaf at the split depth, a quiescent
+// state, a duplicate, the violating successor) ends a walk step; the
+// states met since the last terminal (and their expansion's steps) are
+// counted with it, as with the first sequence through them. The walk ends
+// at the first violating successor. A task is handed out once the next
+// one is made (the duplicates after a task go with it).
+type lvSource struct {
+	s         *searcher
+	lv        *lvState
+	sd        int
+	anyLive   bool
+	collision float64
+	stack     []lvFrame
+	pending   []int32 // the nodes met since the last terminal
+	last      *task   // made, not handed out (its cuts may grow)
+	made      int     // tasks made
+	deadSet   bool
+	done      bool
+	buf       []int
+}
+
+// terminal turns a terminal sequence into a task or the last task's cut,
+// counting the pending nodes with it.
+func (src *lvSource) terminal(seq []int, end pathEnd, violating bool, out *[]*task) {
+	t := &src.lv.tree
+	var states, steps int64
+	var fps []uint64
+	for _, n := range src.pending {
+		steps += int64(t.steps[n])
+		t.steps[n] = 0 // executed once, counted once
+		if n != 0 {
+			states++
+			fps = append(fps, t.fp[n])
 		}
-		t := terms[i]
-		t.steps += n.steps
-		if !n.root {
-			t.states++
-			t.fps = append(t.fps, n.fp)
-		}
 	}
-	var tasks []*task
-	deadSet := false
-	for _, t := range terms {
-		if t.violating || t.end != endDuplicate {
-			tasks = append(tasks, &task{prefix: t.seq(), dfs: true, states: t.states, steps: t.steps, end: t.end, fps: t.fps, violating: t.violating})
+	src.pending = src.pending[:0]
+	if violating || end != endDuplicate {
+		tk := &task{prefix: slices.Clone(seq), dfs: true, states: states, steps: steps, end: end, fps: fps, violating: violating}
+		src.push(tk, out)
+		return
+	}
+	if src.last == nil {
+		src.push(&task{}, out)
+	}
+	c := &src.last.cuts
+	c.st.add(Stats{Paths: 1, Duplicates: 1, States: states, Steps: steps})
+	c.fps = append(c.fps, fps...)
+	if src.s.r.visit != nil {
+		c.visits = append(c.visits, seqVisit{slices.Clone(seq), endDuplicate})
+	}
+	if !src.anyLive && !src.deadSet {
+		// The first duplicate as a dead path: the iteration's violation
+		// if no sequence reaches the bound.
+		w := src.s.dfs
+		src.s.replaySeq(w, seq)
+		c.deadEnd, src.deadSet = src.s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, src.s.seqPath(seq), src.sd), true
+	}
+}
+
+// push makes tk the last task, handing out the one before it.
+func (src *lvSource) push(tk *task, out *[]*task) {
+	if src.last != nil {
+		*out = append(*out, src.last)
+	}
+	if src.made == 0 {
+		tk.cuts.anyLive = tk.cuts.anyLive || src.anyLive
+		tk.cuts.collision += src.collision
+	}
+	src.made++
+	src.last = tk
+}
+
+// next is the next tasks, up to n of them (n > 0); none once all are out.
+func (src *lvSource) next(n int) ([]*task, error) {
+	var out []*task
+	lv, t := src.lv, &src.lv.tree
+	frontier := func(i int32) bool { return lv.level == src.sd && i >= lv.from && i < lv.to }
+	for !src.done && len(out) < n {
+		if len(src.stack) == 0 {
+			src.done = true
+			break
+		}
+		f := &src.stack[len(src.stack)-1]
+		i := f.node
+		if !f.begun {
+			f.begun = true
+			switch {
+			case frontier(i):
+				src.buf = t.seq(i, src.buf)
+				src.terminal(src.buf, endDepth, false, &out)
+				src.stack = src.stack[:len(src.stack)-1]
+				continue
+			case t.flags[i]&lvQuiescent != 0:
+				src.buf = t.seq(i, src.buf)
+				src.terminal(src.buf, endQuiescent, false, &out)
+				src.stack = src.stack[:len(src.stack)-1]
+				continue
+			case t.flags[i]&lvExpanded == 0:
+				// After the violation (a frontier entry whose level was
+				// not merged past it): the walk ends before it.
+				src.stack = src.stack[:len(src.stack)-1]
+				continue
+			}
+			f.edge = t.start[i]
+		}
+		if f.edge == t.end[i] {
+			src.stack = src.stack[:len(src.stack)-1]
 			continue
 		}
-		if len(tasks) == 0 {
-			tasks = append(tasks, &task{})
+		e := t.edges[f.edge]
+		f.edge++
+		if e >= 0 {
+			src.pending = append(src.pending, e)
+			src.stack = append(src.stack, lvFrame{node: e})
+			continue
 		}
-		c := &tasks[len(tasks)-1].cuts
-		c.st.add(Stats{Paths: 1, Duplicates: 1, States: t.states, Steps: t.steps})
-		c.fps = append(c.fps, t.fps...)
-		if s.r.visit != nil {
-			c.visits = append(c.visits, seqVisit{t.seq(), endDuplicate})
+		seq := append(t.seq(i, src.buf), lvEdgeChoice(e))
+		src.buf = seq
+		if lvEdgeViolating(e) {
+			src.terminal(seq, endDepth, true, &out)
+			src.stack = src.stack[:0]
+			continue
 		}
-		if !anyLive && !deadSet {
-			// The first duplicate as a dead path: the iteration's
-			// violation if no sequence reaches the bound.
-			w := s.dfs
-			seq := t.seq()
-			s.replaySeq(w, seq)
-			c.deadEnd, deadSet = s.violation(walkResult{steps: w.step, dead: true, failed: w.failing()}, s.seqPath(seq), sd), true
-		}
+		src.terminal(seq, endDuplicate, false, &out)
 	}
-	if len(tasks) == 0 {
-		tasks = append(tasks, &task{})
+	if src.done && src.last != nil {
+		out = append(out, src.last)
+		src.last = nil
 	}
-	tasks[0].cuts.anyLive = tasks[0].cuts.anyLive || anyLive
-	tasks[0].cuts.collision += collision
-	return tasks, nil
+	if src.done && src.made == 0 {
+		src.made = 1
+		tk := &task{}
+		tk.cuts.anyLive, tk.cuts.collision = src.anyLive, src.collision
+		out = append(out, tk)
+	}
+	return out, nil
 }

@@ -101,7 +101,11 @@ func TestLevelDivisionGoesOn(t *testing.T) {
 		var tasks []*task
 		leaves := 0
 		for _, d := range depths {
-			if tasks, _, err = s.divide(context.Background(), d, &leaves); err != nil {
+			src, _, err := s.divide(context.Background(), d, &leaves, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tasks, err = allTasks(src); err != nil {
 				t.Fatal(err)
 			}
 		}

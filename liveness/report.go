@@ -2,6 +2,9 @@ package liveness
 
 import "fmt"
 
+// EndMemory is Report.End for a search stopped at Config.MaxMemory.
+const EndMemory = "memory-cap"
+
 // Report is the outcome of Run. It is JSON-serialisable and a pure
 // function of the Config (whatever Jobs): no wall-clock times.
 type Report struct {
@@ -12,7 +15,9 @@ type Report struct {
 	// End says why the search ended: "violation", "max-depth" (every
 	// depth up to MaxDepth searched), "exhausted" (no choice sequence
 	// reached the depth bound: the whole state space was searched),
-	// "walk-budget" (RandomWalks reached) or "interrupted".
+	// "walk-budget" (RandomWalks reached), EndMemory (Config.MaxMemory
+	// reached: Stats.DepthDone is the last depth searched to its end,
+	// Stats.Depth the one that did not fit) or "interrupted".
 	End string `json:"end"`
 	// Violation is the first violation found, in search order.
 	Violation *Violation `json:"violation,omitempty"`

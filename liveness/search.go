@@ -302,38 +302,62 @@ func (s *searcher) search(ctx context.Context) (*Violation, Stats, string, error
 		st.add(div)
 		s.progress(st)
 	}
+	lvBytes := func() int64 {
+		if s.lv == nil {
+			return 0
+		}
+		return s.lv.bytes()
+	}
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
-		tasks, split, err := s.divide(ctx, depth, &leaves)
+		src, split, err := s.divide(ctx, depth, &leaves, fps.bytes())
+		if _, ok := err.(*errMemory); ok {
+			f.stats.Depth = depth
+			return result(nil, EndMemory, nil)
+		}
 		if err != nil {
 			return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
 		}
 		f.begin(depth, split)
-		idx := make([]int, len(tasks))
-		for i := range idx {
-			idx[i] = i
-		}
-		recs, err := s.runTasks(ctx, tasks, idx, depth, split, func(i int) int { return g0 + i }, fps)
-		for i, rec := range recs {
-			if rec == nil || !rec.done {
+		off := 0
+		for {
+			tasks, err := src.next(r.chunkSize())
+			if err != nil {
+				return result(nil, "", err)
+			}
+			if len(tasks) == 0 {
 				break
 			}
-			v, end := f.add(rec)
-			s.progress(f.stats)
-			upto = fpPos(g0+i+1, 0)
-			if v != nil {
-				upto = fpPos(g0+i, rec.local)
+			idx := make([]int, len(tasks))
+			for i := range idx {
+				idx[i] = i
 			}
-			if end != "" {
-				return result(v, end, nil)
+			recs, err := s.runTasks(ctx, tasks, idx, off, depth, split, func(i int) int { return g0 + i }, fps)
+			for i, rec := range recs {
+				if rec == nil || !rec.done {
+					break
+				}
+				v, end := f.add(rec)
+				s.progress(f.stats)
+				upto = fpPos(g0+off+i+1, 0)
+				if v != nil {
+					upto = fpPos(g0+off+i, rec.local)
+				}
+				if end != "" {
+					return result(v, end, nil)
+				}
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
+				}
+				return result(nil, "", err)
+			}
+			off += len(tasks)
+			if r.MaxMemory > 0 && fps.bytes()+lvBytes() > r.MaxMemory {
+				return result(nil, EndMemory, nil)
 			}
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return result(nil, "interrupted", fmt.Errorf("liveness: search interrupted: %w", err))
-			}
-			return result(nil, "", err)
-		}
-		g0 += len(tasks)
+		g0 += off
 		if v, end := f.finish(); end != "" {
 			return result(v, end, nil)
 		}

@@ -44,30 +44,40 @@ func RunShard(ctx context.Context, cfg Config, index, count int) (*ShardRun, err
 	out := &ShardRun{Settings: r.settingsReport()}
 	leaves := 0
 	for depth := r.Depth; depth <= r.MaxDepth; depth += r.DepthStep {
-		tasks, split, err := s.divide(ctx, depth, &leaves)
+		src, split, err := s.divide(ctx, depth, &leaves, 0)
 		if err != nil {
 			return nil, fmt.Errorf("liveness: shard interrupted: %w", err)
 		}
 		g0 := out.Total
-		out.Total += len(tasks)
-		if !out.Stopped {
-			var idx []int
-			for i := range tasks {
-				if (g0+i)%count == index {
-					idx = append(idx, i)
-				}
-			}
-			recs, err := s.runTasks(ctx, tasks, idx, depth, split, func(i int) int { return g0 + i }, nil)
+		for off := 0; ; {
+			tasks, err := src.next(r.chunkSize())
 			if err != nil {
-				return nil, fmt.Errorf("liveness: shard interrupted: %w", err)
+				return nil, fmt.Errorf("liveness: shard: %w", err)
 			}
-			for _, rec := range recs {
-				out.Records = append(out.Records, rec)
-				if rec.Violation != nil {
-					out.Stopped = true
-					break
+			if len(tasks) == 0 {
+				break
+			}
+			out.Total += len(tasks)
+			if !out.Stopped {
+				var idx []int
+				for i := range tasks {
+					if (g0+off+i)%count == index {
+						idx = append(idx, i)
+					}
+				}
+				recs, err := s.runTasks(ctx, tasks, idx, off, depth, split, func(i int) int { return g0 + i }, nil)
+				if err != nil {
+					return nil, fmt.Errorf("liveness: shard interrupted: %w", err)
+				}
+				for _, rec := range recs {
+					out.Records = append(out.Records, rec)
+					if rec.Violation != nil {
+						out.Stopped = true
+						break
+					}
 				}
 			}
+			off += len(tasks)
 		}
 		if r.DepthStep == 0 {
 			break

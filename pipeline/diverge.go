@@ -48,7 +48,15 @@ type DivergenceFile struct {
 	AnomalyLog        string   `json:"anomaly_log"`
 	Diff              string   `json:"diff"`
 	Executions        int      `json:"executions"`
-	Probes            []Probe  `json:"probes"`
+	// WalksFrom says how the walks reached their prefixes: "snapshot"
+	// (forked from a snapshot of each prefix: the system's services
+	// implement timedsim.Cloner) or "replay" (each walk replayed its prefix
+	// from step 0); the walks are the same either way. ReplayedProbes
+	// counts the probes that replayed although WalksFrom is "snapshot"
+	// (their prefix could not be snapshot).
+	WalksFrom      string  `json:"walks_from"`
+	ReplayedProbes int     `json:"replayed_probes,omitempty"`
+	Probes         []Probe `json:"probes"`
 	// Why says in one line why step Step decides the outcome.
 	Why string `json:"why"`
 	// BudgetStep is the step at which the first search (one recovering
@@ -289,10 +297,10 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 		return nil, err
 	}
 	var budgetStep *int
-	budgetExecs := 0
+	budgetExecs, replayed := 0, 0
 	if budgetBound(rep, aRes) {
 		step := rep.Step
-		budgetStep, budgetExecs = &step, rep.Executions
+		budgetStep, budgetExecs, replayed = &step, rep.Executions, rep.Replayed
 		cfg.Each, cfg.MinRecovered = nil, max(walks/2, 1)
 		half, err := divergence.Find(ctx, cfg, anomalous, steps)
 		if err != nil {
@@ -312,6 +320,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	df := &DivergenceFile{Format: results.FormatDivergence, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
+		WalksFrom: rep.Mode, ReplayedProbes: rep.Replayed + replayed,
 		AnomalyLog: results.FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
 	for _, pr := range rep.Probes {
 		ts := make([]int64, len(pr.ExecTimes))

@@ -122,7 +122,7 @@ func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 	switch {
 	case err == nil:
 		s.Divergence = &results.SummaryDivergence{Step: df.Step, TotalSteps: df.TotalSteps, IgnorableFraction: df.IgnorableFraction,
-			AnomalyLog: df.AnomalyLog, Diff: df.Diff, Executions: df.Executions, Criterion: df.Criterion, Limit: Secs(df.LimitNS), Why: df.Why}
+			AnomalyLog: df.AnomalyLog, Diff: df.Diff, Executions: df.Executions, WalksFrom: df.WalksFrom, Criterion: df.Criterion, Limit: Secs(df.LimitNS), Why: df.Why}
 		s.Divergence.Event = fmt.Sprintf("step %d", df.Step)
 		if e := df.Event; e != nil {
 			s.Divergence.Event = e.Describe()

@@ -292,7 +292,7 @@ func summaryRows(r *Results) []row {
 				rows = append(rows, row{"why it decides", d.Why})
 			}
 			rows = append(rows,
-				row{"ignorable", fmt.Sprintf("the first %.1f%% of the %d steps (%d walk executions)", 100*d.IgnorableFraction, d.TotalSteps, d.Executions)},
+				row{"ignorable", fmt.Sprintf("the first %.1f%% of the %d steps (%d walk executions%s)", 100*d.IgnorableFraction, d.TotalSteps, d.Executions, walksFrom(d.WalksFrom))},
 				row{"similar fast execution", fmt.Sprintf("%s, same first %d steps", fmtSec(d.SimilarExecutionTime), d.Step)})
 		}
 	}
@@ -522,4 +522,25 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return n
+}
+
+// WalksFrom says in words how the divergence walks reached their prefixes
+// (pipeline.DivergenceFile.WalksFrom): "forked from a snapshot of each
+// prefix" or "each replayed its prefix from step 0".
+func WalksFrom(mode string) string {
+	switch mode {
+	case "snapshot":
+		return "forked from a snapshot of each prefix"
+	case "replay":
+		return "each replayed its prefix from step 0"
+	}
+	return mode
+}
+
+// walksFrom is WalksFrom after a comma, "" for a summary without it.
+func walksFrom(mode string) string {
+	if mode == "" {
+		return ""
+	}
+	return ", " + WalksFrom(mode)
 }

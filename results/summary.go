@@ -111,8 +111,10 @@ type SummaryDivergence struct {
 	SimilarLog           string  `json:"similar_log,omitempty"`
 	Diff                 string  `json:"diff,omitempty"`
 	Executions           int     `json:"executions"`
-	Criterion            string  `json:"criterion"`
-	Limit                float64 `json:"limit"`
+	// WalksFrom: "snapshot" or "replay" (divergence.json's walks_from).
+	WalksFrom string  `json:"walks_from,omitempty"`
+	Criterion string  `json:"criterion"`
+	Limit     float64 `json:"limit"`
 	// Why says in one line why the divergence step decides the outcome.
 	Why string `json:"why,omitempty"`
 }

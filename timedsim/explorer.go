@@ -44,6 +44,23 @@ type Work struct {
 	// Keep, if false, drops results after Each has seen them, so long
 	// searches do not hold every execution in memory.
 	Keep bool
+	// From, if set, is a snapshot (Explorer.Snapshot) that every
+	// execution forks from (Simulator.RunFrom) instead of simulating its
+	// first From.Steps() steps: Path(i) must follow From's path for those
+	// steps. The results are the same.
+	From *Snapshot
+}
+
+// Snapshot runs the first steps steps of path p on a new simulator of
+// the explorer's scenario and options and returns the state after them
+// (Simulator.SnapshotAt, whose errors it returns: ErrNotForkable for
+// services that do not implement Cloner).
+func (e *Explorer) Snapshot(ctx context.Context, p Path, steps int) (*Snapshot, error) {
+	sim, err := NewSimulator(e.Scenario, e.Options)
+	if err != nil {
+		return nil, err
+	}
+	return sim.SnapshotAt(ctx, p, steps)
 }
 
 // Seeded is the usual path source: execution i is the fresh random
@@ -113,7 +130,12 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 				if i >= w.N {
 					return
 				}
-				r := sim.RunContext(ctx, w.Path(i))
+				var r *Result
+				if w.From != nil {
+					r = sim.RunFrom(ctx, w.From, w.Path(i))
+				} else {
+					r = sim.RunContext(ctx, w.Path(i))
+				}
 				if r.Outcome == Interrupted {
 					return
 				}
@@ -155,6 +177,12 @@ func (e *Explorer) Run(ctx context.Context, w Work) (results []*Result, done int
 	}
 	return results, emitted, nil
 }
+
+// DiffResults names what differs between two results of one path, ""
+// if nothing does: every field but the wall-clock ones (the real handler
+// times, a hung handler, a panic's stack). It is how CheckDeterminism
+// compares, and how tests compare a fork from a Snapshot with a replay.
+func DiffResults(a, b *Result) string { return resultDiff(a, b) }
 
 // resultDiff names what differs between two runs of one path ("" if
 // nothing): every field of the results but the wall-clock ones (the real

@@ -202,6 +202,15 @@ type Simulator struct {
 	// the handler watchdog (Options.HandlerTimeout; watchdog.go)
 	watch *watch
 	hung  bool // an abandoned execution still runs on this simulator
+
+	// snapshots (snapshot.go): the loop pauses when it is about to run
+	// step pauseAt (-1: never) and keeps its own state in paused;
+	// resume is the loop state a fork starts from; tablesOf is the
+	// snapshot whose label tables this simulator's extend.
+	pauseAt  int
+	paused   bool
+	resume   loopState
+	tablesOf *Snapshot
 }
 
 // newStop returns the scenario's stopping condition, made by NewStop if
@@ -248,6 +257,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		fixedLbl:  map[string]int32{},
 		compIdx:   map[uint64]int32{},
 		noteID:    map[string]int32{},
+		pauseAt:   -1,
 	}
 	if s.eddS == nil {
 		s.eddS = edd.NewSet(edd.DefaultSeed())
@@ -490,13 +500,8 @@ func (s *Simulator) resetState(p Path) {
 		s.winComp[i] = 0
 	}
 	s.steps = 0
-	s.runs++
-	run := s.runs & runMask
-	s.late[run].Store(nil)
-	s.ctxDone = run << ctxRunShift
-	if s.watch != nil {
-		s.ctxDone |= ctxWatched
-	}
+	s.newRun()
+	s.resume = loopState{}
 	s.now, s.lastEnd = 0, 0
 	s.events = nil
 	s.rnd.reset(p)
@@ -512,6 +517,17 @@ func (s *Simulator) resetState(p Path) {
 		for k := range n.timers {
 			n.timers[k] = -1
 		}
+	}
+}
+
+// newRun starts an execution's Contexts (late.go).
+func (s *Simulator) newRun() {
+	s.runs++
+	run := s.runs & runMask
+	s.late[run].Store(nil)
+	s.ctxDone = run << ctxRunShift
+	if s.watch != nil {
+		s.ctxDone |= ctxWatched
 	}
 }
 
@@ -535,7 +551,7 @@ func (s *Simulator) RunContext(ctx context.Context, p Path) *Result {
 		panic("timedsim: Simulator reused after an execution hung (Outcome Hung): make a new one")
 	}
 	if s.opts.HandlerTimeout > 0 {
-		return s.runWatched(ctx, p)
+		return s.runWatched(p, func() *Result { return s.run(ctx, p) })
 	}
 	return s.run(ctx, p)
 }
@@ -550,6 +566,7 @@ func (s *Simulator) run(ctx context.Context, p Path) *Result {
 				res.InitialStates[i] = s.describe(i, -1)
 			}
 		}
+		s.begin()
 		s.loop(ctx, res)
 	})
 	s.checkLate(res)
@@ -594,7 +611,9 @@ func (s *Simulator) guard(res *Result, f func()) {
 	f()
 }
 
-func (s *Simulator) loop(ctx context.Context, res *Result) {
+// begin schedules an execution's initial events: the Inits, then the
+// driver's events.
+func (s *Simulator) begin() {
 	// Initial events: Init of every node at t=0, then the driver's events.
 	s.cause = -1
 	initL := s.fixedLabel("init")
@@ -635,13 +654,24 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 		}
 		s.schedule(de.at, r)
 	}
+}
 
+// loopState is what the loop keeps between steps besides the simulator's
+// fields (a snapshot's, see pauseAt).
+type loopState struct {
+	sinceCheck int
+	late       bool
+}
+
+// loop runs the execution's steps from s.resume (an execution's start, or
+// a snapshot's step).
+func (s *Simulator) loop(ctx context.Context, res *Result) {
 	every := s.sc.CheckEvery
 	if every < 1 {
 		every = 1
 	}
-	sinceCheck := 0
-	late := false // Paper semantics dropped work that ran past the timeout
+	sinceCheck := s.resume.sinceCheck
+	late := s.resume.late // Paper semantics dropped work that ran past the timeout
 	// end reports an outcome other than Finished, after a last look at the
 	// stopping condition if events ran since it was last evaluated.
 	end := func(o Outcome) {
@@ -664,6 +694,10 @@ func (s *Simulator) loop(ctx context.Context, res *Result) {
 	}
 	for {
 		s.q.settle()
+		if s.steps == s.pauseAt { // SnapshotAt's step: keep the state for its forks
+			s.paused, s.resume = true, loopState{sinceCheck: sinceCheck, late: late}
+			return
+		}
 		if s.q.len() == 0 {
 			if late {
 				end(past)

@@ -2,6 +2,8 @@ package timedsim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,6 +51,44 @@ type Layer struct {
 type Stack struct {
 	layers []Layer
 	ctxs   []layerCtx
+	// relink re-links a clone's layers (OnClone).
+	relink func(clone *Stack)
+}
+
+// OnClone sets the function that Clone calls on each clone, after it has
+// cloned the layers: layers that know of each other (an upper layer held
+// by a lower one's upcall, say) must be linked to each other's clones, as
+// the scenario's constructor linked the originals.
+func (s *Stack) OnClone(relink func(clone *Stack)) { s.relink = relink }
+
+// Clone implements Cloner: a stack of the layers' clones (each layer must
+// be a Cloner), re-linked by the function given to OnClone. Without
+// OnClone, layers must not hold each other. It panics if a layer is not a
+// Cloner; Forkable and SnapshotAt check the layers first.
+func (s *Stack) Clone() Service {
+	c := &Stack{layers: slices.Clone(s.layers), ctxs: make([]layerCtx, len(s.ctxs)), relink: s.relink}
+	for i, l := range s.layers {
+		cl, ok := l.Service.(Cloner)
+		if !ok {
+			panic(fmt.Sprintf("timedsim: Stack.Clone: layer %q (%T) is not a Cloner", l.Name, l.Service))
+		}
+		c.layers[i].Service = cl.Clone()
+		c.ctxs[i] = layerCtx{prefix: s.ctxs[i].prefix, names: maps.Clone(s.ctxs[i].names)}
+	}
+	if c.relink != nil {
+		c.relink(c)
+	}
+	return c
+}
+
+// forkable reports whether every layer is a Cloner.
+func (s *Stack) forkable() bool {
+	for _, l := range s.layers {
+		if _, ok := l.Service.(Cloner); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // NewStack returns the stack of layers, listed bottom up. Names must be

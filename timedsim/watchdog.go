@@ -1,7 +1,6 @@
 package timedsim
 
 import (
-	"context"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -39,11 +38,13 @@ func (c *nodeCtx) abandoned() {
 // next calls the simulator through its Context, and otherwise runs until
 // the process ends (a loop that never calls it keeps a CPU busy). The
 // Simulator is then unusable (Hung); the Explorer replaces it.
-func (s *Simulator) runWatched(ctx context.Context, p Path) *Result {
+//
+// body runs the execution (run, or a snapshot's fork or prefix).
+func (s *Simulator) runWatched(p Path, body func() *Result) *Result {
 	s.watch = &watch{}
 	w := s.watch
 	done := make(chan *Result, 1)
-	go func() { done <- s.run(ctx, p) }()
+	go func() { done <- body() }()
 	t := time.NewTicker(s.opts.HandlerTimeout)
 	defer t.Stop()
 	var last *nodeCtx

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/macepc/macepc/netmodel"
@@ -276,4 +277,12 @@ func System() timedsim.System {
 			}, nil
 		},
 	}
+}
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.promises, c.accepts = maps.Clone(n.promises), maps.Clone(n.accepts)
+	return &c
 }

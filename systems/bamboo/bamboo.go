@@ -383,3 +383,14 @@ func (n *Node) side(s []Peer, p Peer, cw bool) ([]Peer, bool, Peer, bool) {
 	}
 	return s, true, Peer{}, false
 }
+
+var _ timedsim.Cloner = (*Node)(nil)
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.Core = n.Core.Clone()
+	c.preds, c.succs, c.claims = slices.Clone(n.preds), slices.Clone(n.succs), slices.Clone(n.claims)
+	return &c
+}

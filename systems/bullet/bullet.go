@@ -594,3 +594,20 @@ func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 		ctx.Note(NoteDiffLost)
 	}
 }
+
+var _ timedsim.Cloner = (*Node)(nil)
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.have, c.wanted = slices.Clone(n.have), slices.Clone(n.wanted)
+	c.peers = make([]*peer, len(n.peers))
+	for i, p := range n.peers {
+		q := *p
+		q.has, q.asked, q.queue, q.news = slices.Clone(p.has), slices.Clone(p.asked), slices.Clone(p.queue), slices.Clone(p.news)
+		c.peers[i] = &q
+	}
+	c.joining, c.cands, c.hellos = slices.Clone(n.joining), slices.Clone(n.cands), slices.Clone(n.hellos)
+	return &c
+}

@@ -170,15 +170,22 @@ func NewScenario(w Workload) (*timedsim.Scenario, error) {
 	return &timedsim.Scenario{
 		Nodes: n,
 		New: func(id NodeID) timedsim.Service {
+			// link hands RanSub's subsets to the Bullet′ layer of the
+			// same stack.
+			link := func(st *timedsim.Stack) {
+				r, b := st.Layer(LayerRanSub).(*ransub.Node), st.Layer(LayerBullet).(*Node)
+				r.SetHandler(ransub.HandlerFunc(func(ctx timedsim.Context, e int, peers []NodeID) {
+					b.Subset(st.Context(ctx, LayerBullet), e, peers)
+				}))
+			}
 			b := NewNode(id, cfg)
 			r := ransub.NewNode(id, n, rcfg, nil)
 			st := timedsim.NewStack(
 				timedsim.Layer{Name: LayerRanSub, Service: r, Owns: ransub.Owns},
 				timedsim.Layer{Name: LayerBullet, Service: b},
 			)
-			r.SetHandler(ransub.HandlerFunc(func(ctx timedsim.Context, e int, peers []NodeID) {
-				b.Subset(st.Context(ctx, LayerBullet), e, peers)
-			}))
+			link(st)
+			st.OnClone(link) // a snapshot's copy of the stack: link the copies
 			return st
 		},
 		Driver: func(d *timedsim.Driver) {

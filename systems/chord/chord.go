@@ -784,3 +784,13 @@ func (n *Node) fixFinger(ctx timedsim.Context) {
 	}
 	ctx.Send(n.closestPreceding(start), Lookup{Key: start, Who: n.self, Kind: LookupFinger})
 }
+
+var _ timedsim.Cloner = (*Node)(nil)
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots: the fingers are an array (a value).
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.succs, c.held = slices.Clone(n.succs), slices.Clone(n.held)
+	return &c
+}

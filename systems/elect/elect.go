@@ -2,6 +2,7 @@ package elect
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/macepc/macepc/netmodel"
@@ -205,4 +206,12 @@ func System() timedsim.System {
 			}, nil
 		},
 	}
+}
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.heard, c.votes = slices.Clone(n.heard), slices.Clone(n.votes)
+	return &c
 }

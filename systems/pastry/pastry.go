@@ -355,3 +355,13 @@ func (n *Node) learn(ctx timedsim.Context, peers []Peer, from NodeID, announce b
 		ctx.Send(e.Node, LeafSetPush{Leaves: leaves})
 	}
 }
+
+var _ timedsim.Cloner = (*Node)(nil)
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.Core, c.leaf = n.Core.Clone(), n.leaf.Clone()
+	return &c
+}

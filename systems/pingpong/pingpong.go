@@ -105,3 +105,14 @@ func System() timedsim.System {
 		},
 	}
 }
+
+// Clone is a copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	return &c
+}
+
+// MessageTypes lists the messages a node sends, so that a real run with
+// one node per process can encode them (package realnet).
+func (*Node) MessageTypes() []timedsim.Message { return []timedsim.Message{Ping{}, Pong{}} }

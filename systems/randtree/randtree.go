@@ -325,7 +325,17 @@ var (
 	_ timedsim.Service      = (*Node)(nil)
 	_ timedsim.AppHandler   = (*Node)(nil)
 	_ timedsim.ErrorHandler = (*Node)(nil)
+	_ timedsim.Cloner       = (*Node)(nil)
 )
+
+// Clone is a deep copy of the node (timedsim.Cloner): the divergence
+// search forks its walks from a snapshot instead of replaying their
+// prefixes. The handlers copy what they keep of a message or timer data.
+func (n *Node) Clone() timedsim.Service {
+	c := *n
+	c.children, c.peers, c.deferred = slices.Clone(n.children), slices.Clone(n.peers), slices.Clone(n.deferred)
+	return &c
+}
 
 // NewNode returns node self in state Init. It panics if cfg.MaxChildren is
 // negative.
@@ -932,4 +942,10 @@ func (n *Node) Error(ctx timedsim.Context, err *timedsim.TransportError) {
 	}
 	ctx.Logf("lost %T to %v: %v", err.Msg, peer, err.Err)
 	ctx.Note(NoteSendFailed)
+}
+
+// MessageTypes lists the messages a node sends, so that a real run with
+// one node per process can encode them (package realnet).
+func (*Node) MessageTypes() []timedsim.Message {
+	return []timedsim.Message{Join{}, JoinReply{}, Remove{}, Dropped{}, NewRoot{}, ParentCheck{}, Probe{}, ProbeReply{}, RootJoin{}}
 }

@@ -267,3 +267,16 @@ func sample(ctx timedsim.Context, pool []NodeID, k int) []NodeID {
 	slices.Sort(out)
 	return out
 }
+
+var _ timedsim.Cloner = (*Node)(nil)
+
+// Clone is a deep copy of the node (timedsim.Cloner), for the divergence
+// search's snapshots. The layer above is the original's: a stack that
+// links one (SetHandler) re-links the clone (timedsim.Stack.OnClone).
+// The collected sets are messages' own slices, which nothing writes.
+func (nd *Node) Clone() timedsim.Service {
+	c := *nd
+	c.got, c.sets, c.counts = slices.Clone(nd.got), slices.Clone(nd.sets), slices.Clone(nd.counts)
+	c.pool, c.last = slices.Clone(nd.pool), slices.Clone(nd.last)
+	return &c
+}

@@ -249,3 +249,8 @@ func (c *Core) AnswerRow(ctx timedsim.Context, from timedsim.NodeID, m RowReques
 		ctx.Send(from, RowReply{Entries: append(c.Table.Row(m.Row), c.Me)})
 	}
 }
+
+// Clone is a copy of the core for a service's timedsim.Cloner: the
+// routing table is a value; the address book IDs, which no node writes,
+// is shared.
+func (c Core) Clone() Core { return c }

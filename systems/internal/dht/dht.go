@@ -275,3 +275,9 @@ func (t *Table) RandomEntry(intn func(int) int) (row int, p Peer, ok bool) {
 	entries := t.Row(row)
 	return row, entries[intn(len(entries))], true
 }
+
+// Clone is a deep copy of the leaf set.
+func (l LeafSet) Clone() LeafSet {
+	l.left, l.right = slices.Clone(l.left), slices.Clone(l.right)
+	return l
+}

@@ -1,0 +1,102 @@
+package liveness
+
+import (
+	"slices"
+
+	"github.com/macepc/macepc/timedsim"
+)
+
+// cloner is a service whose state a world snapshot can copy: Clone
+// returns a deep copy that shares no mutable state with the receiver. It
+// is timedsim.Cloner's method set, matched structurally, so a service that
+// implements that interface forks here too.
+type cloner interface {
+	Clone() timedsim.Service
+}
+
+// worldSnap is the state of a world's execution at a step (what start
+// resets): the level division expands a state by replaying its sequence
+// once and forking each successor from the snapshot, instead of
+// replaying the sequence once per successor. The services are copies
+// that no execution runs: restore copies them again.
+type worldSnap struct {
+	nodes                                                     []wnode
+	conns                                                     []conn
+	errs                                                      []errRec
+	resetsLeft, breaksLeft, dropsLeft, crashesLeft, partsLeft int
+	script, heals, step, seg                                  int
+	stepNode                                                  int32
+}
+
+// snapshot is the world's state, or nil if a node's service cannot be
+// copied (it does not implement cloner) or the execution has panicked.
+// The nodes are described first, so that the executions forked from the
+// snapshot describe again only the nodes their steps change.
+func (w *world) snapshot() *worldSnap {
+	if w.panicked != "" {
+		return nil
+	}
+	sn := &worldSnap{
+		resetsLeft: w.resetsLeft, breaksLeft: w.breaksLeft, dropsLeft: w.dropsLeft, crashesLeft: w.crashesLeft, partsLeft: w.partsLeft,
+		script: w.script, heals: w.heals, step: w.step, seg: w.seg, stepNode: w.stepNode,
+	}
+	for i := range w.nodes {
+		if _, ok := w.nodes[i].svc.(cloner); !ok && w.nodes[i].svc != nil {
+			return nil
+		}
+	}
+	for i := range w.nodes {
+		w.nodeDesc(i)
+		if w.panicked != "" {
+			return nil
+		}
+	}
+	sn.nodes = make([]wnode, len(w.nodes))
+	for i, n := range w.nodes {
+		if n.svc != nil {
+			n.svc = n.svc.(cloner).Clone()
+		}
+		n.timers = slices.Clone(n.timers)
+		sn.nodes[i] = n
+	}
+	sn.conns = make([]conn, len(w.conns))
+	for i, c := range w.conns {
+		sn.conns[i] = *c
+		sn.conns[i].q = slices.Clone(c.q)
+	}
+	sn.errs = slices.Clone(w.errs)
+	return sn
+}
+
+// restore sets the world to snapshot sn's state, with fresh copies of its
+// services. The path (segments) is the one the snapshot's execution ran.
+func (w *world) restore(sn *worldSnap) {
+	w.resetsLeft, w.breaksLeft, w.dropsLeft, w.crashesLeft, w.partsLeft = sn.resetsLeft, sn.breaksLeft, sn.dropsLeft, sn.crashesLeft, sn.partsLeft
+	w.script, w.heals, w.step, w.seg, w.stepNode = sn.script, sn.heals, sn.step, sn.seg, sn.stepNode
+	w.panicked = ""
+	for i := range w.nodes {
+		n := sn.nodes[i]
+		if n.svc != nil {
+			n.svc = n.svc.(cloner).Clone()
+		}
+		n.timers = append(w.nodes[i].timers[:0], n.timers...)
+		w.nodes[i] = n
+	}
+	for _, c := range w.conns {
+		w.free(c)
+	}
+	w.conns = w.conns[:0]
+	for i := range sn.conns {
+		var c *conn
+		if k := len(w.spare); k > 0 {
+			c, w.spare = w.spare[k-1], w.spare[:k-1]
+		} else {
+			c = &conn{}
+		}
+		q := append(c.q[:0], sn.conns[i].q...)
+		*c = sn.conns[i]
+		c.q = q
+		w.conns = append(w.conns, c)
+	}
+	w.errs = append(w.errs[:0], sn.errs...)
+}
