@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -20,7 +21,7 @@ func TestLivenessForkedEqualsReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff}
+	files := []string{results.FileLiveness, results.FileDeadPath, results.FileLivePath, results.FileDeadLog, results.FileLiveLog, results.FileStateDiff}
 	var want map[string][]byte
 	for _, replay := range []bool{false, true} {
 		for _, jobs := range []int{1, 2} {
@@ -41,10 +42,10 @@ func TestLivenessForkedEqualsReplayed(t *testing.T) {
 			if replay {
 				mode, other = other, mode
 			}
-			if bytes.Count(got[FileLiveness], mode) != 1 || bytes.Contains(got[FileLiveness], other) {
+			if bytes.Count(got[results.FileLiveness], mode) != 1 || bytes.Contains(got[results.FileLiveness], other) {
 				t.Fatalf("replay %v: liveness.json does not say %s once", replay, mode)
 			}
-			got[FileLiveness] = bytes.Replace(got[FileLiveness], mode, []byte(`"walks_from": "snapshot"`), 1)
+			got[results.FileLiveness] = bytes.Replace(got[results.FileLiveness], mode, []byte(`"walks_from": "snapshot"`), 1)
 			if want == nil {
 				want = got
 				continue
