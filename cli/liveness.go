@@ -11,6 +11,7 @@ import (
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 )
 
@@ -274,6 +275,7 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	default:
 		fmt.Fprintf(w, "no critical transition (C2): %s\n", c.Reason)
 	}
+	fmt.Fprintf(w, "  critical-transition walks: %d, %s\n", c.Walks, report.WalksFrom(c.WalksFrom))
 }
 
 // replayLiveness re-runs a liveness path and writes its event log.

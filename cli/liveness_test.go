@@ -58,7 +58,7 @@ func TestRunLivenessRandTree(t *testing.T) {
 	for _, jobs := range []string{"1", "2"} {
 		dir := t.TempDir()
 		out, errs, st := runRT(t, ctx, "run", "--liveness", "--system", "randtree", "--variant", "liveness-bug", "--seed", "1", "--jobs", jobs, "--out", dir)
-		if st != cli.ExitFinding || !strings.Contains(out, "critical transition (C1)") {
+		if st != cli.ExitFinding || !strings.Contains(out, "critical transition (C1)") || !strings.Contains(out, "critical-transition walks: 65, forked from a snapshot of each prefix\n") {
 			t.Fatalf("jobs %s: status %d\n%s%s", jobs, st, out, errs)
 		}
 		_, b := readLiveness(t, dir)

@@ -73,3 +73,51 @@ func BenchmarkRandTreeSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCriticalRT3 is the critical-transition search of RandTree's
+// RT3 (seed 1: C1 at step 12 of the 1,000-step dead path; 8 probes, 65
+// walks) on one worker, its walks replaying each probe's prefix from step
+// 0 (mode=replay) or forking from a snapshot of it (mode=snapshot). The
+// search that finds the dead path runs once, outside the timer.
+func BenchmarkCriticalRT3(b *testing.B) {
+	cfg := randtreeConfig(b, randtree.VariantLivenessBug, 1)
+	cfg.Jobs, cfg.NoCritical = 1, true
+	rep, err := Run(context.Background(), cfg)
+	if err != nil || rep.Violation == nil {
+		b.Fatalf("%v %+v", err, rep)
+	}
+	for _, mode := range []string{WalksReplay, WalksSnapshot} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			cfg.Replay = mode == WalksReplay
+			for range b.N {
+				c, err := FindCritical(context.Background(), cfg, rep.Violation.Path)
+				if err != nil || c.Class != C1 || c.WalksFrom != mode {
+					b.Fatalf("%v %+v", err, c)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCriticalLate is a critical-transition search whose prefixes
+// are long: a trap node (with Clone) whose 1,000-step dead path fires its
+// trap at step 900, with DMax 1,000, so that the walks of a probe at
+// prefix p replay p steps each before their own (mode=replay), or none
+// (mode=snapshot). Forking saves at most p/(p+DMax) of a walk: under 2×.
+func BenchmarkCriticalLate(b *testing.B) {
+	choices := make([]int, 901)
+	choices[900] = 1 // the trap, armed at the third tick
+	dead := Path{Driver: 5, Choices: choices, Segments: startPath(5).Segments, Steps: 1000}
+	cfg := Config{Scenario: cloneable(trapSystem(1, 5)), Weights: trapWeights(), DMax: 1000, Seed: 5, Jobs: 1}
+	for _, mode := range []string{WalksReplay, WalksSnapshot} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			cfg.Replay = mode == WalksReplay
+			for range b.N {
+				c, err := FindCritical(context.Background(), cfg, dead)
+				if err != nil || c.Class != C1 || c.Step != 900 || c.WalksFrom != mode {
+					b.Fatalf("%v %+v", err, c)
+				}
+			}
+		})
+	}
+}

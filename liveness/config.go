@@ -130,6 +130,13 @@ type Config struct {
 	// NoCritical skips the critical-transition search after a liveness
 	// violation.
 	NoCritical bool
+	// Replay makes every execution that would fork from a snapshot of the
+	// world replay its prefix from step 0 instead: the level division's
+	// successors and the critical-transition walks. The results are the
+	// same either way (the tests check it); it is there to compare the two.
+	// Without it, the executions fork where every node's service
+	// implements Clone (timedsim.Cloner) and replay elsewhere.
+	Replay bool
 	// Progress, if not nil, sees the search's statistics so far now and
 	// then (every 256 paths of a division and after each prefix task),
 	// from the search's goroutine; it must return quickly. It does not
@@ -139,9 +146,6 @@ type Config struct {
 	// visit, a test hook, sees every DFS choice sequence (relative to the
 	// prefix) with how it ended.
 	visit func(seq []int, end pathEnd)
-	// noFork, a test hook, makes the level division replay every
-	// successor's sequence even when the services can be copied.
-	noFork bool
 	// chunk, a test hook, is the number of tasks made and run at a time
 	// and of frontier entries expanded at a time by the level division
 	// (0: chunkTasks and lvChunk).

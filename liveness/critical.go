@@ -37,6 +37,11 @@ func FindCritical(ctx context.Context, cfg Config, dead Path) (*Critical, error)
 // DMax steps past its prefix, so the only inconclusive outcomes are the
 // two ends: no walk becomes live even from the initial state, or walks
 // become live from the end of the dead path (it was slow, not dead).
+//
+// The walks of a probe at prefix p fork from a snapshot of the dead
+// path's state after p steps where the services can be copied
+// (Critical.WalksFrom), else each replays those steps: the same walks,
+// the same results.
 func (s *searcher) critical(ctx context.Context, dead Path) (*Critical, error) {
 	r := s.r
 	c := &Critical{Dead: dead, Probes: []Probe{}}
@@ -45,10 +50,28 @@ func (s *searcher) critical(ctx context.Context, dead Path) (*Critical, error) {
 		at   int
 	}
 	lives := map[int]live{}
+	c.WalksFrom = WalksSnapshot
+	if r.Replay {
+		c.WalksFrom = WalksReplay
+	}
 	oracle := func(ctx context.Context, p int) (bool, error) {
+		// The probe's walks share the dead path's first p steps: run
+		// once, they fork from a snapshot of their state.
+		var snap *worldSnap
+		if c.WalksFrom == WalksSnapshot {
+			w := s.workers[0]
+			snap = w.forkPrefix(dead, p)
+			switch {
+			case snap != nil:
+			case !w.cloners():
+				c.WalksFrom = WalksReplay // and so for every probe
+			default:
+				c.Replayed++
+			}
+		}
 		res, cut, err := parallel(ctx, s.workers, r.Walks, func(w *world, j int) walkResult {
 			path := dead.Branch(p, WalkSeed(r.Seed, p, j), p+r.DMax)
-			return w.walk(path, walkOptions{liveFrom: p})
+			return w.walk(path, walkOptions{liveFrom: p, from: snap})
 		}, func(res walkResult) bool { return res.live || res.err != nil })
 		if err != nil {
 			return false, err

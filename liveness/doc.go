@@ -301,7 +301,11 @@
 // snapshot of the world (fork.go) when every node's service has a
 // Clone() timedsim.Service method (timedsim.Cloner's), else by replaying
 // the sequence for each successor; the reports are the same either way
-// (Steps counts the executions' steps, replayed or forked).
+// (Steps counts the executions' steps, replayed or forked). So do the
+// walks of each critical-transition probe: the dead path's first p steps
+// run once, the probe's walks fork from a snapshot of their state
+// (Critical.WalksFrom says whether they did; Config.Replay makes every
+// walk replay them, with the same result).
 //
 // Visited sets (the sequential division's and each task's, the level
 // division's shared one and the search's set for Distinct) are flat

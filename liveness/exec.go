@@ -89,14 +89,29 @@ type walkOptions struct {
 	// describe (confirmed); the search's random walks, whose states are
 	// not hashed, do not pay for it.
 	describe bool
+	// from, if set, is a snapshot of the world after the first from.step
+	// steps of the walk's path, made by an execution of those steps that
+	// met no violation (forkPrefix): the walk restores it instead of
+	// replaying them, and goes on as the replay would have. The path must
+	// agree with the snapshot's on those steps (a Branch at from.step or
+	// later of it); describe must be off.
+	from *worldSnap
 }
 
-// walk runs path p from the start: its explicit choices, then weighted
-// random ones, up to p.Steps steps, checking the safety properties after
-// every step.
+// walk runs path p from the start (or from snapshot o.from): its explicit
+// choices, then weighted random ones, up to p.Steps steps, checking the
+// safety properties after every step.
 func (w *world) walk(p Path, o walkOptions) walkResult {
 	var r walkResult
-	w.start(p)
+	if o.from != nil {
+		w.restore(o.from)
+		// The segments the snapshot's steps used are the path's first
+		// ones, at the same indices: w.seg stays valid.
+		w.segs = p.Segments
+		r.steps = w.step
+	} else {
+		w.start(p)
+	}
 	checkLive := func() bool {
 		if o.liveFrom < 0 || w.step < o.liveFrom {
 			return false
@@ -107,7 +122,8 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 		}
 		return false
 	}
-	if w.panicked == "" {
+	if w.panicked == "" && o.from == nil {
+		// (A snapshot's state was checked by the execution that made it.)
 		if name := w.violatedSafety(); name != "" {
 			r.safety = name
 			return r
@@ -180,4 +196,19 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 	}
 	r.panicked = w.panicked
 	return r
+}
+
+// forkPrefix runs the first n steps of path p on w, checking them as a
+// walk does, and returns a snapshot of the state they reach for walks
+// that branch from p at n to fork from (walkOptions.from); nil if the
+// services cannot be copied or if those steps do not all run cleanly (a
+// violation, a stale choice, no event enabled): the walks then replay, and
+// meet whatever ended the prefix themselves, as before.
+func (w *world) forkPrefix(p Path, n int) *worldSnap {
+	p.Steps = n
+	res := w.walk(p, walkOptions{liveFrom: -1})
+	if res.err != nil || res.safety != "" || res.panicked != "" || res.quiescent || res.steps != n || w.step != n {
+		return nil
+	}
+	return w.snapshot(false)
 }

@@ -28,11 +28,27 @@ type worldSnap struct {
 	stepNode                                                  int32
 }
 
+// cloners reports whether every node's service can be copied (after
+// start: a node's service exists once the execution has started).
+func (w *world) cloners() bool {
+	for i := range w.nodes {
+		if _, ok := w.nodes[i].svc.(cloner); !ok && w.nodes[i].svc != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // snapshot is the world's state, or nil if a node's service cannot be
 // copied (it does not implement cloner) or the execution has panicked.
-// The nodes are described first, so that the executions forked from the
-// snapshot describe again only the nodes their steps change.
-func (w *world) snapshot() *worldSnap {
+// With describe, the nodes are described first, so that the executions
+// forked from the snapshot describe again only the nodes their steps
+// change (a Describe that panics: nil). Without it, no node is described:
+// the forked executions then describe exactly what replays of the same
+// executions would (nothing, for executions that do not describe), and
+// the sampled check of Describe's determinism (checkDescribe) sees the
+// same descriptions in both.
+func (w *world) snapshot(describe bool) *worldSnap {
 	if w.panicked != "" {
 		return nil
 	}
@@ -46,6 +62,9 @@ func (w *world) snapshot() *worldSnap {
 		}
 	}
 	for i := range w.nodes {
+		if !describe {
+			break
+		}
 		w.nodeDesc(i)
 		if w.panicked != "" {
 			return nil

@@ -1,6 +1,7 @@
 package liveness
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strconv"
@@ -83,7 +84,7 @@ func TestForkEqualsReplay(t *testing.T) {
 			w.start(p)
 			var skip []uint64
 			run(w, prefix, &skip)
-			sn := w.snapshot()
+			sn := w.snapshot(true)
 			if sn == nil {
 				t.Fatal("no snapshot of a world of cloners")
 			}
@@ -110,14 +111,14 @@ func TestForkEqualsReplay(t *testing.T) {
 	w := newWorld(rr.set, rdrv)
 	w.start(startPath(1))
 	_, clones := w.nodes[0].svc.(cloner)
-	if sn := w.snapshot(); (sn != nil) != clones {
+	if sn := w.snapshot(true); (sn != nil) != clones {
 		t.Fatalf("randtree: snapshot %v, its service a cloner %v", sn != nil, clones)
 	}
 }
 
 // TestLevelDivisionForks: the level division's report, sequences and
 // shards' merge are the same whether it forks its successors from a
-// snapshot or replays each one (Config.noFork), on the ring (with resets
+// snapshot or replays each one (Config.Replay), on the ring (with resets
 // and breaks) and on RandTree (forked where its Node implements Clone).
 func TestLevelDivisionForks(t *testing.T) {
 	rt := randtreeConfig(t, randtree.VariantFixed, 1)
@@ -130,9 +131,15 @@ func TestLevelDivisionForks(t *testing.T) {
 	} {
 		cfg.LevelDivision, cfg.Jobs = true, 2
 		replay := cfg
-		replay.noFork = true
+		replay.Replay = true
 		want, wantRep := dfsVisits(t, replay)
 		got, rep := dfsVisits(t, cfg)
+		if rep.Critical != nil && wantRep.Critical != nil {
+			// The one difference: how the critical search's walks ran.
+			c, wc := *rep.Critical, *wantRep.Critical
+			c.WalksFrom = wc.WalksFrom
+			rep.Critical, wantRep.Critical = &c, &wc
+		}
 		if !slices.Equal(got, want) || !reflect.DeepEqual(rep, wantRep) {
 			t.Fatalf("%s: forked %d sequences %+v\nreplayed %d %+v", name, len(got), rep, len(want), wantRep)
 		}
@@ -140,4 +147,66 @@ func TestLevelDivisionForks(t *testing.T) {
 			t.Fatalf("%s: %d paths: too small a test", name, wantRep.Stats.Paths)
 		}
 	}
+}
+
+// TestCriticalForksEqualReplay: the critical-transition search, whose
+// probes fork their walks from a snapshot of the dead path's prefix, gives
+// the same report (violation, probes, walks, critical step, live path,
+// state diff) as with every walk replaying its prefix (Config.Replay), on
+// 1 and 2 workers: RandTree's RT3 for four seeds, the trap system with the
+// trap in the DFS part and in the random part, and the C2 re-checks.
+func TestCriticalForksEqualReplay(t *testing.T) {
+	cases := map[string]Config{
+		"trap-dfs":  {Scenario: cloneable(trapSystem(1, 5)), Depth: 5, MaxDepth: 5, DMax: 50, Weights: trapWeights(), Seed: 2},
+		"trap-walk": func() Config { c := rareTrap(); c.Scenario = cloneable(c.Scenario); return c }(),
+		"trap-c2":   {Scenario: cloneable(trapSystem(1, 21)), Depth: 3, MaxDepth: 3, DMax: 20, Weights: trapWeights()},
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		cases["rt3-seed"+strconv.Itoa(int(seed))] = randtreeConfig(t, randtree.VariantLivenessBug, seed)
+	}
+	for name, cfg := range cases {
+		var want *Report
+		for _, replay := range []bool{true, false} {
+			for _, jobs := range []int{1, 2} {
+				cfg.Replay, cfg.Jobs = replay, jobs
+				rep, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := rep.Critical
+				if c == nil {
+					t.Fatalf("%s: no critical transition: %+v", name, rep)
+				}
+				if mode := map[bool]string{true: WalksReplay, false: WalksSnapshot}[replay]; c.WalksFrom != mode || c.Replayed != 0 {
+					t.Fatalf("%s, replay %v: walks from %q (%d probes replayed), want %q", name, replay, c.WalksFrom, c.Replayed, mode)
+				}
+				nc := *c
+				nc.WalksFrom = ""
+				rep.Critical = &nc
+				if want == nil {
+					want = rep
+					continue
+				}
+				if !reflect.DeepEqual(rep, want) {
+					t.Fatalf("%s, replay %v, %d jobs: report %+v\ncritical %+v\nwant %+v\ncritical %+v", name, replay, jobs, rep, rep.Critical, want, want.Critical)
+				}
+			}
+		}
+		t.Logf("%s: %s at step %d, %d probes, %d walks", name, want.Critical.Class, want.Critical.Step, len(want.Critical.Probes), want.Critical.Walks)
+	}
+}
+
+// cloneable is the trap system with nodes that are cloners, so that its
+// critical search forks (trapNode has no Clone: the other tests replay).
+func cloneable(sc *timedsim.Scenario) *timedsim.Scenario {
+	c := *sc
+	c.New = func(timedsim.NodeID) timedsim.Service { return &cloneTrap{} }
+	return &c
+}
+
+type cloneTrap struct{ trapNode }
+
+func (n *cloneTrap) Clone() timedsim.Service {
+	c := *n
+	return &c
 }

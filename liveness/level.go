@@ -81,8 +81,8 @@ func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *ato
 			w.restore(snap)
 		default:
 			s.replaySeq(w, e)
-			if c == 0 && !s.r.noFork {
-				snap = w.snapshot()
+			if c == 0 && !s.r.Replay {
+				snap = w.snapshot(true)
 			}
 		}
 		out.steps += int64(len(e))

@@ -176,11 +176,26 @@ type Critical struct {
 	// Rechecks are the searches a C2 led to, each with dmax doubled
 	// (MaceMC: "raise dmax"), in order.
 	Rechecks []Recheck `json:"rechecks,omitempty"`
+	// WalksFrom says how the probes' walks reached their prefix:
+	// WalksSnapshot (forked from a snapshot of the dead path's state
+	// there) or WalksReplay (each replayed the prefix from step 0: a
+	// node's service does not implement Clone, or Config.Replay).
+	// Replayed counts the probes that replayed although WalksFrom is
+	// WalksSnapshot (their prefix could not be snapshot). The walks and
+	// the result are the same either way.
+	WalksFrom string `json:"walks_from"`
+	Replayed  int    `json:"replayed_probes,omitempty"`
 	// DeadFromStart says a C2 is a violation all the same: with dmax
 	// raised, no walk from the initial state becomes live (the initial
 	// state is dead, as in MaceMC's Chord bug).
 	DeadFromStart bool `json:"dead_from_start,omitempty"`
 }
+
+// The values of Critical.WalksFrom.
+const (
+	WalksSnapshot = "snapshot"
+	WalksReplay   = "replay"
+)
 
 // Recheck is one re-check of a C2 with a longer dmax: the class it found
 // (empty when the dead walk, continued, became live or met another

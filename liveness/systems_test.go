@@ -100,7 +100,7 @@ func trapSystem(nodes, need int) *timedsim.Scenario {
 		New:   func(timedsim.NodeID) timedsim.Service { return &trapNode{} },
 		Liveness: []timedsim.Property{{Name: "ticked", Check: func(w timedsim.World) bool {
 			for i := range w.Nodes() {
-				n := w.Node(timedsim.NodeID(i)).(*trapNode)
+				n := trapOf(w.Node(timedsim.NodeID(i)))
 				if n.Dead || n.Count < need {
 					return false
 				}
@@ -108,6 +108,15 @@ func trapSystem(nodes, need int) *timedsim.Scenario {
 			return true
 		}}},
 	}
+}
+
+// trapOf is a trap node's state, whether the node is a trapNode or a
+// cloneTrap.
+func trapOf(svc timedsim.Service) *trapNode {
+	if c, ok := svc.(*cloneTrap); ok {
+		return &c.trapNode
+	}
+	return svc.(*trapNode)
 }
 
 // trapWeights keeps random walks away from the trap.
