@@ -541,11 +541,6 @@ func quantile4(p float64, sorted []float64) float64 {
 	return stat.Quantile(p, stat.LinInterp, sorted, nil)
 }
 
-func countAbove(sorted []float64, t time.Duration) int {
-	i, _ := slices.BinarySearch(sorted, float64(t)+0.5) // times are integers
-	return len(sorted) - i
-}
-
 // bootstrapRatios is the percentile bootstrap of quantile(p, cur) /
 // quantile(p, base) for each p: both samples are resampled independently
 // with replacement, resamples times, drawing the baseline's n indices and

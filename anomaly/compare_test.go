@@ -346,16 +346,6 @@ func TestCompareRule(t *testing.T) {
 	}
 }
 
-// An execution exactly at the threshold is not above it.
-func TestCountAbove(t *testing.T) {
-	xs := []float64{1, 5, 5, 7, 9}
-	for thr, want := range map[time.Duration]int{0: 5, 1: 4, 4: 4, 5: 2, 7: 1, 9: 0} {
-		if got := countAbove(xs, thr); got != want {
-			t.Errorf("countAbove(%v, %v) = %d, want %d", xs, thr, got, want)
-		}
-	}
-}
-
 func TestCompareErrors(t *testing.T) {
 	ok := []time.Duration{1, 2, 3}
 	for _, c := range []struct {

@@ -7,8 +7,9 @@
 //     Q3 + k·(Q3−Q1), k = 1.5 for Tukey's mild outliers (MildOutliers, the
 //     paper's choice) or 3 for extreme ones (ExtremeOutliers). An execution
 //     is anomalous when it is slower than the threshold. Phase 3a
-//     (package divergence) uses the profile's Q3 instead, as the paper
-//     does.
+//     (package divergence) tests recovery against its own limit, between
+//     the profile's Q3 and the threshold (divergence.NewCriterion), where
+//     the paper uses Q3.
 //   - Search (phase 2) explores executions in index order until one is
 //     anomalous, then a triage budget more, within an overall budget, and
 //     collects every anomalous execution. With several workers the
@@ -160,8 +161,8 @@
 //     bucket: the finding's text without its numbers.
 //   - A slow execution's signature is the set of labels that set it apart
 //     from the normal executions of the same search, counted within the
-//     count window (the normal execution time, before any recovery timer
-//     fires): "+label" for a label it has and fewer than Rare (1%) of the
+//     count window (Profile.CountWindow, the profile's Q1: before any
+//     recovery timer fires): "+label" for a label it has and fewer than Rare (1%) of the
 //     normal executions have, "-label" for one it lacks and more than 99%
 //     have. Signatures that share at least half of their labels (Jaccard
 //     index ≥ 1/2) join one group, transitively, so that one race seen with

@@ -187,9 +187,6 @@ func (g *Gate) Add(times []time.Duration) {
 	g.c.decide()
 }
 
-// Runs is the number of current executions fed so far.
-func (g *Gate) Runs() int { return g.test.N }
-
 // Done says that the gate has its verdict: a regression, a pass, or the
 // cap reached.
 func (g *Gate) Done() bool { return g.c.SlowRate.Decision != SlowRateRunning }

@@ -14,7 +14,7 @@ type Announce struct{}
 
 func (Announce) Size() int { return 16 }
 
-// announcer is issue 14's "protocol that drops an early Announce": node 1
+// announcer is a protocol that drops an early Announce: node 1
 // announces itself to node 0 when it starts, and again every second until
 // node 0 knows it; node 0 ignores an Announce that comes before it has
 // started itself. Both start at random within 20 ms, so an Announce is
@@ -66,7 +66,7 @@ func announcerScenario(note bool) *timedsim.Scenario {
 	}
 }
 
-// TestCorrelateIgnoredMessage (issue 14): without notes the ignored
+// TestCorrelateIgnoredMessage: without notes the ignored
 // Announce and the handled one are both "deliver Announce → (nothing)",
 // and only the Announces resent after the second, which are length-only,
 // tell the slow executions apart; the label that ranks first is not the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -69,7 +70,7 @@ func (c *commands) say(cmd string) {
 
 // profile is `macepc profile` of t with --edd eddFile into dir, cmd being
 // the command as typed.
-func (c *commands) profile(dir, cmd string, t *pipeline.Target, eddFile string, seed uint64, runs int) (*pipeline.ProfileFile, error) {
+func (c *commands) profile(dir, cmd string, t *pipeline.Target, eddFile string, seed uint64, runs int) (*results.Profile, error) {
 	c.say(cmd)
 	env, err := c.env(dir)
 	if err != nil {

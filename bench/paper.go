@@ -17,6 +17,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/bamboo"
 	"github.com/macepc/macepc/systems/chord"
 	"github.com/macepc/macepc/systems/pastry"
@@ -357,7 +358,7 @@ func afterLastStart(ctx context.Context, s PaperSystem, variant string, runs int
 }
 
 // readDist is a profile's distribution.
-func readDist(pf *pipeline.ProfileFile) (*PaperDist, error) {
+func readDist(pf *results.Profile) (*PaperDist, error) {
 	d := &PaperDist{Q1: time.Duration(pf.Q1NS), Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Threshold: time.Duration(pf.Threshold)}
 	d.Times = slices.Sorted(slices.Values(pf.ExecTimes()))
 	if len(d.Times) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -104,7 +105,7 @@ func RunRegressRates(ctx context.Context, cfg RegressConfig, progress io.Writer)
 			base := fmt.Sprintf("base-%s-%s-n%d-%s-r%d-s%d", rc.System.Name, rc.Base, rc.Nodes, strings.NewReplacer("/", "_", ".", "_").Replace(filepath.Clean(rc.EDD)), rc.Runs, k)
 			baseDir := filepath.Join(cfg.Work, base)
 			profile := fmt.Sprintf("macepc profile --system %s --variant %s%s --edd %s --profile-runs %d --seed %d", rc.System.Name, rc.Base, nodes, rc.EDD, rc.Runs, k)
-			if _, err := os.Stat(filepath.Join(baseDir, pipeline.FileProfile)); err != nil {
+			if _, err := os.Stat(filepath.Join(baseDir, results.FileProfile)); err != nil {
 				t, err := c.target(rc.System, rc.Base, rc.Nodes, rc.EDD, timedsim.StopTime)
 				if err != nil {
 					return nil, err

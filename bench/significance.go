@@ -27,7 +27,7 @@ type SignificanceCase struct {
 	Bug     bool
 }
 
-// SignificanceConfig is the verdict's measurement (issue 26): for each
+// SignificanceConfig is the verdict's measurement: for each
 // case, Pool executions are simulated once, then Searches searches are
 // resampled from them, each as phase 1b and 2 run one: a ProfileRuns
 // profile and its fence (the default thresholds), then executions until

@@ -14,7 +14,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// StabilityConfig is the repeatability workload of issue 14 item 3: the
+// StabilityConfig is the repeatability workload: the
 // whole pipeline, training included, run Runs times on one system with
 // the same flags. Training measures real handler times, so every run gets
 // other event durations; the workload shows which parts of the answer

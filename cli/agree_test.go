@@ -14,7 +14,7 @@ import (
 	"github.com/macepc/macepc/report"
 )
 
-// The outputs of one run agree with each other (issue 31): explore.html
+// The outputs of one run agree with each other: explore.html
 // marks as the first differing step of the anomalous and the similar
 // execution the step the report's event graph marks, and its title gives
 // the run's seed, as the report does, with the divergence walks' phase
@@ -59,7 +59,7 @@ func TestExploreAndReportAgree(t *testing.T) {
 
 // --edd is read with the EDD format's cap like every other input: a
 // device that never ends is refused at once, not read until memory runs
-// out (issue 28 item 9).
+// out.
 func TestEDDFromADeviceIsRefused(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")

@@ -222,7 +222,7 @@ func (a *app) systems(args []string) (int, error) {
 
 // internalPrefix is the package prefix of macepc's own errors ("pipeline:
 // ", "timedsim: "), at the start of a message or after another's colon.
-var internalPrefix = regexp.MustCompile(`(^|: )(pipeline|timedsim|shard|edd|netmodel|anomaly|divergence|liveness|report|atomicfile): `)
+var internalPrefix = regexp.MustCompile(`(^|: )(?:(?:pipeline|results|timedsim|shard|edd|netmodel|anomaly|divergence|liveness|report|atomicfile): )+`)
 
 // oneLine keeps an error message on one line, without the package
 // prefixes of macepc's errors: the command line speaks for its packages,

@@ -66,7 +66,7 @@ func TestCLIGolden(t *testing.T) {
 		{"unknown-command", []string{"simulat"}, 2},
 		{"unknown-system", []string{"simulate", "--system", "nosuch", "--out", "$DIR/out"}, 2},
 		{"unknown-variant", []string{"simulate", "--system", "pingpong", "--variant", "buggy", "--out", "$DIR/out"}, 2},
-		// A typo gets the closest names, without internal package prefixes (issue 18).
+		// A typo gets the closest names, without internal package prefixes.
 		{"unknown-system-typo", []string{"simulate", "--system", "pingpng", "--out", "$DIR/out"}, 2},
 		{"unknown-variant-typo", []string{"run", "--system", "pingpong", "--variant", "endles", "--out", "$DIR/out"}, 2},
 		{"liveness-unknown-system-typo", []string{"run", "--liveness", "--system", "PingPong", "--out", "$DIR/out"}, 2},
@@ -76,7 +76,7 @@ func TestCLIGolden(t *testing.T) {
 		{"bad-scale", []string{"simulate", "--system", "pingpong", "--scale", "deliver Ping", "--out", "$DIR/out"}, 2},
 		{"missing-edd", []string{"simulate", "--system", "pingpong", "--edd", "$DIR/nosuch.json", "--out", "$DIR/out"}, 2},
 		{"simulate", []string{"simulate", "--system", "pingpong", "--nodes", "4", "--runs", "20", "--seed", "7", "--out", "$DIR/out"}, 0},
-		// Executions that do not finish count at the timeout: the line of times says how many (issue 18).
+		// Executions that do not finish count at the timeout: the line of times says how many.
 		{"simulate-unfinished", []string{"simulate", "--system", "pingpong", "--variant", "endless", "--max-steps", "50", "--runs", "3", "--out", "$DIR/out"}, 0},
 		{"replay-missing", []string{"replay", "--path", "$DIR/nosuch.json"}, 2},
 		{"replay-no-path", []string{"replay"}, 2},

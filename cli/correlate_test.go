@@ -5,7 +5,7 @@ import (
 )
 
 // correlate after a search that stopped at its first anomalous execution
-// says what ran and what is missing, not "run the search first" (issue 18).
+// says what ran and what is missing, not "run the search first".
 // The threshold sits at Q3, so that execution 0 of seed 1 is anomalous.
 func TestCorrelateTooFewGolden(t *testing.T) {
 	dir := t.TempDir()

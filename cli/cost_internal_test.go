@@ -11,7 +11,7 @@ import (
 
 // A phase that will clearly be huge says so a few seconds in, from its
 // first executions' time and memory; one that will not stays quiet
-// (issue 18: a 200,000-node run gave no word of its cost).
+// (before, a 200,000-node run gave no word of its cost).
 func TestCostWarning(t *testing.T) {
 	const mb = 1 << 20
 	for _, c := range []struct {

@@ -16,7 +16,8 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// The determinism gaps of issue 21, item 8, checked.
+// Determinism where it was missing: a sharded search, the liveness
+// mode's path files, and --check-determinism.
 
 func runSys(sys timedsim.System, args ...string) (string, string, int) {
 	var o, e bytes.Buffer

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 // claimOutput prepares to write explore.html to file: in a results
@@ -17,7 +17,7 @@ import (
 // left for file.
 func (a *app) claimOutput(file string) error {
 	dir := filepath.Dir(file)
-	for _, f := range []string{pipeline.FileSummary, pipeline.FileProfile, pipeline.FileSimulate, pipeline.FileLiveness} {
+	for _, f := range []string{results.FileSummary, results.FileProfile, results.FileSimulate, results.FileLiveness} {
 		if fileExists(filepath.Join(dir, f)) {
 			return a.lockDir(pipeline.NewDir(dir))
 		}
@@ -46,7 +46,7 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		}
 		file := *out
 		if file == "" {
-			file = filepath.Join(filepath.Dir((*paths)[0]), explore.FileHTML)
+			file = filepath.Join(filepath.Dir((*paths)[0]), results.FileExplore)
 		}
 		var inputs []namedFile
 		for _, p := range *paths {
@@ -65,7 +65,7 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		return ExitOK, nil
 	}
 	if *out != "" {
-		return ExitError, fmt.Errorf("--out goes with --path (a results directory gets DIR/%s)", explore.FileHTML)
+		return ExitError, fmt.Errorf("--out goes with --path (a results directory gets DIR/%s)", results.FileExplore)
 	}
 	if fs.NArg() != 1 {
 		return ExitError, fmt.Errorf("explore takes one results directory, got %d arguments (usage: macepc explore DIR)", fs.NArg())
@@ -85,8 +85,8 @@ func (a *app) exploreCmd(args []string) (int, error) {
 		return ExitError, err
 	}
 	if !wrote {
-		return ExitError, fmt.Errorf("%s has no execution to explore: no %s and no liveness violation (run '"+a.name+" run' first)", dir, pipeline.FileAnomalyPath)
+		return ExitError, fmt.Errorf("%s has no execution to explore: no %s and no liveness violation (run '"+a.name+" run' first)", dir, results.FileAnomalyPath)
 	}
-	fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
+	fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, results.FileExplore))
 	return ExitOK, nil
 }

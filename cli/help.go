@@ -103,6 +103,8 @@ func flagGroup(cmd, flag string) string {
 	switch flag {
 	case "liveness":
 		return "Mode"
+	case "node", "peers", "until", "linger":
+		return "One node per process"
 	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "ignore-notes", "runs", "time-scale", "timeout":
 		return "What to run"
 	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "alpha", "fence-only", "confirm-walks", "class":
@@ -112,14 +114,14 @@ func flagGroup(cmd, flag string) string {
 			return "Liveness search"
 		}
 		return "Phases"
-	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "breaks", "drops", "crashes", "partitions", "prefix", "safety", "property":
+	case "depth", "depth-step", "max-depth", "dmax", "random-walks", "weight", "unbiased", "faults", "breaks", "drops", "crashes", "partitions", "prefix", "safety", "property", "split-depth", "level-division", "live-prefix":
 		return "Liveness search"
 	case "path", "run", "index", "branch-at", "branch-seed":
 		if cmd == "explore" {
 			return "What to explore"
 		}
 		return "What to replay"
-	case "out", "progress", "log", "save-path", "jobs", "shard", "phase", "resume", "check-determinism", "max-memory":
+	case "out", "progress", "log", "trace-events", "save-path", "jobs", "shard", "phase", "resume", "check-determinism", "max-memory", "plot":
 		return "Output and resources"
 	}
 	return "Other options"
@@ -145,7 +147,7 @@ func printHelp(w io.Writer, fs *pflag.FlagSet, bin, name string) {
 		groups[g].AddFlag(f)
 	})
 	// The groups in a fixed order, then any other.
-	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "Comparison", "Output and resources", "Other options"}
+	rank := []string{"Mode", "What to run", "What to replay", "What to explore", "Baseline", "Current run (default: the baseline's)", "Phases", "Liveness search", "One node per process", "Comparison", "Output and resources", "Other options"}
 	slices.SortStableFunc(order, func(a, b string) int {
 		ia, ib := slices.Index(rank, a), slices.Index(rank, b)
 		if ia < 0 {

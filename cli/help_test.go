@@ -6,7 +6,7 @@ import (
 )
 
 // Every command's --help says what it does, lists its flags by group,
-// its exit statuses and an example, on stdout with exit 0 (issue 18:
+// its exit statuses and an example, on stdout with exit 0 (before,
 // 'systems --help' printed an empty usage, 'run --liveness --help' showed
 // '--liveness (default true)').
 func TestHelpGolden(t *testing.T) {
@@ -25,6 +25,9 @@ func TestHelpGolden(t *testing.T) {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("no %q in\n%s", want, stdout)
 				}
+			}
+			if strings.Contains(stdout, "Other options:") {
+				t.Errorf("a flag has no group (flagGroup):\n%s", stdout)
 			}
 			if len(c) > 1 && strings.Contains(stdout, "  --liveness ") {
 				t.Errorf("run --liveness --help lists --liveness:\n%s", stdout)

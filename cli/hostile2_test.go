@@ -14,10 +14,9 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, the hostile attack's second round: items 12 (durations near
-// the end of time), 15 (a Context used after its handler returned) and 16
-// (a bound on --resamples), as the command line sees them. Items 18–20
-// are the Go API's (pipeline/nilargs_test.go, interrupt_test.go,
+// Durations near the end of time, a Context used after its handler
+// returned and a bound on --resamples, as the command line sees them.
+// Nil arguments, interruption and concurrent runs are the Go API's (pipeline/nilargs_test.go, interrupt_test.go,
 // concurrent_test.go).
 
 // Durations near the int64 limit: a what-if factor of 1e20 gives the

@@ -12,10 +12,11 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
-// The attack of issue 21 as a test: bad flags and corrupted files for
+// Hostile input as tests: bad flags and corrupted files for
 // every command. Each must exit 2 with a one-line message and change no
 // file of the results directory it was pointed at.
 
@@ -116,7 +117,7 @@ type hostileCase struct {
 }
 
 func hostileCases() []hostileCase {
-	walks, execs := pipeline.FileWalks, pipeline.FileSearchExecs
+	walks, execs := results.FileWalks, results.FileSearchExecs
 	cases := []hostileCase{
 		// Counts beyond memory.
 		{"run-profile-runs-1e9", nil, []string{"run", "--out", "DIR", "--edd", fixedEDD, "--profile-runs", "1000000000"}, "beyond this machine's memory"},
@@ -185,29 +186,29 @@ func hostileCases() []hostileCase {
 		{"search-execs-missing-line", edit(execs, func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }), []string{"correlate", "--out", "DIR"}, execs + " line 1"},
 		{"search-execs-extra-line", edit(execs, func(s string) string { first, _, _ := strings.Cut(s, "\n"); return s + first + "\n" }), []string{"correlate", "--out", "DIR"}, execs + " line"},
 		{"search-execs-window-above-count", edit(execs, firstLine(replaceOnce(`"window":{"`, `"window":{"nosuch":3,"`))), []string{"correlate", "--out", "DIR"}, execs + " line 1"},
-		{"profile-not-json", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"search", "--out", "DIR"}, pipeline.FileProfile},
-		{"profile-config-hash", edit(pipeline.FileProfile, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, pipeline.FileProfile},
-		{"profile-runs-negative", edit(pipeline.FileProfile, replaceOnce(`"runs": `, `"runs": -`)), []string{"correlate", "--out", "DIR"}, pipeline.FileProfile},
-		{"profile-trailing-data", edit(pipeline.FileProfile, func(s string) string { return s + "{}" }), []string{"correlate", "--out", "DIR"}, pipeline.FileProfile},
-		{"search-config-hash", edit(pipeline.FileSearch, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, pipeline.FileSearch},
-		{"search-explored-negative", edit(pipeline.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"correlate", "--out", "DIR"}, pipeline.FileSearch},
-		{"search-unknown-field", edit(pipeline.FileSearch, replaceOnce(`{`, `{"bogus": 1,`)), []string{"diverge", "--out", "DIR"}, pipeline.FileSearch},
-		{"divergence-config-hash", edit(pipeline.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"correlate", "--out", "DIR"}, pipeline.FileDivergence},
-		{"divergence-truncated", edit(pipeline.FileDivergence, func(s string) string { return s[:len(s)-3] }), []string{"correlate", "--out", "DIR"}, pipeline.FileDivergence},
-		{"anomaly-path-corrupt", edit(pipeline.FileAnomalyPath, func(s string) string { return s[:len(s)/3] }), []string{"diverge", "--out", "DIR"}, pipeline.FileAnomalyPath},
-		{"anomaly-path-other-config", edit(pipeline.FileAnomalyPath, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, pipeline.FileAnomalyPath},
+		{"profile-not-json", edit(results.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"search", "--out", "DIR"}, results.FileProfile},
+		{"profile-config-hash", edit(results.FileProfile, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, results.FileProfile},
+		{"profile-runs-negative", edit(results.FileProfile, replaceOnce(`"runs": `, `"runs": -`)), []string{"correlate", "--out", "DIR"}, results.FileProfile},
+		{"profile-trailing-data", edit(results.FileProfile, func(s string) string { return s + "{}" }), []string{"correlate", "--out", "DIR"}, results.FileProfile},
+		{"search-config-hash", edit(results.FileSearch, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, results.FileSearch},
+		{"search-explored-negative", edit(results.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"correlate", "--out", "DIR"}, results.FileSearch},
+		{"search-unknown-field", edit(results.FileSearch, replaceOnce(`{`, `{"bogus": 1,`)), []string{"diverge", "--out", "DIR"}, results.FileSearch},
+		{"divergence-config-hash", edit(results.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"correlate", "--out", "DIR"}, results.FileDivergence},
+		{"divergence-truncated", edit(results.FileDivergence, func(s string) string { return s[:len(s)-3] }), []string{"correlate", "--out", "DIR"}, results.FileDivergence},
+		{"anomaly-path-corrupt", edit(results.FileAnomalyPath, func(s string) string { return s[:len(s)/3] }), []string{"diverge", "--out", "DIR"}, results.FileAnomalyPath},
+		{"anomaly-path-other-config", edit(results.FileAnomalyPath, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"diverge", "--out", "DIR"}, results.FileAnomalyPath},
 		{"edd-corrupt", badEDD(func(s string) string { return s[:len(s)/2] }), []string{"simulate", "--out", "DIR/sim", "--edd", "DIR/bad-edd.json"}, "bad-edd.json"},
 		{"edd-corrupt-run", badEDD(replaceOnce(`"`, `"x`)), []string{"run", "--out", "DIR", "--edd", "DIR/bad-edd.json"}, "bad-edd.json"},
 		{"edd-negative-duration", badEDD(replaceOnce(`[`, `[-5,`)), []string{"run", "--out", "DIR", "--edd", "DIR/bad-edd.json"}, "bad-edd.json"},
-		{"replay-corrupt-path", edit(pipeline.FileSimilarPath, func(s string) string { return s[:len(s)/2] }), []string{"replay", "--path", "DIR/" + pipeline.FileSimilarPath}, pipeline.FileSimilarPath},
+		{"replay-corrupt-path", edit(results.FileSimilarPath, func(s string) string { return s[:len(s)/2] }), []string{"replay", "--path", "DIR/" + results.FileSimilarPath}, results.FileSimilarPath},
 		{"report-walks-negative-count", edit(walks, firstLine(replaceOnce(`"counts":{"`, `"counts":{"x":-1,"`))), []string{"report", "DIR"}, walks + " line 1"},
 		{"report-search-execs-bogus-phase", edit(execs, firstLine(replaceOnce(`"phase":"search"`, `"phase":"bogus"`))), []string{"report", "DIR"}, execs + " line 1"},
-		{"report-search-explored-negative", edit(pipeline.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"report", "DIR"}, pipeline.FileSearch},
-		{"report-profile-corrupt", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"report", "DIR"}, pipeline.FileProfile},
-		{"report-divergence-config-hash", edit(pipeline.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"report", "DIR"}, pipeline.FileDivergence},
+		{"report-search-explored-negative", edit(results.FileSearch, replaceOnce(`"explored": `, `"explored": -`)), []string{"report", "DIR"}, results.FileSearch},
+		{"report-profile-corrupt", edit(results.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"report", "DIR"}, results.FileProfile},
+		{"report-divergence-config-hash", edit(results.FileDivergence, replaceOnce(`"config_hash": "`, `"config_hash": "0`)), []string{"report", "DIR"}, results.FileDivergence},
 		{"merge-corrupt-shard", shardFile("simulate.shard-0-of-2.jsonl", `{"format":"macepc-shard"`), []string{"merge", "--out", "DIR/merged", "DIR/sh"}, "simulate.shard-0-of-2.jsonl"},
 		{"merge-shard-not-json", shardFile("search.shard-1-of-2.jsonl", "garbage\n"), []string{"merge", "--out", "DIR/merged", "DIR/sh"}, "search.shard-1-of-2.jsonl"},
-		{"regress-corrupt-baseline", edit(pipeline.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"regress", "--out", "DIR/regress", "--baseline", "DIR"}, pipeline.FileProfile},
+		{"regress-corrupt-baseline", edit(results.FileProfile, func(s string) string { return s[:len(s)/2] }), []string{"regress", "--out", "DIR/regress", "--baseline", "DIR"}, results.FileProfile},
 	}
 	return cases
 }

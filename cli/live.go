@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/realnet"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -50,6 +50,7 @@ func (a *app) live(args []string) (int, error) {
 	}
 	for _, f := range []string{"linger", "until"} {
 		if fs.Changed(f) && !fs.Changed("peers") {
+			//lint:ignore ST1005 the message ends with the flag's syntax
 			return ExitError, fmt.Errorf("--%s goes with --node I --peers ADDR,...", f)
 		}
 	}
@@ -250,9 +251,9 @@ func (a *app) replayTrace(dir string, steps int, optional []string, states bool,
 		if err != nil {
 			return ExitError, err
 		}
-		file := filepath.Join(rd, explore.FileHTML)
+		file := filepath.Join(rd, results.FileExplore)
 		if out != "" {
-			file = filepath.Join(out, filepath.Base(rd), explore.FileHTML)
+			file = filepath.Join(out, filepath.Base(rd), results.FileExplore)
 			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 				return ExitError, err
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/macepc/macepc/liveness"
 )
 
-// The liveness search's cost warning (issue 28 item 17) is a lower bound
+// The liveness search's cost warning is a lower bound
 // of its first iteration, said as one, and only when that bound is past
 // the timed phases' limit (costHugeTime).
 func TestLivenessCostWarning(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 items 13, 14 and 17 as `run --liveness` sees them: a Describe
+// Hostile protocols as `run --liveness` sees them: a Describe
 // that panics, a Describe that is not deterministic, and the cost of a
 // search too large to finish.
 

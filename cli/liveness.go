@@ -11,6 +11,7 @@ import (
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 // livenessNodes is run --liveness's default node count: small, so that
@@ -221,7 +222,7 @@ func parseWeights(specs []string) (map[string]int, error) {
 func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	s := rep.Stats
 	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
-		fmt.Fprintf(w, "search prefix: a random walk to a live state, %d steps -> %s\n", st.Prefix.Steps, filepath.Join(dir, pipeline.FilePrefix))
+		fmt.Fprintf(w, "search prefix: a random walk to a live state, %d steps -> %s\n", st.Prefix.Steps, filepath.Join(dir, results.FilePrefix))
 	}
 	fmt.Fprintf(w, "search: depth %d, %d paths, %d states, %d duplicates pruned, %d random walks, %d steps; ended: %s\n",
 		s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps, rep.End)
@@ -253,7 +254,7 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	if rep.Inconclusive() {
 		verdict = "INCONCLUSIVE (no dead state isolated: not a violation, exit 0)"
 	}
-	fmt.Fprintf(w, "%s (%s): %s at step %d -> %s, %s\n", verdict, v.Kind, what, v.Step, filepath.Join(dir, pipeline.FileDeadPath), filepath.Join(dir, pipeline.FileDeadLog))
+	fmt.Fprintf(w, "%s (%s): %s at step %d -> %s, %s\n", verdict, v.Kind, what, v.Step, filepath.Join(dir, results.FileDeadPath), filepath.Join(dir, results.FileDeadLog))
 	c := rep.Critical
 	if c == nil {
 		return
@@ -269,7 +270,7 @@ func printLiveness(w io.Writer, dir string, rep *liveness.Report) {
 	case liveness.C1:
 		fmt.Fprintf(w, "critical transition (C1): step %d: %s\n  after it no random walk of %d steps becomes live; the live path with the longest common prefix took: %s\n",
 			c.Step, c.DeadEvent, rep.Settings.DMax, c.LiveEvent)
-		fmt.Fprintf(w, "  state diff of %d node(s): %s; live path: %s\n", len(c.Diff), filepath.Join(dir, pipeline.FileStateDiff), filepath.Join(dir, pipeline.FileLivePath))
+		fmt.Fprintf(w, "  state diff of %d node(s): %s; live path: %s\n", len(c.Diff), filepath.Join(dir, results.FileStateDiff), filepath.Join(dir, results.FileLivePath))
 	default:
 		fmt.Fprintf(w, "no critical transition (C2): %s\n", c.Reason)
 	}

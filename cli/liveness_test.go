@@ -162,7 +162,7 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// The fault model's and the prefix's flags (issue 17 item 6): --breaks
+// The fault model's and the prefix's flags: --breaks
 // and --drops are recorded in the report's settings; --live-prefix
 // starts from a live steady state, written to prefix.path.json, which
 // --prefix takes back for the same search; both at once are refused.
@@ -203,7 +203,7 @@ func TestRunLivenessFaultsAndLivePrefix(t *testing.T) {
 	}
 }
 
-// --crashes and --partitions (issue 27): negative budgets are refused
+// --crashes and --partitions: negative budgets are refused
 // before anything runs; the budgets are recorded in liveness.json and the
 // path files, whose replay gives dead.log again; a --prefix search must
 // keep its path's budgets.
@@ -247,7 +247,7 @@ func TestRunLivenessCrashesAndPartitions(t *testing.T) {
 	}
 }
 
-// --max-memory (issue 32): a negative cap is refused before anything
+// --max-memory: a negative cap is refused before anything
 // runs; a small one stops the level division cleanly (exit 0), says so
 // with the depth searched to its end, and writes the same liveness.json
 // for 1 and 2 workers.

@@ -13,7 +13,7 @@ import (
 )
 
 // A binary built on Main names itself, not macepc, in the commands and
-// hints it prints (issue 31 item 2): its usage, its help's examples, the
+// hints it prints: its usage, its help's examples, the
 // replay command of a finding. And a path file of a system the binary
 // was not built with says which system it needs and where it comes from.
 func TestOwnBinaryNamesItself(t *testing.T) {

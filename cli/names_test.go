@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// One spelling per concept (issue 18): regress takes --profile-runs like
+// One spelling per concept: regress takes --profile-runs like
 // profile and run, report takes --out like every other command; the old
 // spellings still work and print a warning that names the new one.
 func TestDeprecatedSpellingsWarn(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -76,7 +77,7 @@ func (a *app) replayCommand(path string) string { return a.cmd("replay", "--path
 // replayPaths are the path files of the anomalous and the similar fast
 // execution, relative to the results directory (summary.json's replay
 // commands, which the summary prints with the directory's path).
-func replayPaths(s *pipeline.SummaryFile) []string {
+func replayPaths(s *results.Summary) []string {
 	var out []string
 	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
 		out = append(out, a.Path)
@@ -88,8 +89,8 @@ func replayPaths(s *pipeline.SummaryFile) []string {
 }
 
 // printSummary is the human summary at the end of a run.
-func printSummary(w io.Writer, name, dir string, s *pipeline.SummaryFile) {
-	fmt.Fprintf(w, "\nsummary (%s, seed %d):\n", filepath.Join(dir, pipeline.FileSummary), s.Seed)
+func printSummary(w io.Writer, name, dir string, s *results.Summary) {
+	fmt.Fprintf(w, "\nsummary (%s, seed %d):\n", filepath.Join(dir, results.FileSummary), s.Seed)
 	pr := s.Profile
 	unfinished := ""
 	if pr.Unfinished > 0 {
@@ -112,7 +113,7 @@ func printSummary(w io.Writer, name, dir string, s *pipeline.SummaryFile) {
 			an.Anomalies, an.Explored, an.FirstIndex, len(an.Classes), plural(len(an.Classes), "", "es"))
 		for i, c := range an.Classes {
 			if i == 3 {
-				fmt.Fprintf(w, "    … %d more in %s\n", len(an.Classes)-i, filepath.Join(dir, pipeline.FileSearch))
+				fmt.Fprintf(w, "    … %d more in %s\n", len(an.Classes)-i, filepath.Join(dir, results.FileSearch))
 				break
 			}
 			fmt.Fprintf(w, "    class %d: %s\n", c.Rank, c.Text)
@@ -130,7 +131,7 @@ func printSummary(w io.Writer, name, dir string, s *pipeline.SummaryFile) {
 		fmt.Fprintf(w, "  normal tail: %d of %d executions above the threshold are not anomalies (%s):\n", an.TailExecutions, an.Explored, an.Verdict)
 		for i, c := range an.Tail {
 			if i == 3 {
-				fmt.Fprintf(w, "    … %d more in %s\n", len(an.Tail)-i, filepath.Join(dir, pipeline.FileSearch))
+				fmt.Fprintf(w, "    … %d more in %s\n", len(an.Tail)-i, filepath.Join(dir, results.FileSearch))
 				break
 			}
 			fmt.Fprintf(w, "    tail %d: %s\n", c.Rank, c.Text)
@@ -191,10 +192,10 @@ func (a *app) printTrain(d *pipeline.Dir, tf *pipeline.TrainFile) {
 		n += l.Samples
 	}
 	fmt.Fprintf(a.stdout, "phase 1a train: %d executions (seed %d), %d handler times, %d labels trained -> %s\n",
-		tf.Runs, tf.PhaseSeed, n, len(tf.Labels), d.File(pipeline.FileEDD))
+		tf.Runs, tf.PhaseSeed, n, len(tf.Labels), d.File(results.FileEDD))
 }
 
-func (a *app) printProfile(pf *pipeline.ProfileFile) {
+func (a *app) printProfile(pf *results.Profile) {
 	outcomes := make([]string, len(pf.Executions))
 	for i, e := range pf.Executions {
 		outcomes[i] = e.Outcome
@@ -225,7 +226,7 @@ func (a *app) printProfile(pf *pipeline.ProfileFile) {
 }
 
 // aboveThreshold counts the profile's executions above its threshold.
-func aboveThreshold(pf *pipeline.ProfileFile) int {
+func aboveThreshold(pf *results.Profile) int {
 	n := 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > pf.Threshold {
@@ -245,7 +246,7 @@ func (a *app) printSearch(d *pipeline.Dir, sf *pipeline.SearchFile) {
 		sf.FirstIndex, sf.Explored, sf.Seed, sf.Anomalies, len(sf.Classes), plural(len(sf.Classes), "", "es"))
 	for i, c := range sf.Classes {
 		if i == pipeline.MaxClassPaths {
-			fmt.Fprintf(a.stdout, "  … %d more classes in %s\n", len(sf.Classes)-i, d.File(pipeline.FileSearch))
+			fmt.Fprintf(a.stdout, "  … %d more classes in %s\n", len(sf.Classes)-i, d.File(results.FileSearch))
 			break
 		}
 		fmt.Fprintf(a.stdout, "  class %d: %s\n", c.Rank, c.Describe())
@@ -269,7 +270,7 @@ func (a *app) printTail(d *pipeline.Dir, sf *pipeline.SearchFile) {
 	fmt.Fprintf(a.stdout, "  normal tail: %d execution%s above the threshold, not anomalies\n", sf.TailExecutions, plural(sf.TailExecutions, "", "s"))
 	for i, c := range sf.Tail {
 		if i == pipeline.MaxTailPaths {
-			fmt.Fprintf(a.stdout, "  … %d more tail classes in %s\n", len(sf.Tail)-i, d.File(pipeline.FileSearch))
+			fmt.Fprintf(a.stdout, "  … %d more tail classes in %s\n", len(sf.Tail)-i, d.File(results.FileSearch))
 			break
 		}
 		fmt.Fprintf(a.stdout, "  tail %d: %s\n", c.Rank, c.DescribeTail(sf))

@@ -14,7 +14,7 @@ import (
 
 // A phase prints a plain line at each tick of its clock, with the counts,
 // rate and time left, and a last line when it ends; a phase that ends
-// before the first tick prints nothing (issue 18: a CI log showed nothing
+// before the first tick prints nothing (before, a CI log showed nothing
 // for two minutes).
 func TestLineProgress(t *testing.T) {
 	var buf syncBuffer

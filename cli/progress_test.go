@@ -9,7 +9,7 @@ import (
 
 // Every long-running command takes --progress, and progress never touches
 // stdout: the same run with --progress always and never prints the same
-// bytes (issue 18: 'simulate --progress always' was an unknown flag).
+// bytes (before, 'simulate --progress always' was an unknown flag).
 func TestProgressOnEveryLongCommand(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {

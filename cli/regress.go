@@ -9,6 +9,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 type regressFlags struct {
@@ -155,7 +156,7 @@ func parseFraction(s string) (float64, error) {
 
 func pct(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 
-func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
+func (a *app) printRegress(d *pipeline.Dir, rf *results.Regress) {
 	w := a.stdout
 	fmt.Fprintf(w, "regression test (family-wise alpha %g, Holm over the tests that can reach it; tolerated slowdown %g%%; %d bootstrap resamples and permutations; the shift and tail tests on the first %d current executions):\n", rf.Alpha, 100*rf.MaxSlowdown, rf.Resamples, rf.Current.Runs)
 	level := 100 * (1 - rf.Alpha)
@@ -216,5 +217,5 @@ func (a *app) printRegress(d *pipeline.Dir, rf *pipeline.RegressFile) {
 	for _, warn := range rf.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	fmt.Fprintf(w, "  -> %s, %s, %s\n", d.File(pipeline.FileRegress), d.File(pipeline.FileRegressSVG), d.File(pipeline.FileRegressPNG))
+	fmt.Fprintf(w, "  -> %s, %s, %s\n", d.File(results.FileRegress), d.File(results.FileRegressSVG), d.File(results.FileRegressPNG))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 	"github.com/macepc/macepc/traceevent"
 )
@@ -81,7 +82,7 @@ func (a *app) replay(args []string) (int, error) {
 		return ExitError, fmt.Errorf("--index goes with --run DIR")
 	}
 	if *runDir != "" && *index < 0 {
-		return ExitError, fmt.Errorf("--run %s needs --index I, the execution to replay (its index in %s)", *runDir, filepath.Join(*runDir, pipeline.FileExecutions))
+		return ExitError, fmt.Errorf("--run %s needs --index I, the execution to replay (its index in %s)", *runDir, filepath.Join(*runDir, results.FileExecutions))
 	}
 	if fs.Changed("branch-at") && *branch < 0 {
 		return ExitError, fmt.Errorf("--branch-at must be a step >= 0, got %d", *branch)
@@ -91,7 +92,7 @@ func (a *app) replay(args []string) (int, error) {
 	}
 	inputs := []namedFile{{"--path", *pathFile}}
 	if *runDir != "" {
-		inputs = append(inputs, namedFile{"--run", filepath.Join(*runDir, pipeline.FileSimulate)})
+		inputs = append(inputs, namedFile{"--run", filepath.Join(*runDir, results.FileSimulate)})
 	}
 	if err := checkOutputs([]namedFile{{"--log", *logFile}, {"--save-path", *savePath}}, inputs); err != nil {
 		return ExitError, err

@@ -177,7 +177,7 @@ func TestEDDFileAndScaling(t *testing.T) {
 }
 
 // replay says what is missing or out of range, and a branching replay says
-// that it branched (issue 18).
+// that it branched.
 func TestReplayGolden(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, "simulate", "--system", "pingpong", "--nodes", "4", "--runs", "3", "--seed", "7", "--out", "$DIR/sim")

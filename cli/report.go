@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // reportCmd is `macepc report --out DIR`: re-render report.html,
@@ -47,7 +47,7 @@ func (a *app) reportCmd(args []string) (int, error) {
 }
 
 func (a *app) printReport(dir string) {
-	fmt.Fprintf(a.stdout, "  report: %s (%s, %s)\n", filepath.Join(dir, report.FileHTML), filepath.Join(dir, report.FileMarkdown), filepath.Join(dir, report.DirPlots, "*.png"))
+	fmt.Fprintf(a.stdout, "  report: %s (%s, %s)\n", filepath.Join(dir, results.FileReport), filepath.Join(dir, results.FileMarkdown), filepath.Join(dir, results.DirPlots, "*.png"))
 }
 
 // writeReport renders the report at the end of a command; a failure is a
@@ -64,6 +64,6 @@ func (a *app) writeReport(dir string) {
 	}
 	a.printReport(dir)
 	if wrote {
-		fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, explore.FileHTML))
+		fmt.Fprintf(a.stdout, "  explore: %s\n", filepath.Join(dir, results.FileExplore))
 	}
 }

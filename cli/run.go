@@ -15,6 +15,7 @@ import (
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 // pipelineFlags are the flags of `run` and the phase commands; each
@@ -213,7 +214,7 @@ func (a *app) runAll(args []string) (int, error) {
 	if fs.Changed("edd") { // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
-		cfg.KeepTraining = pipeline.SameFile(f.sim.eddFile, env.Dir.File(pipeline.FileEDD))
+		cfg.KeepTraining = pipeline.SameFile(f.sim.eddFile, env.Dir.File(results.FileEDD))
 	}
 	cfg.OnPhase = func(p pipeline.Phase, r *pipeline.Result) {
 		if p == pipeline.PhaseTrain && r.Train == nil {
@@ -246,7 +247,7 @@ func (a *app) printPhase(d *pipeline.Dir, p pipeline.Phase, r *pipeline.Result) 
 }
 
 // finish writes summary.json and prints the human summary.
-func (a *app) finish(d *pipeline.Dir, pf *pipeline.ProfileFile) (int, error) {
+func (a *app) finish(d *pipeline.Dir, pf *results.Profile) (int, error) {
 	sum, err := d.WriteSummary(pf)
 	if err != nil {
 		return ExitError, err
@@ -256,7 +257,7 @@ func (a *app) finish(d *pipeline.Dir, pf *pipeline.ProfileFile) (int, error) {
 
 // finished prints the summary, renders the report and says whether an
 // anomaly was found.
-func (a *app) finished(d *pipeline.Dir, sum *pipeline.SummaryFile) (int, error) {
+func (a *app) finished(d *pipeline.Dir, sum *results.Summary) (int, error) {
 	printSummary(a.stdout, a.name, d.Path(), sum)
 	a.writeReport(d.Path())
 	if sum.Anomaly != nil && sum.Anomaly.Found {
@@ -304,19 +305,19 @@ func (a *app) profileCmd(args []string) (int, error) {
 	eddSource := "--edd " + f.sim.eddFile
 	if !fs.Changed("edd") {
 		// The trained EDD of this directory, if phase 1a ran.
-		if trained := filepath.Join(f.out, pipeline.FileEDD); fileExists(trained) {
+		if trained := filepath.Join(f.out, results.FileEDD); fileExists(trained) {
 			from, err := fromTraining(a.name, f.out, &f.sim, fs)
 			if err != nil {
 				return ExitError, err
 			}
 			if from {
-				fmt.Fprintf(a.stdout, "profile: the configuration of %s: system=%s variant=%s nodes=%d seed=%d\n", filepath.Join(f.out, pipeline.FileTrain), f.sim.system, f.sim.variant, f.sim.nodes, f.sim.seed)
+				fmt.Fprintf(a.stdout, "profile: the configuration of %s: system=%s variant=%s nodes=%d seed=%d\n", filepath.Join(f.out, results.FileTrain), f.sim.system, f.sim.variant, f.sim.nodes, f.sim.seed)
 			}
 			f.sim.eddFile = trained
-			eddSource = "trained: " + pipeline.FileEDD
+			eddSource = "trained: " + results.FileEDD
 		} else {
 			eddSource = "seed (uniform 1-10ms)"
-			fmt.Fprintf(a.stderr, "%s: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", a.name, f.out, pipeline.FileEDD)
+			fmt.Fprintf(a.stderr, "%s: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", a.name, f.out, results.FileEDD)
 		}
 	}
 	t, err := a.resolve(&f.sim)
@@ -375,7 +376,7 @@ func fromTraining(name, dir string, f *simFlags, fs *pflag.FlagSet) (bool, error
 			// Another seed profiles other executions of the trained
 			// configuration: allowed.
 		case c.given != c.want:
-			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('%s') or pass --edd", filepath.Join(dir, pipeline.FileEDD), c.flag, c.want, c.given, shellquote.Join(name, "train", "--"+c.flag, c.given, "--out", dir))
+			return false, fmt.Errorf("%s was trained with --%s %s, not %s: retrain ('%s') or pass --edd", filepath.Join(dir, results.FileEDD), c.flag, c.want, c.given, shellquote.Join(name, "train", "--"+c.flag, c.given, "--out", dir))
 		}
 	}
 	return true, nil
@@ -383,7 +384,7 @@ func fromTraining(name, dir string, f *simFlags, fs *pflag.FlagSet) (bool, error
 
 // laterPhase parses the flags of a phase that starts from DIR/profile.json
 // and loads it.
-func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, pipeline.Env, *pipeline.ProfileFile, *pipeline.Target, error) {
+func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, pipeline.Env, *results.Profile, *pipeline.Target, error) {
 	f, _, err := a.parsePipeline(name, args, append([]func(*pipelineFlags, *pflag.FlagSet){(*pipelineFlags).registerOut}, groups...)...)
 	if err != nil {
 		return nil, pipeline.Env{}, nil, nil, err

@@ -220,7 +220,7 @@ func TestRunPipelineRandTree(t *testing.T) {
 			t.Fatalf("step %d differs before the divergence point:\n%s\n%s", i, anom[i].line, sim[i].line)
 		}
 	}
-	// The divergence point is a step of the join race (issue 14 item 1).
+	// The divergence point is a step of the join race.
 	events := make([]timedsim.TimedEvent, len(anom))
 	for i, e := range anom {
 		events[i] = e.ev
@@ -490,7 +490,7 @@ func TestPhaseFailuresKeepTheDirectoryConsistent(t *testing.T) {
 // stdout; it warns (in profile.json, so in the summary and the report, and
 // on stderr) only when they are not rare: RandTree buggy with the
 // committed durations sends about 2% of its executions to the 10 s
-// recovery, as rare as an anomaly (issue 18: the warning fired at 1 of
+// recovery, as rare as an anomaly (before, the warning fired at 1 of
 // 50), while a threshold at Q3 leaves a quarter above it.
 func TestProfileWarnsOfSlowExecutions(t *testing.T) {
 	profile := func(dir string, args ...string) (above int, warnings []string, out, errs string) {

@@ -16,11 +16,11 @@ import (
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/netmodel"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
-// The attack of issue 28 ("hostile inputs, round two", items 1–11) as
-// tests: protocol text that would run in a Markdown renderer or forge a
+// Hostile inputs as tests: protocol text that would run in a Markdown renderer or forge a
 // line, paths that would run in a shell, files that are not macepc's,
 // outputs over inputs, inputs without bound, a phase that fails half-way
 // and explore without the directory's lock.
@@ -28,16 +28,16 @@ import (
 // securityCases follow the hostile table's rule: exit 2 with one line
 // naming want, and no file of the directory changed.
 func securityCases() []hostileCase {
-	walks := pipeline.FileWalks
+	walks := results.FileWalks
 	return []hostileCase{
 		// Item 8: an output that names an input.
-		{"replay-log-over-path", nil, []string{"replay", "--path", "DIR/" + pipeline.FileAnomalyPath, "--log", "DIR/" + pipeline.FileAnomalyPath}, "--log"},
-		{"replay-save-path-over-path", nil, []string{"replay", "--path", "DIR/" + pipeline.FileAnomalyPath, "--save-path", "DIR/" + pipeline.FileAnomalyPath}, "--save-path"},
-		{"replay-log-over-save-path", nil, []string{"replay", "--path", "DIR/" + pipeline.FileAnomalyPath, "--log", "DIR/x.path.json", "--save-path", "DIR/x.path.json"}, "same file"},
-		{"replay-log-over-linked-path", link("anomaly-link.json", pipeline.FileAnomalyPath, false), []string{"replay", "--path", "DIR/" + pipeline.FileAnomalyPath, "--log", "DIR/anomaly-link.json"}, "--log"},
-		{"replay-log-over-hard-linked-path", link("anomaly-hard.json", pipeline.FileAnomalyPath, true), []string{"replay", "--path", "DIR/" + pipeline.FileAnomalyPath, "--log", "DIR/anomaly-hard.json"}, "--log"},
-		{"explore-out-over-path", nil, []string{"explore", "--path", "DIR/" + pipeline.FileAnomalyPath, "--out", "DIR/" + pipeline.FileAnomalyPath}, "--out"},
-		{"explore-out-over-second-path", nil, []string{"explore", "--path", "DIR/" + pipeline.FileAnomalyPath, "--path", "DIR/" + pipeline.FileSimilarPath, "--out", "DIR/" + pipeline.FileSimilarPath}, "--out"},
+		{"replay-log-over-path", nil, []string{"replay", "--path", "DIR/" + results.FileAnomalyPath, "--log", "DIR/" + results.FileAnomalyPath}, "--log"},
+		{"replay-save-path-over-path", nil, []string{"replay", "--path", "DIR/" + results.FileAnomalyPath, "--save-path", "DIR/" + results.FileAnomalyPath}, "--save-path"},
+		{"replay-log-over-save-path", nil, []string{"replay", "--path", "DIR/" + results.FileAnomalyPath, "--log", "DIR/x.path.json", "--save-path", "DIR/x.path.json"}, "same file"},
+		{"replay-log-over-linked-path", link("anomaly-link.json", results.FileAnomalyPath, false), []string{"replay", "--path", "DIR/" + results.FileAnomalyPath, "--log", "DIR/anomaly-link.json"}, "--log"},
+		{"replay-log-over-hard-linked-path", link("anomaly-hard.json", results.FileAnomalyPath, true), []string{"replay", "--path", "DIR/" + results.FileAnomalyPath, "--log", "DIR/anomaly-hard.json"}, "--log"},
+		{"explore-out-over-path", nil, []string{"explore", "--path", "DIR/" + results.FileAnomalyPath, "--out", "DIR/" + results.FileAnomalyPath}, "--out"},
+		{"explore-out-over-second-path", nil, []string{"explore", "--path", "DIR/" + results.FileAnomalyPath, "--path", "DIR/" + results.FileSimilarPath, "--out", "DIR/" + results.FileSimilarPath}, "--out"},
 		// Item 9: one enormous line is refused at the cap.
 		{"walks-enormous-line", edit(walks, func(s string) string { return `{"phase":"` + strings.Repeat("x", 65<<20) + "\n" + s }), []string{"correlate", "--out", "DIR"}, walks + " line 1: larger than 64 MiB"},
 	}
@@ -80,7 +80,7 @@ func copyBase(t *testing.T) string {
 func TestSummaryMarkdownEscapesHTML(t *testing.T) {
 	dir := copyBase(t)
 	hostile := "<img src=x onerror=alert(1)></script><script>alert(2)</script> | `tick` [x](javascript:alert(3)) **b** \u202e\n# forged heading"
-	edit(pipeline.FileSummary, func(s string) string {
+	edit(results.FileSummary, func(s string) string {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(s), &m); err != nil {
 			t.Fatal(err)
@@ -271,7 +271,7 @@ func TestPrintedCommandsAreShellQuoted(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sh: %v", err)
 		}
-		want := strings.Join([]string{"macepc", "replay", "--path", filepath.Join(out, []string{pipeline.FileAnomalyPath, pipeline.FileSimilarPath}[i])}, "\n") + "\n"
+		want := strings.Join([]string{"macepc", "replay", "--path", filepath.Join(out, []string{results.FileAnomalyPath, results.FileSimilarPath}[i])}, "\n") + "\n"
 		if string(got) != want {
 			t.Errorf("the shell reads %q as %q, want %q", c, got, want)
 		}
@@ -280,7 +280,7 @@ func TestPrintedCommandsAreShellQuoted(t *testing.T) {
 		t.Fatal("a printed command ran a command substitution")
 	}
 	// The results files name the commands with quoted paths too.
-	b, err := os.ReadFile(filepath.Join(out, pipeline.FileSummary))
+	b, err := os.ReadFile(filepath.Join(out, results.FileSummary))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestPrintedCommandsAreShellQuoted(t *testing.T) {
 	}
 	// A hostile path in summary.json is quoted in report.html and
 	// summary.md.
-	edit(pipeline.FileSummary, replaceOnce(`"path": "anomaly.path.json"`, `"path": "$(touch PWNED).path.json"`))(t, out)
+	edit(results.FileSummary, replaceOnce(`"path": "anomaly.path.json"`, `"path": "$(touch PWNED).path.json"`))(t, out)
 	if st := runRandTree(context.Background(), []string{"report", "--out", out}, &o, &e); st != cli.ExitOK {
 		t.Fatalf("report: status %d\n%s", st, e.String())
 	}
@@ -395,9 +395,9 @@ func TestProtocolTextCannotForgeLinesOrHideCharacters(t *testing.T) {
 			if (st == cli.ExitFinding) != wantFinding || st == cli.ExitError {
 				t.Fatalf("simulate: status %d\n%s%s", st, o.String(), e.String())
 			}
-			path := filepath.Join(dir, pipeline.FileSlowest)
+			path := filepath.Join(dir, results.FileSlowest)
 			if wantFinding {
-				path = filepath.Join(dir, pipeline.FindingPath(0))
+				path = filepath.Join(dir, results.FindingPath(0))
 				if want := map[string]string{"label": `message label "Pi\n` + forgedLine + `"`, "note": `note "ok\u202e"`}[variant]; !strings.Contains(o.String(), want) {
 					t.Errorf("stdout lacks the finding %q:\n%s", want, o.String())
 				}
@@ -509,7 +509,7 @@ func TestReplayLogWritesThroughSpecialFiles(t *testing.T) {
 	for i := 0; i < 500; i++ { // until the reader has the FIFO open
 		o.Reset()
 		e.Reset()
-		if st = runRandTree(context.Background(), []string{"replay", "--path", filepath.Join(dir, pipeline.FileAnomalyPath), "--log", fifo}, &o, &e); !strings.Contains(e.String(), "no process reads") {
+		if st = runRandTree(context.Background(), []string{"replay", "--path", filepath.Join(dir, results.FileAnomalyPath), "--log", fifo}, &o, &e); !strings.Contains(e.String(), "no process reads") {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -527,7 +527,7 @@ func TestReplayLogWritesThroughSpecialFiles(t *testing.T) {
 	if err := os.Symlink("/dev/null", null); err != nil {
 		t.Fatal(err)
 	}
-	if st := runRandTree(context.Background(), []string{"replay", "--path", filepath.Join(dir, pipeline.FileAnomalyPath), "--log", null}, &o, &e); st == cli.ExitError {
+	if st := runRandTree(context.Background(), []string{"replay", "--path", filepath.Join(dir, results.FileAnomalyPath), "--log", null}, &o, &e); st == cli.ExitError {
 		t.Fatalf("replay --log link to /dev/null: status %d\n%s", st, e.String())
 	}
 	if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -559,13 +559,13 @@ func TestInputsWithoutBoundAreRefused(t *testing.T) {
 		args   []string
 		want   string
 	}{
-		{"profile-dev-zero", pipeline.FileProfile, "/dev/zero", []string{"search", "--out", "DIR"}, pipeline.FileProfile},
-		{"search-dev-zero", pipeline.FileSearch, "/dev/zero", []string{"diverge", "--out", "DIR"}, pipeline.FileSearch},
-		{"walks-dev-zero", pipeline.FileWalks, "/dev/zero", []string{"correlate", "--out", "DIR"}, pipeline.FileWalks},
+		{"profile-dev-zero", results.FileProfile, "/dev/zero", []string{"search", "--out", "DIR"}, results.FileProfile},
+		{"search-dev-zero", results.FileSearch, "/dev/zero", []string{"diverge", "--out", "DIR"}, results.FileSearch},
+		{"walks-dev-zero", results.FileWalks, "/dev/zero", []string{"correlate", "--out", "DIR"}, results.FileWalks},
 		{"path-dev-zero", "zero.path.json", "/dev/zero", []string{"replay", "--path", "DIR/zero.path.json"}, "zero.path.json"},
 		{"explore-path-dev-zero", "zero.path.json", "/dev/zero", []string{"explore", "--path", "DIR/zero.path.json", "--out", "DIR/x.html"}, "zero.path.json"},
-		{"profile-2GiB", pipeline.FileProfile, big, []string{"search", "--out", "DIR"}, "larger than"},
-		{"report-profile-2GiB", pipeline.FileProfile, big, []string{"report", "--out", "DIR"}, "larger than"},
+		{"profile-2GiB", results.FileProfile, big, []string{"search", "--out", "DIR"}, "larger than"},
+		{"report-profile-2GiB", results.FileProfile, big, []string{"report", "--out", "DIR"}, "larger than"},
 		{"path-2GiB", "big.path.json", big, []string{"replay", "--path", "DIR/big.path.json"}, "larger than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -605,7 +605,7 @@ func TestExploreTakesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readDir(t, dir)
-	for _, args := range [][]string{{"explore", dir}, {"explore", "--path", filepath.Join(dir, pipeline.FileAnomalyPath)}} {
+	for _, args := range [][]string{{"explore", dir}, {"explore", "--path", filepath.Join(dir, results.FileAnomalyPath)}} {
 		var o, e bytes.Buffer
 		st := runRandTree(context.Background(), args, &o, &e)
 		if lines := errorLines(e.String()); st != cli.ExitError || len(lines) != 1 || !strings.Contains(lines[0], "in use") {
@@ -630,7 +630,7 @@ func TestExploreTakesTheLock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st := runRandTree(context.Background(), []string{"explore", "--path", filepath.Join(dir, pipeline.FileAnomalyPath), "--out", filepath.Join(other, "x.html")}, &o, &e); st != cli.ExitOK {
+	if st := runRandTree(context.Background(), []string{"explore", "--path", filepath.Join(dir, results.FileAnomalyPath), "--out", filepath.Join(other, "x.html")}, &o, &e); st != cli.ExitOK {
 		t.Fatalf("explore --out: status %d\n%s", st, e.String())
 	}
 	if _, err := os.Stat(theirs); err != nil {

@@ -135,7 +135,7 @@ func (a *app) merge(args []string) (int, error) {
 	if err := a.lockDir(d); err != nil {
 		return ExitError, err
 	}
-	res, err := pipeline.MergeContext(a.ctx, pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg, Progress: prog}, Set: set})
+	res, err := pipeline.Merge(a.ctx, pipeline.MergeConfig{Env: pipeline.Env{Dir: d, Systems: a.reg, Progress: prog}, Set: set})
 	if res != nil { // what was written, even before an error
 		switch {
 		case res.Liveness != nil:

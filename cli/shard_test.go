@@ -425,7 +425,7 @@ func livenessReport(t *testing.T, dir string) map[string]any {
 	return f.Report
 }
 
-// The liveness search sharded (issue 20; paper 002's division by prefix)
+// The liveness search sharded (parallel MaceMC's division by prefix)
 // with each engine, merged: RandTree's RT3 with the unsharded violation,
 // critical transition and summed statistics, and the same path files,
 // logs and state diff byte for byte. A shard of another configuration

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 )
 
 func (a *app) simulate(args []string) (int, error) {
@@ -81,14 +82,14 @@ func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
 			sum.Count, sum.Finished, fmtS(sum.MinS), fmtS(sum.Q1S), fmtS(sum.MedianS), fmtS(sum.Q3S), fmtS(sum.MaxS), unfinishedNote(outcomes))
 		writeHistogram(a.stdout, res.Lines)
 		slow := res.Lines[res.Slowest]
-		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", res.Slowest, fmtNS(slow.ExecTimeNS), slow.Steps, d.File(pipeline.FileSlowest))
+		fmt.Fprintf(a.stdout, "slowest: execution %d, %s, %d steps -> %s\n", res.Slowest, fmtNS(slow.ExecTimeNS), slow.Steps, d.File(results.FileSlowest))
 	}
 	status := ExitOK
 	for _, l := range res.Findings {
-		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: %s\n", l.Index, l.Finding, a.replayCommand(d.File(pipeline.FindingPath(l.Index))))
+		fmt.Fprintf(a.stdout, "FINDING: execution %d: %s\n  replay: %s\n", l.Index, l.Finding, a.replayCommand(d.File(results.FindingPath(l.Index))))
 		status = ExitFinding
 	}
-	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", d.File(pipeline.FileExecutions), len(res.Lines), d.File(pipeline.FileSimulate))
+	fmt.Fprintf(a.stdout, "wrote %s (%d executions), %s\n", d.File(results.FileExecutions), len(res.Lines), d.File(results.FileSimulate))
 	return status
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // Typos in a system, variant, parameter or command name get the closest
-// names, and no internal package prefix (issue 18).
+// names, and no internal package prefix.
 func TestTyposSuggestTheClosestNames(t *testing.T) {
 	for _, c := range []struct {
 		args []string

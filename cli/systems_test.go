@@ -40,7 +40,7 @@ func TestSystemsVariantColumn(t *testing.T) {
 }
 
 // A binary built on Main with only its own system defaults --system to
-// it (issue 31: it defaulted to randtree and refused to run); the bundled
+// it (before, it defaulted to randtree and refused to run); the bundled
 // binary keeps randtree.
 func TestDefaultSystemIsTheOnlyOne(t *testing.T) {
 	dir := t.TempDir()

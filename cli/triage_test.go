@@ -17,7 +17,7 @@ import (
 )
 
 // hello is a small protocol of millisecond executions with a planted bug,
-// the shape of issue 14's "5-node election": every node greets node 0,
+// the shape of a 5-node election: every node greets node 0,
 // which welcomes it; a node that is welcomed is done. Node 0 silently
 // drops a Hello with probability 1/400 (the bug), and the dropped node
 // greets again when its 5 s retry timer fires. Normal executions take
@@ -128,13 +128,13 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// TestTriageFindsTheBugBehindTheJitter (issue 14 item 2): the first
+// TestTriageFindsTheBugBehindTheJitter: the first
 // anomaly of the hello protocol is network jitter, about twice the
 // median. A search that stops there (--triage-runs 0 --fence-only,
 // MacePC's phase 2) analyses the jitter; with the fence alone the search
 // goes on, finds the 5 s executions, classes both kinds, and analyses the
 // worst class: the bug. diverge --class 2 then analyses the jitter class
-// on demand. With the default verdict (issue 26) the jitter is the normal
+// on demand. With the default verdict the jitter is the normal
 // tail, not a class of anomalies, and the bug is still found.
 func TestTriageFindsTheBugBehindTheJitter(t *testing.T) {
 	eddFile := helloEDD(t)
@@ -253,12 +253,12 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// TestMinExcessOneNode (issue 14 item 2): with one node a RandTree
+// TestMinExcessOneNode: with one node a RandTree
 // execution is two handlers, a microsecond, and one slow handler made it
 // "7× the median" — an anomaly of nothing. The default minimum excess, one
 // link latency, finds none and says why; --min-excess 0 restores the old
 // threshold, under which such an execution is only the normal tail of the
-// handlers' durations (issue 26), and the fence alone flags it.
+// handlers' durations, and the fence alone flags it.
 func TestMinExcessOneNode(t *testing.T) {
 	dir := t.TempDir()
 	const eddFile = "../systems/randtree/testdata/edd.json"
@@ -283,7 +283,7 @@ func TestMinExcessOneNode(t *testing.T) {
 	}
 }
 
-// TestProfileTakesTheTrainingsConfiguration (issue 14 item 6): profile
+// TestProfileTakesTheTrainingsConfiguration: profile
 // after train profiles what was trained, and refuses to use the trained
 // durations for another configuration.
 func TestProfileTakesTheTrainingsConfiguration(t *testing.T) {

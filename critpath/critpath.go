@@ -38,20 +38,6 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", int(k))
 }
 
-// MarshalText writes the kind's name.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// UnmarshalText reads a kind's name.
-func (k *Kind) UnmarshalText(b []byte) error {
-	for i, n := range kindNames {
-		if n == string(b) {
-			*k = Kind(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("critpath: unknown segment kind %q", b)
-}
-
 // Draw reports whether segments of the kind are draws of the simulator's
 // models (an event duration, a network delay) rather than the protocol's
 // own waiting (a timer, a queue it filled, the scenario's schedule).

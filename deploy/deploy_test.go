@@ -332,7 +332,7 @@ func unshardedLiveness(t *testing.T, args []string) map[string]any {
 	return livenessReport(t, dir)
 }
 
-// The liveness manifests (issue 20): the Indexed Job's pods with the
+// The liveness manifests: the Indexed Job's pods with the
 // environment Kubernetes gives them, then the merge Job, whose report is
 // the unsharded search's. The depth is lowered to keep the test short.
 func TestKubernetesLivenessJob(t *testing.T) {

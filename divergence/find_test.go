@@ -467,7 +467,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
-// TestFindMinRecovered (issue 26): asking that half the walks recover
+// TestFindMinRecovered: asking that half the walks recover
 // puts the divergence point no later than asking for one, each probe
 // stops at its MinRecovered-th recovering walk and runs no confirmation
 // walks, and the similar walk is the probe's first recovering one.

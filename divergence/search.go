@@ -77,9 +77,10 @@ func Search(ctx context.Context, n int, recovers Oracle) (SearchResult, error) {
 		return ok, nil
 	}
 
-	// Exponential phase: lo is the longest prefix known true, hi the
-	// shortest known false (n+1: none yet).
-	lo, hi := -1, n+1
+	// Exponential phase: lo is the longest prefix known true (-1: none
+	// yet), hi the shortest known false; the loop either returns (true
+	// all the way) or sets hi.
+	lo, hi := -1, 0
 	for p := min(1, n); ; p = min(2*p, n) {
 		ok, err := probe(p)
 		if err != nil {

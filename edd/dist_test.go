@@ -372,7 +372,7 @@ func TestSampleDoesNotAllocate(t *testing.T) {
 }
 
 // A what-if factor that would take a duration past MaxDuration saturates
-// there (issue 28 item 12: factors of 1e15 and 1e20 both mean "this event
+// there (factors of 1e15 and 1e20 both mean "this event
 // lasts beyond any timeout", not, for 1e20, a wrapped-around clock), through
 // Set.Scale as through the type.
 func TestScaledSaturates(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // bigExecution is the first steps steps of a RandTree (buggy) execution
-// on nodes nodes, states recorded: issue 19's size and speed benchmarks.
+// on nodes nodes, states recorded: the input of the size and speed benchmarks.
 func bigExecution(b testing.TB, nodes, steps int) *Data {
 	b.Helper()
 	sc, err := randtree.System().Scenario(randtree.VariantBuggy, nodes)

@@ -18,6 +18,7 @@ import (
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/browsertest"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -31,7 +32,7 @@ func macepc(t *testing.T, args ...string) string {
 	if st := cli.Run(context.Background(), args, &stdout, &stderr, randtree.System()); st == cli.ExitError {
 		t.Fatalf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "explore: "+filepath.Join(dir, explore.FileHTML)) {
+	if !strings.Contains(stdout.String(), "explore: "+filepath.Join(dir, results.FileExplore)) {
 		t.Fatalf("macepc %s does not say it wrote explore.html:\n%s", strings.Join(args, " "), stdout.String())
 	}
 	return dir
@@ -288,9 +289,9 @@ func TestExploreInBrowser(t *testing.T) {
 				}
 			}
 		}
-		b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
+		b := openPage(t, bin, filepath.Join(dir, results.FileExplore))
 		// The anomaly's last step ends it: it is on the critical path,
-		// and the side panel says so (issue 26: the path is highlighted).
+		// and the side panel says so (the path is highlighted).
 		var sum struct {
 			Anomaly struct {
 				Steps int `json:"steps"`
@@ -375,7 +376,7 @@ func TestExploreInBrowser(t *testing.T) {
 		if node < 0 {
 			t.Fatalf("state.diff has no node whose state line differs:\n%s", sd)
 		}
-		b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
+		b := openPage(t, bin, filepath.Join(dir, results.FileExplore))
 		stepAndFilter(t, b, node)
 		b.jump(t, "7ms") // logical time: step i at i ms
 		b.wantStep(t, 7, "jump to 7ms")
@@ -416,7 +417,7 @@ func TestExploreInBrowser(t *testing.T) {
 // chart (window.exploreTiming.openMS), averaged over the opens.
 func BenchmarkOpenInBrowser(b *testing.B) {
 	bin := browsertest.Chromium(b, "explore.html")
-	file := filepath.Join(b.TempDir(), explore.FileHTML)
+	file := filepath.Join(b.TempDir(), results.FileExplore)
 	if err := explore.WriteFile(file, explore.BigExecution(b, 3000, 30000)); err != nil {
 		b.Fatal(err)
 	}
@@ -450,7 +451,7 @@ func BenchmarkOpenInBrowser(b *testing.B) {
 // page took to draw a frame of the chart, after its first frames.
 func BenchmarkScrollInBrowser(b *testing.B) {
 	bin := browsertest.Chromium(b, "explore.html")
-	file := filepath.Join(b.TempDir(), explore.FileHTML)
+	file := filepath.Join(b.TempDir(), results.FileExplore)
 	if err := explore.WriteFile(file, explore.BigExecution(b, 5000, 100000)); err != nil {
 		b.Fatal(err)
 	}
@@ -511,7 +512,7 @@ func TestExploreEdgeCasesInBrowser(t *testing.T) {
 	if d.Pairs[0].FirstDiff != 2 {
 		t.Fatalf("first difference %d, want 2 (the shorter's length)", d.Pairs[0].FirstDiff)
 	}
-	file := filepath.Join(t.TempDir(), explore.FileHTML)
+	file := filepath.Join(t.TempDir(), results.FileExplore)
 	if err := explore.WriteFile(file, d); err != nil {
 		t.Fatal(err)
 	}

@@ -2,17 +2,15 @@ package explore
 
 import (
 	"fmt"
-	"github.com/macepc/macepc/critpath"
 	"strings"
 	"time"
+
+	"github.com/macepc/macepc/critpath"
 
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
 )
-
-// FileHTML is the debugger's file name in a results directory.
-const FileHTML = "explore.html"
 
 // Kinds of steps, as the chart draws them.
 const (

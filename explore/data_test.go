@@ -224,7 +224,7 @@ func TestMarks(t *testing.T) {
 		}
 	}
 	// Times, sends and states are not what makes two events differ (the
-	// report's event graph marks the same step, issue 31): a longer step,
+	// report's event graph must mark the same step): a longer step,
 	// one more send or another state is the same event; another node or
 	// sender is not.
 	e := FromTimed("e", h, r)

@@ -45,5 +45,5 @@
 //	a.Mark(df.Step, explore.MarkDivergence, "divergence point")
 //	d := &explore.Data{Title: "randtree/buggy", Executions: []*explore.Execution{a, b}}
 //	d.Pair(0, 1) // side by side, first difference marked
-//	err := explore.WriteFile(filepath.Join(dir, explore.FileHTML), d)
+//	err := explore.WriteFile(filepath.Join(dir, results.FileExplore), d)
 package explore

@@ -366,7 +366,7 @@
   // drawLabel writes an event's label right of its dot at x, or left of
   // it when it would run past the pane's right edge W, or, when neither
   // side has the room, shortened with an ellipsis on the roomier side: a
-  // label is never cut off at the pane's edge (issue 31: "deliver Vo").
+  // label is never cut off at the pane's edge (before, "deliver Vo").
   // T.labels keeps the last frame's label boxes (for the tests).
   function drawLabel(c, label, x, sz, y0, W) {
     var pad = sz / 2 + 7, right = W - 2 - (x + pad), left = x - pad - GUTTER;

@@ -15,6 +15,7 @@ import (
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/browsertest"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 	"github.com/macepc/macepc/traceevent"
@@ -28,7 +29,7 @@ import (
 func TestExploreTraceMatchesReplay(t *testing.T) {
 	bin := browsertest.Chromium(t, "explore.html")
 	dir := macepc(t, "run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "../report/testdata/edd.json", "--progress", "never")
-	b := openPage(t, bin, filepath.Join(dir, explore.FileHTML))
+	b := openPage(t, bin, filepath.Join(dir, results.FileExplore))
 	defer b.check(t)
 	page := evalJS[string](t, b, "JSON.stringify(window.exploreTrace(0))")
 	if evalJS[bool](t, b, `document.getElementById("trace").disabled`) {
@@ -47,7 +48,7 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The side panel gives a step's time as the event log does
-	// (timedsim.FormatTime, issue 31 item 10).
+	// (timedsim.FormatTime).
 	ev := r.Result.Events[len(r.Result.Events)/2]
 	b.jump(t, fmt.Sprintf("#%d", ev.Step))
 	if h := evalJS[string](t, b, `document.querySelector("#stepinfo h3").textContent`); !strings.Contains(h, " · "+timedsim.FormatTime(ev.Start)+" (took ") {
@@ -84,8 +85,8 @@ func TestExploreTraceMatchesReplay(t *testing.T) {
 	}
 }
 
-// Event labels are never cut off at the pane's edge (issue 31: "deliver
-// Vo"): a long label in the rightmost lanes goes left of its dot, or is
+// Event labels are never cut off at the pane's edge (before,
+// "deliver Vo"): a long label in the rightmost lanes goes left of its dot, or is
 // shortened with an ellipsis, and every label drawn lies between the
 // gutter and the pane's right edge.
 func TestExploreLabelsStayInThePane(t *testing.T) {
@@ -98,7 +99,7 @@ func TestExploreLabelsStayInThePane(t *testing.T) {
 			Start: time.Duration(i) * time.Millisecond, Duration: time.Microsecond, Notes: []string{"ignored: already voted in this term"}})
 	}
 	ex := &explore.Execution{Name: "votes", Title: "long labels", Nodes: nodes, Timed: true, Steps: steps, Initial: make([]string, nodes)}
-	file := filepath.Join(t.TempDir(), explore.FileHTML)
+	file := filepath.Join(t.TempDir(), results.FileExplore)
 	if err := explore.WriteFile(file, &explore.Data{Title: "labels", Executions: []*explore.Execution{ex}}); err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func TestFindCritical(t *testing.T) {
 
 // TestCriticalC2: when dmax is too small for the system to become live,
 // the search says so (C2) instead of naming a critical transition, and
-// re-checks with dmax doubled (issue 26 item 4): the dead walk, continued,
+// re-checks with dmax doubled: the dead walk, continued,
 // becomes live, so the violation is inconclusive, not a verdict. The DFS
 // (depth 3) cannot reach the trap and walks never fire it: the dead paths
 // are merely slow, one tick per step.

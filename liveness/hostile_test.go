@@ -12,8 +12,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, items 13 and 14 and the liveness mode's share of items 3 and
-// 4: a Describe that panics or is not deterministic, message labels and
+// Hostile protocols in the liveness mode: a Describe that panics or is not deterministic, message labels and
 // timer names the timed simulator refuses, and protocol text with hidden
 // characters in the liveness mode's outputs.
 
@@ -36,6 +35,7 @@ func (n *ticker) Timer(ctx timedsim.Context, _ string, _ any) {
 func (n *ticker) Describe() string {
 	if n.boom >= 0 && n.Ticks >= n.boom {
 		var m map[string]int
+		//lint:ignore SA5000 Describe's panic is what the test needs
 		m["x"] = n.Ticks // assignment to entry in nil map
 	}
 	return fmt.Sprintf("ticks=%d", n.Ticks)
@@ -235,7 +235,7 @@ func (s *sender) Init(ctx timedsim.Context) {
 func (s *sender) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
 func (s *sender) Timer(timedsim.Context, string, any)                         {}
 
-// Issue 28 item 3 in the liveness mode: a message label or a timer name
+// In the liveness mode, a message label or a timer name
 // that timedsim.CheckMessageLabel or CheckTimerName refuses makes the
 // handler panic, a finding, as in the timed simulator (before: the
 // label went into the event log, a line break and all).
@@ -261,7 +261,7 @@ func TestBadLabelsPanic(t *testing.T) {
 	}
 }
 
-// Issue 28 items 3 and 4 in the liveness mode's outputs: the protocol's
+// In the liveness mode's outputs, the protocol's
 // text in the event log (Replay: the dead.log and live.log of a run), the
 // trace (explore), and the violation's panic and property names has its
 // hidden characters made visible: every line of the log is one line, and
@@ -334,7 +334,7 @@ func TestLivenessOutputsMakeHiddenCharactersVisible(t *testing.T) {
 	}
 }
 
-// Issue 28 item 17: MeasureCost bounds the first iteration from below by
+// MeasureCost bounds the first iteration from below by
 // the initial state's enabled events (one DFS sequence each, each started
 // again from the initial state) and the time of a start, on one worker
 // (the division is sequential) or, with the level division, on all. The

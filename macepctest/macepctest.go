@@ -20,6 +20,7 @@ import (
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -290,7 +291,7 @@ func profileOnly(ctx context.Context, cfg Config, env pipeline.Env, target *pipe
 		}
 	}
 	if cfg.Baseline != "" {
-		b, err := os.ReadFile(env.Dir.File(pipeline.FileProfile))
+		b, err := os.ReadFile(env.Dir.File(results.FileProfile))
 		if err != nil {
 			return nil, fmt.Errorf("macepctest: %w", err)
 		}
@@ -374,7 +375,7 @@ func eddName(cfg Config) string {
 }
 
 // profileReport is a profile in two lines.
-func profileReport(pf *pipeline.ProfileFile) string {
+func profileReport(pf *results.Profile) string {
 	above := 0
 	for _, e := range pf.Executions {
 		if e.ExecTimeNS > pf.Threshold {
@@ -387,7 +388,7 @@ func profileReport(pf *pipeline.ProfileFile) string {
 
 // regressReport is the regression test's verdict with its reasons and
 // warnings.
-func regressReport(cfg Config, rf *pipeline.RegressFile) string {
+func regressReport(cfg Config, rf *results.Regress) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "regression test against %s: median %s -> %s (%+.1f%%), Q3 %s -> %s (%+.1f%%); %d of %d executions above the baseline's threshold %s (baseline %d of %d): ",
 		cfg.Baseline, units.Duration(ns(rf.BaseMedianNS)), units.Duration(ns(rf.CurMedianNS)), 100*(rf.MedianRatio.Estimate-1),

@@ -82,7 +82,7 @@ func TestSlowerJoinFailsTheTest(t *testing.T) {
 	}
 	// Without Config.Out the results went to the test's temporary
 	// directory; a failure keeps them where they outlive the test, and
-	// names that place (issue 18: it named a directory it then deleted).
+	// names that place (before, it named a directory it then deleted).
 	kept := r.Dir
 	t.Cleanup(func() { os.RemoveAll(kept) })
 	if msg := strings.Join(rec.msgs, "\n"); !strings.Contains(msg, "results in "+r.Dir+" ") {
@@ -164,7 +164,7 @@ func TestStaleOrMissingBaselineIsFatal(t *testing.T) {
 			}
 			want := map[string]string{"missing": "create it with go test -run '^TestStaleOrMissingBaselineIsFatal$/^missing$' -macepctest.update", "not-json": "is not a baseline", "nodes": "not 8", "edd": "other event duration distributions"}[name]
 			if want == "" {
-				// The command names this test (issue 31: it said '^TestName$'),
+				// The command names this test (before, it said '^TestName$'),
 				// and says what rewriting does.
 				want = "rewrite the baseline with go test -run '^TestStaleOrMissingBaselineIsFatal$/^" + name + "$' -macepctest.update (it replaces the baseline with this run's profile"
 			}

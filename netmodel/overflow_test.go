@@ -9,7 +9,7 @@ import (
 	"github.com/macepc/macepc/netmodel"
 )
 
-// Issue 28 item 12: a configured delay beyond MaxDelay is refused, and the
+// A configured delay beyond MaxDelay is refused, and the
 // delays the model computes saturate instead of wrapping around to an
 // arrival before the departure: a huge message on a thin link, a link whose
 // latency is MaxDelay, a departure near the end of time.

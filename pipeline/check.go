@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -17,8 +18,8 @@ func (d *Dir) Check(systems timedsim.Registry) (err error) {
 	if d == nil {
 		return errNilDir
 	}
-	if !d.exists(FileProfile) {
-		if d.exists(FileSearch) || d.exists(FileDivergence) {
+	if !d.exists(results.FileProfile) {
+		if d.exists(results.FileSearch) || d.exists(results.FileDivergence) {
 			return fmt.Errorf("%s has results of phases 2 and 3 without their profile.json", d.path)
 		}
 		return nil
@@ -27,23 +28,23 @@ func (d *Dir) Check(systems timedsim.Registry) (err error) {
 	if err != nil {
 		return err
 	}
-	if !d.exists(FileSearch) {
+	if !d.exists(results.FileSearch) {
 		return nil
 	}
 	sf, err := d.loadSearch(pf)
 	if err != nil {
 		return err
 	}
-	if _, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf)); err != nil {
+	if _, err := results.ReadCountsLines(d.File(results.FileSearchExecs), false, searchLines(sf)); err != nil {
 		return err
 	}
-	if !d.exists(FileDivergence) {
+	if !d.exists(results.FileDivergence) {
 		return nil
 	}
 	df, err := d.loadDivergence(pf)
 	if err != nil {
 		return err
 	}
-	_, err = readCountsLines(d.File(FileWalks), true, walkLines(df))
+	_, err = results.ReadCountsLines(d.File(results.FileWalks), true, walkLines(df))
 	return err
 }

@@ -30,7 +30,7 @@ func (nopTask) Add(int, string) {}
 func (nopTask) SetTotal(int)    {}
 func (nopTask) Done()           {}
 
-// Issue 28 item 20: a second Run on a directory that a Run is writing
+// A second Run on a directory that a Run is writing
 // into is refused at once, whether through the same Dir or another one,
 // instead of the two overwriting each other's files and phase 3a blaming
 // the protocol ("not deterministic"); a caller that holds the lock
@@ -80,7 +80,7 @@ func TestConcurrentRunsOnOneDirAreRefused(t *testing.T) {
 	}
 }
 
-// Issue 28 item 20: with a handler watchdog shorter than the handlers
+// With a handler watchdog shorter than the handlers
 // take, whether an execution is stopped depends on the machine, not on
 // its path; the error says so and does not call the protocol
 // nondeterministic (nor fails on a replay that has no events).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/results"
 )
 
 // ---- phase 3b: frequency correlation ----
@@ -40,7 +41,7 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 // which its length-controlled r ranked twelfth in some trainings).
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
-func criticalLabels(pf *ProfileFile, sf *SearchFile, df *DivergenceFile, search []CountsLine) map[string]bool {
+func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) map[string]bool {
 	an := sf.Anomaly
 	if df != nil && df.Anomaly != nil {
 		an = df.Anomaly
@@ -108,7 +109,7 @@ type CorrelateConfig struct {
 	// Env.Dir holds the executions to correlate; the phase runs none.
 	Env
 	// Profile is the directory's profile (Dir.LoadProfile).
-	Profile *ProfileFile
+	Profile *results.Profile
 }
 
 // Correlate runs phase 3b: the Pearson correlation of every label's count
@@ -140,9 +141,9 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 		return nil, err
 	}
 	var df *DivergenceFile
-	if d.exists(FileWalks) {
+	if d.exists(results.FileWalks) {
 		if df, err = d.loadDivergence(pf); err != nil {
-			return nil, fmt.Errorf("%w (%s is there without a valid %s: run '%s' again)", err, FileWalks, FileDivergence, command("diverge", "--out", d.path))
+			return nil, fmt.Errorf("%w (%s is there without a valid %s: run '%s' again)", err, results.FileWalks, results.FileDivergence, command("diverge", "--out", d.path))
 		}
 	}
 	cf, err = correlate(d, pf, sf, df)
@@ -154,35 +155,35 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 
 // correlate runs phase 3b over the executions of the search sf and of
 // the divergence df (nil: none), whose files each line must agree with.
-func correlate(d *Dir, pf *ProfileFile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
-	search, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
+func correlate(d *Dir, pf *results.Profile, sf *SearchFile, df *DivergenceFile) (*CorrelationFile, error) {
+	search, err := results.ReadCountsLines(d.File(results.FileSearchExecs), false, searchLines(sf))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
 		}
 		return nil, err
 	}
-	var walks []CountsLine
+	var walks []results.CountsLine
 	if df != nil {
-		if walks, err = readCountsLines(d.File(FileWalks), true, walkLines(df)); err != nil {
+		if walks, err = results.ReadCountsLines(d.File(results.FileWalks), true, walkLines(df)); err != nil {
 			return nil, err
 		}
 	}
 	samples := make([]anomaly.Sample, 0, len(search)+len(walks))
-	for _, l := range append(append([]CountsLine(nil), search...), walks...) {
+	for _, l := range append(append([]results.CountsLine(nil), search...), walks...) {
 		samples = append(samples, anomaly.Sample{ExecTime: time.Duration(l.ExecTimeNS), Counts: l.Counts, Window: l.Window})
 	}
 	if len(samples) < minCorrelate {
 		return nil, tooFewToCorrelate(d, sf, len(search), len(walks))
 	}
-	cf := &CorrelationFile{Format: "macepc-correlation", Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
+	cf := &CorrelationFile{Format: results.FormatCorrelation, Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
 		Labels: anomaly.Correlate(samples, pf.CountWindow())}
 	anomaly.Prioritize(cf.Labels, criticalLabels(pf, sf, df, search))
 	if err := d.clearAfter(PhaseDiverge); err != nil { // once the correlation is computed
 		return nil, err
 	}
-	if err := d.writeJSON(FileCorrelation, cf); err != nil {
+	if err := d.writeJSON(results.FileCorrelation, cf); err != nil {
 		return nil, err
 	}
 	return cf, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/results"
 )
 
 // walksFixture is a divergence.json and the lines of its
@@ -17,7 +18,7 @@ func walksFixture(t testing.TB) (*DivergenceFile, []byte) {
 	for _, p := range []int{0, 20, 40} {
 		for j := range 3 {
 			rec := j == 2
-			l := CountsLine{Phase: string(PhaseDiverge), Index: j, Prefix: p, Seed: divergence.WalkSeed(df.Seed, p, j), ExecTimeNS: 5e8 + int64(j), Steps: 100,
+			l := results.CountsLine{Phase: string(PhaseDiverge), Index: j, Prefix: p, Seed: divergence.WalkSeed(df.Seed, p, j), ExecTimeNS: 5e8 + int64(j), Steps: 100,
 				Outcome: "finished", Recovered: &rec, Counts: map[string]int{"deliver Join": 3, "timer probe": 2}, Window: map[string]int{"deliver Join": 1}}
 			line, err := json.Marshal(l)
 			if err != nil {
@@ -31,7 +32,7 @@ func walksFixture(t testing.TB) (*DivergenceFile, []byte) {
 
 func TestWalkLinesFixtureIsValid(t *testing.T) {
 	df, b := walksFixture(t)
-	lines, err := decodeCountsLines(bytes.NewReader(b), "w.jsonl", walkLines(df))
+	lines, err := results.DecodeCountsLines(bytes.NewReader(b), "w.jsonl", walkLines(df))
 	if err != nil || len(lines) != 9 {
 		t.Fatalf("%d lines, %v", len(lines), err)
 	}
@@ -47,9 +48,9 @@ func FuzzReadWalks(f *testing.F) {
 	f.Add(append(append([]byte{}, seed...), first...))
 	f.Add([]byte(`{"phase":"diverge","counts":null}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lines, err := decodeCountsLines(bytes.NewReader(b), "w.jsonl", walkLines(df))
+		lines, err := results.DecodeCountsLines(bytes.NewReader(b), "w.jsonl", walkLines(df))
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "w.jsonl") || strings.Contains(err.Error(), "\n") {
+			if !strings.HasPrefix(err.Error(), "results: w.jsonl") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("not a one-line error naming the file: %q", err)
 			}
 			return

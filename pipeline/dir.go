@@ -17,33 +17,10 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/atomicfile"
-	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
-)
-
-// The files of a results directory, by the phase that writes them. A
-// phase that succeeded removes the files of the phases after it
-// (Dir.ClearAfter) before it writes its own, so a directory never mixes
-// the results of two configurations.
-const (
-	FileEDD         = "edd.json"   // phase 1a: the trained event duration distributions
-	FileTrain       = "train.json" // phase 1a: how edd.json was trained (TrainFile)
-	FileProfile     = "profile.json"
-	FileSearch      = "search.json"
-	FileSearchExecs = "search-executions.jsonl" // every explored execution with its event counts (CountsLine)
-	FileAnomalyPath = "anomaly.path.json"       // the path file of class 1's representative
-	FileDivergence  = "divergence.json"
-	FileWalks       = "divergence-walks.jsonl" // every walk of phase 3a (CountsLine)
-	FileSimilarPath = "similar.path.json"
-	FileAnomalyLog  = "anomaly.log"
-	FileSimilarLog  = "similar.log"
-	FileDiff        = "divergence.diff"        // both event logs side by side from the divergence point
-	FileEvents      = "divergence-events.json" // EventsFile, for the report's event graph
-	FileCorrelation = "correlation.json"
-	FileSummary     = "summary.json"
 )
 
 // Phase names a phase of the pipeline; its seed is PhaseSeed(seed, phase).
@@ -76,11 +53,11 @@ func phaseFiles() []struct {
 		phase Phase
 		files []string
 	}{
-		{PhaseTrain, []string{FileEDD, FileTrain}},
-		{PhaseProfile, []string{FileProfile}},
-		{PhaseSearch, []string{FileSearch, FileSearchExecs, FileAnomalyPath, "anomaly-class-*.path.json"}},
-		{PhaseDiverge, []string{FileDivergence, FileWalks, FileSimilarPath, FileAnomalyLog, FileSimilarLog, FileDiff, FileEvents}},
-		{PhaseCorrelate, []string{FileCorrelation}},
+		{PhaseTrain, []string{results.FileEDD, results.FileTrain}},
+		{PhaseProfile, []string{results.FileProfile}},
+		{PhaseSearch, []string{results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPathGlob}},
+		{PhaseDiverge, []string{results.FileDivergence, results.FileWalks, results.FileSimilarPath, results.FileAnomalyLog, results.FileSimilarLog, results.FileDiff, results.FileEvents}},
+		{PhaseCorrelate, []string{results.FileCorrelation}},
 	}
 }
 
@@ -165,14 +142,14 @@ func (d *Dir) ClearAfter(phase Phase) (err error) {
 
 func (d *Dir) clearAfter(phase Phase) error {
 	after := phase == ""
-	files := []string{FileSummary, FileRegress, FileRegressSVG, FileRegressPNG, FileRegressOutlier, FileRegressSlowest, FileRegressBaseBench, FileRegressCurBench} // regress writes these last
+	files := []string{results.FileSummary, results.FileRegress, results.FileRegressSVG, results.FileRegressPNG, results.FileRegressOutlier, results.FileRegressSlowest, results.FileRegressBaseBench, results.FileRegressCurBench} // regress writes these last
 	for _, p := range phaseFiles() {
 		if after {
 			files = append(files, p.files...)
 		}
 		after = after || p.phase == phase
 	}
-	files = append(files, report.FileHTML, report.FileMarkdown, explore.FileHTML) // rendered again at the end
+	files = append(files, results.FileReport, results.FileMarkdown, results.FileExplore) // rendered again at the end
 	if err := d.remove(files...); err != nil {
 		return err
 	}
@@ -187,7 +164,7 @@ func (d *Dir) clearAfter(phase Phase) error {
 // followed; a file named plots is not macepc's and stays (the report
 // says that it cannot write its plots).
 func (d *Dir) clearPlots() error {
-	dir := d.File(report.DirPlots)
+	dir := d.File(results.DirPlots)
 	st, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -245,47 +222,15 @@ func (d *Dir) interrupted(ctx context.Context, phase Phase, done, total int) err
 
 func (d *Dir) exists(name string) bool { return fileExists(d.File(name)) }
 
-func (d *Dir) writeJSON(name string, v any) error { return writeJSON(d.File(name), v) }
+func (d *Dir) writeJSON(name string, v any) error { return results.WriteJSON(d.File(name), v) }
 
 func (d *Dir) write(name string, fill func(io.Writer) error) error {
 	return atomicfile.Write(d.File(name), fill)
 }
 
-// Header starts the JSON files of a results directory: what they are and
-// which run of which system they belong to.
-type Header struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	System  string `json:"system"`
-	Variant string `json:"variant"`
-	Nodes   int    `json:"nodes"`
-	Seed    uint64 `json:"seed"`
-}
-
-func newHeader(format, system, variant string, nodes int, seed uint64) Header {
-	return Header{Format: format, Version: 1, System: system, Variant: variant, Nodes: nodes, Seed: seed}
-}
-
-// CountsLine is one execution of phase 2 or 3a with its event counts
-// (plain and composite labels together) for phase 3b: a line of
-// search-executions.jsonl or divergence-walks.jsonl.
-type CountsLine struct {
-	Phase      string         `json:"phase"`
-	Index      int            `json:"index"`  // execution index (search) or walk index (divergence)
-	Prefix     int            `json:"prefix"` // divergence: steps replayed from the anomalous execution
-	Seed       uint64         `json:"seed"`   // seed of the execution (search) or of the walk's continuation
-	ExecTimeNS int64          `json:"exec_time_ns"`
-	Steps      int            `json:"steps"`
-	Outcome    string         `json:"outcome"`
-	Recovered  *bool          `json:"recovered,omitempty"`
-	Finding    string         `json:"finding,omitempty"` // a panic or safety violation (Finding)
-	Counts     map[string]int `json:"counts"`
-	Window     map[string]int `json:"window"`
-}
-
-func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Result) CountsLine {
+func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Result) results.CountsLine {
 	smp := anomaly.NewSample(r) // plain and composite labels merged, as phase 3b reads them
-	return CountsLine{Phase: string(phase), Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
+	return results.CountsLine{Phase: string(phase), Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 		Outcome: r.Outcome.String(), Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
@@ -307,63 +252,6 @@ func (j *jsonLines) add(v any) {
 	}
 	j.buf.Write(b)
 	j.buf.WriteByte('\n')
-}
-
-// readJSONFile reads a versioned JSON file of the results directory into v
-// (which must have Format and Version fields checked by the caller),
-// refusing unknown fields and trailing data, and a file larger than
-// readlimit.MaxJSONFile (a device such as /dev/zero fails at its first
-// byte, which cannot start a JSON value).
-func readJSONFile(path string, v any) error {
-	f, err := readlimit.Open(path, readlimit.MaxJSONFile)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, readlimit.ErrTooLarge) {
-			return err // it names the file
-		}
-		return fmt.Errorf("%s is malformed: %w", path, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%s is malformed: data after the JSON object", path)
-	}
-	return nil
-}
-
-// checkFormat checks a file's format and version fields.
-func checkFormat(path, format string, version int, wantFormat string) error {
-	if format != wantFormat || version != 1 {
-		return fmt.Errorf("%s is not a version-1 %s file (format %q, version %d)", path, wantFormat, format, version)
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := jsonIndent(v)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(path, b)
-}
-
-// jsonIndent is the JSON of every results file: indented, newline-ended.
-func jsonIndent(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	return append(b, '\n'), err
-}
-
-// writeJSONTo writes v as indented JSON.
-func writeJSONTo(w io.Writer, v any) error {
-	b, err := jsonIndent(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
 }
 
 func fileExists(path string) bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/macepc/macepc/critpath"
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -121,7 +122,7 @@ type DivergeConfig struct {
 	// Profile is the directory's profile (Dir.LoadProfile), Target its
 	// configuration (nil: rebuilt from the profile's template with
 	// Env.Systems) and Search its search (nil: read from Dir).
-	Profile *ProfileFile
+	Profile *results.Profile
 	Target  *Target
 	Search  *SearchFile
 	// Class is the rank of the class of anomalies whose representative is
@@ -219,7 +220,7 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 	}
 	an := sf.Classes[rank-1].Representative
 	if an.Path == "" {
-		an.Path = ClassPath(rank)
+		an.Path = results.ClassPath(rank)
 		out := d.newPhaseWrite() // a file of phase 2's, written on demand
 		defer out.abort()
 		if err := writeAnomalyPath(out, t, sf.Seed, &an, sf.ThresholdNS); err != nil {
@@ -232,7 +233,7 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 	return &an, nil
 }
 
-func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anomaly, walks, confirm int) (*DivergenceFile, error) {
+func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *Anomaly, walks, confirm int) (*DivergenceFile, error) {
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
@@ -246,7 +247,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	opts.CountWindow = pf.CountWindow()
 	crit, err := divergence.NewCriterion(time.Duration(pf.NormalMedianNS()), time.Duration(pf.NormalQ3NS()), time.Duration(pf.Threshold), time.Duration(an.ExecTimeNS))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.File(FileProfile), err)
+		return nil, fmt.Errorf("%s: %w", d.File(results.FileProfile), err)
 	}
 	seed := PhaseSeed(pf.Seed, PhaseDiverge)
 	var lines jsonLines
@@ -316,11 +317,11 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 	// way changes no file.
 	out := d.newPhaseWrite()
 	defer out.abort()
-	df := &DivergenceFile{Format: "macepc-divergence", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
+	df := &DivergenceFile{Format: results.FormatDivergence, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
 		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
 		WalksFrom: rep.Mode, ReplayedProbes: rep.Replayed + replayed,
-		AnomalyLog: FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
+		AnomalyLog: results.FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
 	for _, pr := range rep.Probes {
 		ts := make([]int64, len(pr.ExecTimes))
 		for i, t := range pr.ExecTimes {
@@ -336,7 +337,7 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
-	if err := writeLog(out, FileAnomalyLog, apf, anomalous, aRes); err != nil {
+	if err := writeLog(out, results.FileAnomalyLog, apf, anomalous, aRes); err != nil {
 		return nil, err
 	}
 	var aEv, sEv *timedsim.TimedEvent
@@ -351,37 +352,37 @@ func diverge(ctx context.Context, env Env, pf *ProfileFile, t *Target, an *Anoma
 		}
 		st, lim := twoTimes(sRes.ExecTime, crit.Limit)
 		note := fmt.Sprintf("similar fast execution: the anomaly's first %d steps, then walk %d (%s <= recovery limit %s)", rep.Step, rep.SimilarWalk, st, lim)
-		if err := out.writePath(FileSimilarPath, t, rep.Similar.Path, note); err != nil {
+		if err := out.writePath(results.FileSimilarPath, t, rep.Similar.Path, note); err != nil {
 			return nil, err
 		}
 		spf, err := t.pathFile(rep.Similar.Path, note)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeLog(out, FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
+		if err := writeLog(out, results.FileSimilarLog, spf, rep.Similar.Path, sRes); err != nil {
 			return nil, err
 		}
-		df.Similar = &Similar{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: FileSimilarPath, Log: FileSimilarLog}
+		df.Similar = &Similar{Prefix: rep.Step, Walk: rep.SimilarWalk, ExecTimeNS: int64(sRes.ExecTime), Steps: sRes.Steps, Path: results.FileSimilarPath, Log: results.FileSimilarLog}
 		if rep.Step < len(sRes.Events) {
 			sEv = &sRes.Events[rep.Step]
 			df.Similar.Event = newEvent(*sEv)
 		}
-		df.Diff = FileDiff
+		df.Diff = results.FileDiff
 		df.Contrast = contrast(aRes.Events, sRes.Events, rep.Step, sRes.ExecTime)
-		if err := out.write(FileDiff, func(w io.Writer) error {
+		if err := out.write(results.FileDiff, func(w io.Writer) error {
 			return sideBySide(w, aRes, sRes, rep.Step)
 		}); err != nil {
 			return nil, err
 		}
 	}
 	df.Why = df.why(aEv, sEv)
-	if err := out.writeJSON(FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
+	if err := out.writeJSON(results.FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
 		return nil, err
 	}
-	if err := out.writeLines(FileWalks, &lines); err != nil {
+	if err := out.writeLines(results.FileWalks, &lines); err != nil {
 		return nil, err
 	}
-	if err := out.writeJSON(FileDivergence, df); err != nil {
+	if err := out.writeJSON(results.FileDivergence, df); err != nil {
 		return nil, err
 	}
 	if err := out.commit(PhaseSearch); err != nil {
@@ -676,7 +677,7 @@ func writeLog(out *phaseWrite, name string, pf *timedsim.PathFile, path timedsim
 
 // LoadDivergence reads DIR/divergence.json, which must belong to pf's
 // configuration.
-func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
+func (d *Dir) LoadDivergence(pf *results.Profile) (df *DivergenceFile, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, errNilDir
@@ -687,13 +688,13 @@ func (d *Dir) LoadDivergence(pf *ProfileFile) (df *DivergenceFile, err error) {
 	return d.loadDivergence(pf)
 }
 
-func (d *Dir) loadDivergence(pf *ProfileFile) (*DivergenceFile, error) {
-	path := d.File(FileDivergence)
+func (d *Dir) loadDivergence(pf *results.Profile) (*DivergenceFile, error) {
+	path := d.File(results.FileDivergence)
 	var df DivergenceFile
-	if err := readJSONFile(path, &df); err != nil {
+	if err := results.ReadJSON(path, &df); err != nil {
 		return nil, err
 	}
-	if err := checkFormat(path, df.Format, df.Version, "macepc-divergence"); err != nil {
+	if err := results.CheckFormat(path, df.Format, df.Version, results.FormatDivergence); err != nil {
 		return nil, err
 	}
 	if df.ConfigHash != pf.ConfigHash {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -22,20 +23,20 @@ func Explore(ctx context.Context, systems timedsim.Registry, dir string) (wrote 
 	defer wrapErr(&err)
 	d := NewDir(dir)
 	data := &explore.Data{}
-	if d.exists(FileAnomalyPath) {
+	if d.exists(results.FileAnomalyPath) {
 		if err := exploreTimed(ctx, systems, d, data); err != nil {
 			return false, err
 		}
 	}
-	if d.exists(FileLiveness) {
+	if d.exists(results.FileLiveness) {
 		if err := exploreLiveness(systems, d, data); err != nil {
 			return false, err
 		}
 	}
 	if len(data.Executions) == 0 {
-		return false, d.remove(explore.FileHTML)
+		return false, d.remove(results.FileExplore)
 	}
-	return true, explore.WriteFile(d.File(explore.FileHTML), data)
+	return true, explore.WriteFile(d.File(results.FileExplore), data)
 }
 
 // ExplorePaths writes explore.html to out for one or two path files
@@ -96,7 +97,7 @@ func replayExplore(ctx context.Context, systems timedsim.Registry, pf *timedsim.
 // exploreTimed adds the anomalous execution and, after phase 3a, the
 // similar fast one, with the divergence point.
 func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *explore.Data) error {
-	apf, err := readPathFile(d.File(FileAnomalyPath))
+	apf, err := readPathFile(d.File(results.FileAnomalyPath))
 	if err != nil {
 		return err
 	}
@@ -107,24 +108,24 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 	data.Title = fmt.Sprintf("%s/%s, %d nodes", apf.System, apf.Variant, apf.Nodes)
 	ai := len(data.Executions)
 	data.Executions = append(data.Executions, a)
-	if !d.exists(FileDivergence) {
+	if !d.exists(results.FileDivergence) {
 		return nil
 	}
-	path := d.File(FileDivergence)
+	path := d.File(results.FileDivergence)
 	var df DivergenceFile
-	if err := readJSONFile(path, &df); err != nil {
+	if err := results.ReadJSON(path, &df); err != nil {
 		return err
 	}
-	if err := checkFormat(path, df.Format, df.Version, "macepc-divergence"); err != nil {
+	if err := results.CheckFormat(path, df.Format, df.Version, results.FormatDivergence); err != nil {
 		return err
 	}
 	if df.ConfigHash != apf.ConfigHash {
-		return fmt.Errorf("%s belongs to another configuration than %s", path, FileAnomalyPath)
+		return fmt.Errorf("%s belongs to another configuration than %s", path, results.FileAnomalyPath)
 	}
 	// The run's seed, as the report and summary.json give it; the
 	// divergence walks' own seed is the phase's, said as such.
-	var pf ProfileFile
-	if err := readJSONFile(d.File(FileProfile), &pf); err == nil && pf.Format == "macepc-profile" {
+	var pf results.Profile
+	if err := results.ReadJSON(d.File(results.FileProfile), &pf); err == nil && pf.Format == results.FormatProfile {
 		data.Title += fmt.Sprintf(", seed %d (divergence walks: phase seed %d)", pf.Seed, df.Seed)
 	} else {
 		data.Title += fmt.Sprintf(", divergence walks' phase seed %d", df.Seed)
@@ -138,10 +139,10 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 		why = "divergence point: " + df.Why
 	}
 	a.Mark(df.Step, explore.MarkDivergence, why)
-	if df.Similar == nil || !d.exists(FileSimilarPath) {
+	if df.Similar == nil || !d.exists(results.FileSimilarPath) {
 		return nil
 	}
-	spf, err := readPathFile(d.File(FileSimilarPath))
+	spf, err := readPathFile(d.File(results.FileSimilarPath))
 	if err != nil {
 		return err
 	}
@@ -158,22 +159,22 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 // exploreLiveness adds the dead path and, with a critical transition, the
 // live path, with the critical step.
 func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) error {
-	path := d.File(FileLiveness)
+	path := d.File(results.FileLiveness)
 	var lf LivenessFile
-	if err := readJSONFile(path, &lf); err != nil {
+	if err := results.ReadJSON(path, &lf); err != nil {
 		return err
 	}
-	if err := checkFormat(path, lf.Format, lf.Version, livenessFormat); err != nil {
+	if err := results.CheckFormat(path, lf.Format, lf.Version, results.FormatLiveness); err != nil {
 		return err
 	}
 	rep := lf.Report
-	if rep == nil || rep.Violation == nil || !d.exists(FileDeadPath) {
+	if rep == nil || rep.Violation == nil || !d.exists(results.FileDeadPath) {
 		return nil
 	}
 	if data.Title == "" {
 		data.Title = fmt.Sprintf("%s/%s, %d nodes, seed %d", lf.System, lf.Variant, lf.Nodes, lf.Seed)
 	}
-	pf, err := readLivenessPath(d.File(FileDeadPath))
+	pf, err := readLivenessPath(d.File(results.FileDeadPath))
 	if err != nil {
 		return err
 	}
@@ -186,11 +187,11 @@ func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) erro
 	di := len(data.Executions)
 	data.Executions = append(data.Executions, dead)
 	c := rep.Critical
-	if c == nil || c.Live == nil || !d.exists(FileLivePath) {
+	if c == nil || c.Live == nil || !d.exists(results.FileLivePath) {
 		return nil
 	}
 	dead.Mark(c.Step, explore.MarkCritical, fmt.Sprintf("critical transition: %s (the live path: %s)", c.DeadEvent, c.LiveEvent))
-	lpf, err := readLivenessPath(d.File(FileLivePath))
+	lpf, err := readLivenessPath(d.File(results.FileLivePath))
 	if err != nil {
 		return err
 	}

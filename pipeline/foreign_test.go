@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 28, items 5 and 6: clearing a directory removes the plots macepc
+// Clearing a directory removes the plots macepc
 // wrote and nothing else of plots/: the user's own figures stay, and so
 // does the directory that holds them; a plots that is a link goes as a
 // link, what it points to stays.

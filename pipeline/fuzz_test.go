@@ -11,6 +11,7 @@ import (
 
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -65,17 +66,17 @@ func checkRefusal(t *testing.T, err error, file string) {
 // FuzzLoadProfile: a profile.json of any content is loaded or refused
 // with a one-line error naming it; never a panic.
 func FuzzLoadProfile(f *testing.F) {
-	f.Add(seedFile(f, pipeline.FileProfile))
+	f.Add(seedFile(f, results.FileProfile))
 	f.Add([]byte(`{"format":"macepc-profile","version":1}`))
 	reg := timedsim.Registry{randtree.System()}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, pipeline.FileProfile), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, results.FileProfile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		pf, target, err := pipeline.NewDir(dir).LoadProfile(reg)
 		if err != nil {
-			checkRefusal(t, err, pipeline.FileProfile)
+			checkRefusal(t, err, results.FileProfile)
 			return
 		}
 		if target.Hash != pf.ConfigHash || pf.Runs != len(pf.Executions) || pf.Q1NS > pf.Q3NS {
@@ -87,16 +88,16 @@ func FuzzLoadProfile(f *testing.F) {
 // FuzzLoadSearch: a search.json of any content beside a valid
 // profile.json is loaded or refused with a one-line error naming it.
 func FuzzLoadSearch(f *testing.F) {
-	prof := seedFile(f, pipeline.FileProfile)
-	f.Add(seedFile(f, pipeline.FileSearch))
+	prof := seedFile(f, results.FileProfile)
+	f.Add(seedFile(f, results.FileSearch))
 	f.Add([]byte(`{"format":"macepc-search","version":1,"explored":-1}`))
 	reg := timedsim.Registry{randtree.System()}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, pipeline.FileProfile), prof, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, results.FileProfile), prof, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, pipeline.FileSearch), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, results.FileSearch), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		d := pipeline.NewDir(dir)
@@ -106,7 +107,7 @@ func FuzzLoadSearch(f *testing.F) {
 		}
 		sf, err := d.LoadSearch(pf)
 		if err != nil {
-			checkRefusal(t, err, pipeline.FileSearch)
+			checkRefusal(t, err, results.FileSearch)
 			return
 		}
 		if sf.Explored < 0 || sf.Explored > sf.MaxRuns || sf.FirstIndex >= sf.Explored {
@@ -119,7 +120,7 @@ func FuzzLoadSearch(f *testing.F) {
 // live.path.json) of any content is read or refused with a one-line
 // error naming it.
 func FuzzReadLivenessPath(f *testing.F) {
-	seed, err := json.Marshal(pipeline.LivenessPathFile{Header: pipeline.Header{Format: "macepc-liveness-path", Version: 1, System: "randtree", Variant: "liveness-bug", Nodes: 3, Seed: 1},
+	seed, err := json.Marshal(pipeline.LivenessPathFile{Header: results.Header{Format: "macepc-liveness-path", Version: 1, System: "randtree", Variant: "liveness-bug", Nodes: 3, Seed: 1},
 		Weights: map[string]int{"deliver": 1}, Safety: []string{}, Liveness: []string{"one-root"},
 		Path: liveness.Path{Driver: 3, Choices: []int{0, 2, 1}, Segments: []timedsim.Segment{{From: 0, Seed: 5}, {From: 3, Seed: 8}}, Steps: 9}})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macepc/macepc/netmodel"
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -56,7 +57,7 @@ func TestHungHandlerIsAFindingWithAPathFile(t *testing.T) {
 	if f.Outcome != "hung" || !strings.Contains(f.Finding, "handler hung at step") || !strings.Contains(f.Finding, `"timer tick"`) {
 		t.Fatalf("finding %+v", f)
 	}
-	pf, err := pipeline.ReadPathFile(env.Dir.File(pipeline.FindingPath(f.Index)))
+	pf, err := pipeline.ReadPathFile(env.Dir.File(results.FindingPath(f.Index)))
 	if err != nil {
 		t.Fatal(err)
 	}

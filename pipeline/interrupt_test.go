@@ -10,7 +10,7 @@ import (
 	"github.com/macepc/macepc/pipeline"
 )
 
-// Issue 28 item 19: an interrupted run's error is context.Canceled for
+// An interrupted run's error is context.Canceled for
 // errors.Is (and the cancel cause, if one was given), as the package doc
 // promises, and still says what the interruption left.
 func TestInterruptedRunIsCanceled(t *testing.T) {

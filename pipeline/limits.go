@@ -7,8 +7,8 @@ import "fmt"
 // whose total exceeds the machine's memory is refused before anything
 // runs, instead of the runtime dying out of memory hours later.
 const (
-	bytesPerExecLine   = 256  // profile and simulate: ExecLine/SimLine and its JSON
-	bytesPerCountsLine = 4096 // search and divergence walks: CountsLine with its label counts and its JSON
+	bytesPerExecLine   = 256  // profile and simulate: results.ExecLine/SimLine and its JSON
+	bytesPerCountsLine = 4096 // search and divergence walks: results.CountsLine with its label counts and its JSON
 	bytesPerTrainRun   = 4096 // training: the real handler times of one execution (a few hundred events)
 )
 

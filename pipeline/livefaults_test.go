@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -34,18 +35,18 @@ func TestLivenessFaultPathFiles(t *testing.T) {
 	if rep.Violation == nil {
 		t.Fatal("no violation: RandTree's all-joined cannot hold after a crash-stop")
 	}
-	pf, err := ReadLivenessPath(d.File(FileDeadPath))
+	pf, err := ReadLivenessPath(d.File(results.FileDeadPath))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pf.Crashes != 1 || pf.Partitions != 1 {
 		t.Fatalf("the path file records crashes %d, partitions %d", pf.Crashes, pf.Partitions)
 	}
-	r, err := ReplayLiveness(timedsim.Registry{sys}, d.File(FileDeadPath))
+	r, err := ReplayLiveness(timedsim.Registry{sys}, d.File(results.FileDeadPath))
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := os.ReadFile(d.File(FileDeadLog))
+	log, err := os.ReadFile(d.File(results.FileDeadLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestLivenessFaultPathFiles(t *testing.T) {
 	if err != nil || res.Report().Violation == nil {
 		t.Fatalf("RT3: %v, violation %+v", err, res.Report().Violation)
 	}
-	for _, f := range []string{FileDeadPath, FileLiveness} {
+	for _, f := range []string{results.FileDeadPath, results.FileLiveness} {
 		b, err := os.ReadFile(plain.File(f))
 		if err != nil {
 			t.Fatal(err)

@@ -8,34 +8,20 @@ import (
 	"io"
 	"strings"
 
-	"github.com/macepc/macepc/explore"
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
-)
-
-// The files of a liveness run.
-const (
-	FileLiveness  = "liveness.json"
-	FileDeadPath  = "dead.path.json" // the violating path (LivenessPathFile)
-	FileLivePath  = "live.path.json" // the live path with the longest common prefix
-	FileDeadLog   = "dead.log"
-	FileLiveLog   = "live.log"
-	FileStateDiff = "state.diff"       // the nodes' states after the critical step, dead against live
-	FilePrefix    = "prefix.path.json" // the search prefix of --live-prefix (for --prefix)
-
-	livenessFormat  = "macepc-liveness"
-	livenessPathFmt = "macepc-liveness-path"
 )
 
 // livenessFiles are the files a liveness run writes.
 func livenessFiles() []string {
-	return []string{FileLiveness, FileDeadPath, FileLivePath, FileDeadLog, FileLiveLog, FileStateDiff, FilePrefix, explore.FileHTML}
+	return []string{results.FileLiveness, results.FileDeadPath, results.FileLivePath, results.FileDeadLog, results.FileLiveLog, results.FileStateDiff, results.FilePrefix, results.FileExplore}
 }
 
 // LivenessFile is DIR/liveness.json.
 type LivenessFile struct {
-	Header
+	results.Header
 	Report *liveness.Report `json:"report"`
 	// Files written next to it (relative to DIR).
 	Files []string `json:"files"`
@@ -44,7 +30,7 @@ type LivenessFile struct {
 // LivenessPathFile is a liveness path with what is needed to replay it or
 // start a prefix-based search from its end (liveness.Config.Prefix).
 type LivenessPathFile struct {
-	Header
+	results.Header
 	Note string `json:"note"`
 	// Params are the system parameters the path was made with.
 	Params timedsim.Params `json:"params,omitempty"`
@@ -147,7 +133,7 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 	}
 	res = &LivenessResult{File: lf}
 	if runErr != nil {
-		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(FileLiveness))
+		return res, fmt.Errorf("%w; the partial report is in %s", runErr, d.File(results.FileLiveness))
 	}
 	return res, nil
 }
@@ -156,8 +142,8 @@ func Liveness(ctx context.Context, cfg LivenessConfig) (res *LivenessResult, err
 // the search search (which replays the paths) of system/variant.
 func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *liveness.Report) (*LivenessFile, error) {
 	sc, seed := search.Scenario, search.Seed
-	hdr := newHeader(livenessPathFmt, system, variant, sc.Nodes, seed)
-	lf := &LivenessFile{Header: newHeader(livenessFormat, system, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
+	hdr := results.NewHeader(results.FormatLivenessPath, system, variant, sc.Nodes, seed)
+	lf := &LivenessFile{Header: results.NewHeader(results.FormatLiveness, system, variant, sc.Nodes, seed), Report: rep, Files: []string{}}
 	write := func(name string, fill func(io.Writer) error) error {
 		lf.Files = append(lf.Files, name)
 		return d.write(name, fill)
@@ -165,7 +151,7 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 	savePath := func(name, note string, p liveness.Path) error {
 		return write(name, func(w io.Writer) error {
 			st := rep.Settings
-			return writeJSONTo(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
+			return results.EncodeJSON(w, LivenessPathFile{Header: hdr, Note: note, Params: sc.Params, Weights: st.Weights, Unbiased: st.Unbiased, Faults: st.Faults, Breaks: st.Breaks, Drops: st.Drops,
 				Crashes: st.Crashes, Partitions: st.Partitions, Safety: st.Safety, Liveness: st.Liveness, Path: p})
 		})
 	}
@@ -180,7 +166,7 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 		})
 	}
 	if st := rep.Settings; st.LivePrefix > 0 && st.Prefix != nil {
-		if err := savePath(FilePrefix, fmt.Sprintf("search prefix: a random walk to its first live state, %d steps (MaceMC's printed prefix; --prefix)", st.Prefix.Steps), *st.Prefix); err != nil {
+		if err := savePath(results.FilePrefix, fmt.Sprintf("search prefix: a random walk to its first live state, %d steps (MaceMC's printed prefix; --prefix)", st.Prefix.Steps), *st.Prefix); err != nil {
 			return nil, err
 		}
 	}
@@ -189,25 +175,25 @@ func writeLiveness(d *Dir, system, variant string, search liveness.Config, rep *
 		if v.Kind == liveness.KindPanic {
 			note = fmt.Sprintf("panic at step %d: %s", v.Step, v.Panic)
 		}
-		if err := savePath(FileDeadPath, note, v.Path); err != nil {
+		if err := savePath(results.FileDeadPath, note, v.Path); err != nil {
 			return nil, err
 		}
-		if err := saveLog(FileDeadLog, v.Path); err != nil {
+		if err := saveLog(results.FileDeadLog, v.Path); err != nil {
 			return nil, err
 		}
 	}
 	if c := rep.Critical; c != nil && c.Live != nil {
-		if err := savePath(FileLivePath, fmt.Sprintf("live path sharing the dead path's first %d steps", c.Step), *c.Live); err != nil {
+		if err := savePath(results.FileLivePath, fmt.Sprintf("live path sharing the dead path's first %d steps", c.Step), *c.Live); err != nil {
 			return nil, err
 		}
-		if err := saveLog(FileLiveLog, *c.Live); err != nil {
+		if err := saveLog(results.FileLiveLog, *c.Live); err != nil {
 			return nil, err
 		}
-		if err := write(FileStateDiff, func(w io.Writer) error { return writeStateDiff(w, c) }); err != nil {
+		if err := write(results.FileStateDiff, func(w io.Writer) error { return writeStateDiff(w, c) }); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.writeJSON(FileLiveness, lf); err != nil {
+	if err := d.writeJSON(results.FileLiveness, lf); err != nil {
 		return nil, err
 	}
 	return lf, nil
@@ -222,10 +208,10 @@ func ReadLivenessPath(name string) (pf *LivenessPathFile, err error) {
 
 func readLivenessPath(name string) (*LivenessPathFile, error) {
 	var pf LivenessPathFile
-	if err := readJSONFile(name, &pf); err != nil {
+	if err := results.ReadJSON(name, &pf); err != nil {
 		return nil, fmt.Errorf("--prefix: %w", err)
 	}
-	if err := checkFormat(name, pf.Format, pf.Version, livenessPathFmt); err != nil {
+	if err := results.CheckFormat(name, pf.Format, pf.Version, results.FormatLivenessPath); err != nil {
 		return nil, fmt.Errorf("--prefix: %w", err)
 	}
 	if err := pf.Path.Validate(); err != nil {
@@ -260,7 +246,7 @@ func IsLivenessPath(name string) bool {
 	var h struct {
 		Format string `json:"format"`
 	}
-	return json.Unmarshal(b, &h) == nil && h.Format == livenessPathFmt
+	return json.Unmarshal(b, &h) == nil && h.Format == results.FormatLivenessPath
 }
 
 // LivenessReplay is a liveness path replayed.

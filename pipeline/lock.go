@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/internal/atomicfile"
-	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // errNilDir and errNilProfile are the errors of a method called on a nil
 // *Dir, or given a nil *ProfileFile.
 var (
 	errNilDir     = errors.New("no results directory (nil *Dir)")
-	errNilProfile = errors.New("no profile (nil *ProfileFile)")
+	errNilProfile = errors.New("no profile (nil *results.Profile)")
 )
 
 // Lock takes the advisory lock (flock(2), exclusive) of the results
@@ -67,7 +67,7 @@ func (d *Dir) lock() (unlock func(), err error) {
 			f.Close() // closing the last descriptor releases the lock
 		}
 	}
-	for _, dir := range []string{d.path, filepath.Join(d.path, report.DirPlots)} {
+	for _, dir := range []string{d.path, filepath.Join(d.path, results.DirPlots)} {
 		if _, err := atomicfile.RemoveStale(dir); err != nil {
 			unlock()
 			return nil, fmt.Errorf("--out: removing stale temporary files: %w", err)

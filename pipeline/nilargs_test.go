@@ -10,7 +10,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 item 18: the exported entry points return an error for a nil
+// The exported entry points return an error for a nil
 // or zero argument instead of panicking (Run's panic was in a worker
 // goroutine, out of the caller's reach).
 func TestNilArgumentsAreErrors(t *testing.T) {
@@ -63,8 +63,8 @@ func TestNilArgumentsAreErrors(t *testing.T) {
 		{"nil Dir LoadSearch", func() error { _, err := nilDir.LoadSearch(nil); return err }, "nil *Dir"},
 		{"nil Dir LoadDivergence", func() error { _, err := nilDir.LoadDivergence(nil); return err }, "nil *Dir"},
 		{"nil Dir WriteSummary", func() error { _, err := nilDir.WriteSummary(nil); return err }, "nil *Dir"},
-		{"WriteSummary(nil profile)", func() error { _, err := openDir(t).WriteSummary(nil); return err }, "nil *ProfileFile"},
-		{"LoadSearch(nil profile)", func() error { _, err := openDir(t).LoadSearch(nil); return err }, "nil *ProfileFile"},
+		{"WriteSummary(nil profile)", func() error { _, err := openDir(t).WriteSummary(nil); return err }, "nil *results.Profile"},
+		{"LoadSearch(nil profile)", func() error { _, err := openDir(t).LoadSearch(nil); return err }, "nil *results.Profile"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.call()

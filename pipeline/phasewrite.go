@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -32,7 +33,7 @@ func (w *phaseWrite) write(name string, fill func(io.Writer) error) error {
 
 // writeJSON writes v as the JSON file name.
 func (w *phaseWrite) writeJSON(name string, v any) error {
-	return w.write(name, func(out io.Writer) error { return writeJSONTo(out, v) })
+	return w.write(name, func(out io.Writer) error { return results.EncodeJSON(out, v) })
 }
 
 // writeLines writes the JSON Lines of j as the file name.

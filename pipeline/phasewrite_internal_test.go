@@ -10,11 +10,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, item 10: a phase whose writing fails half-way (a full disk)
+// A phase whose writing fails half-way (a full disk)
 // changes no file: the files of the phase appear together or not at all,
 // and those of the earlier run stay as they were.
 
@@ -65,7 +66,7 @@ func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
 	for n := range after {
 		// A failed phase writes a missing summary.json, from the files
 		// that remain (salvageSummary).
-		if _, ok := before[n]; !ok && n != FileSummary {
+		if _, ok := before[n]; !ok && n != results.FileSummary {
 			t.Errorf("%s: %s appeared", what, n)
 		}
 	}
@@ -102,15 +103,15 @@ func TestFailedWriteChangesNoFile(t *testing.T) {
 		files []string // the phase's files, in the order written
 		run   func() error
 	}{
-		{"diverge", PhaseSearch, []string{FileAnomalyLog, FileSimilarPath, FileDiff, FileWalks, FileDivergence}, func() error {
+		{"diverge", PhaseSearch, []string{results.FileAnomalyLog, results.FileSimilarPath, results.FileDiff, results.FileWalks, results.FileDivergence}, func() error {
 			_, err := Diverge(ctx, DivergeConfig{Env: cfg.Env, Profile: res.Profile, Target: target, Walks: 4, Confirm: 4})
 			return err
 		}},
-		{"search", PhaseProfile, []string{FileAnomalyPath, FileSearchExecs, FileSearch}, func() error {
+		{"search", PhaseProfile, []string{results.FileAnomalyPath, results.FileSearchExecs, results.FileSearch}, func() error {
 			_, err := Search(ctx, SearchConfig{Env: cfg.Env, Profile: res.Profile, Target: target, MaxRuns: 300, TriageRuns: 20, Verdict: DefaultVerdict()})
 			return err
 		}},
-		{"train", "", []string{FileEDD, FileTrain}, func() error {
+		{"train", "", []string{results.FileEDD, results.FileTrain}, func() error {
 			_, _, err := Train(ctx, TrainConfig{Env: cfg.Env, Target: target, Seed: 1, Runs: 2})
 			return err
 		}},

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
@@ -90,16 +91,16 @@ func TestErrorsArePrefixedOnce(t *testing.T) {
 // keeps the rest.
 func TestClearAfter(t *testing.T) {
 	d := openDir(t)
-	all := []string{pipeline.FileEDD, pipeline.FileTrain, pipeline.FileProfile, pipeline.FileSearch, pipeline.FileSearchExecs,
-		pipeline.FileAnomalyPath, pipeline.ClassPath(2), pipeline.FileDivergence, pipeline.FileWalks, pipeline.FileEvents,
-		pipeline.FileCorrelation, pipeline.FileSummary, pipeline.FileRegress, pipeline.FileRegressOutlier, "report.html", "summary.md",
+	all := []string{results.FileEDD, results.FileTrain, results.FileProfile, results.FileSearch, results.FileSearchExecs,
+		results.FileAnomalyPath, results.ClassPath(2), results.FileDivergence, results.FileWalks, results.FileEvents,
+		results.FileCorrelation, results.FileSummary, results.FileRegress, results.FileRegressOutlier, "report.html", "summary.md",
 		"plots/profile.png", "notes.txt"}
 	for _, c := range []struct {
 		phase pipeline.Phase
 		keep  []string
 	}{
-		{pipeline.PhaseSearch, []string{pipeline.FileEDD, pipeline.FileTrain, pipeline.FileProfile, pipeline.FileSearch, pipeline.FileSearchExecs, pipeline.FileAnomalyPath, pipeline.ClassPath(2), "notes.txt"}},
-		{pipeline.PhaseTrain, []string{pipeline.FileEDD, pipeline.FileTrain, "notes.txt"}},
+		{pipeline.PhaseSearch, []string{results.FileEDD, results.FileTrain, results.FileProfile, results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPath(2), "notes.txt"}},
+		{pipeline.PhaseTrain, []string{results.FileEDD, results.FileTrain, "notes.txt"}},
 		{"", []string{"notes.txt"}},
 	} {
 		for _, f := range all {
@@ -228,7 +229,7 @@ func TestRunWithoutAnomaly(t *testing.T) {
 	if !slices.Equal(phases, []pipeline.Phase{pipeline.PhaseTrain, pipeline.PhaseProfile, pipeline.PhaseSearch}) {
 		t.Errorf("phases %v", phases)
 	}
-	if _, err := os.Stat(d.File(pipeline.FileDivergence)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(d.File(results.FileDivergence)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("divergence.json: %v", err)
 	}
 }

@@ -8,63 +8,13 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
 
 // ---- phase 1b: profile ----
-
-// ProfileFile is DIR/profile.json: the normal execution time, and the
-// configuration every later phase uses.
-type ProfileFile struct {
-	Header
-	Runs       int     `json:"runs"`
-	ConfigHash string  `json:"config_hash"`
-	EDDSource  string  `json:"edd_source"`
-	Estimator  string  `json:"estimator"`
-	IQRFactor  float64 `json:"iqr_factor"`
-	// Threshold is the largest of Tukey's (Q3 + IQRFactor·IQR),
-	// MinSlowdown·median and median + MinExcess.
-	MinSlowdown float64 `json:"min_slowdown"`
-	MinExcessNS int64   `json:"min_excess_ns"`
-	MinExcessBy string  `json:"min_excess_by"` // where MinExcess came from: "--min-excess", "auto: …"
-	TukeyNS     int64   `json:"tukey_threshold_ns"`
-	// FastMode, when not 0, is how many executions Tukey's fence was
-	// computed from: the fast mode, below a slow mode that held the upper
-	// quartile (anomaly.Profile.FenceFastMode).
-	FastMode     int      `json:"fast_mode,omitempty"`
-	FastMedianNS int64    `json:"fast_median_ns,omitempty"`
-	FastQ3NS     int64    `json:"fast_q3_ns,omitempty"`
-	MinNS        int64    `json:"min_ns"`
-	Q1NS         int64    `json:"q1_ns"`
-	MedianNS     int64    `json:"median_ns"`
-	Q3NS         int64    `json:"q3_ns"`
-	MaxNS        int64    `json:"max_ns"`
-	Threshold    int64    `json:"threshold_ns"`
-	Unfinished   int      `json:"unfinished"`
-	Warnings     []string `json:"warnings"`
-	// Coverage classifies the labels the profile's executions ran by the
-	// distribution they got: trained, a fallback of their kind, or the seed.
-	Coverage   edd.Coverage `json:"coverage"`
-	Executions []ExecLine   `json:"executions"`
-	// Template is the path file of execution 0: system, options and EDD
-	// for the later phases; execution i's segments are
-	// SeedPath(ExecutionSeed(Seed, i)).
-	Template *timedsim.PathFile `json:"template"`
-}
-
-// ExecLine is one execution of a profile or of `macepc simulate` (a line
-// of executions.jsonl).
-type ExecLine struct {
-	Index      int    `json:"index"`
-	Seed       uint64 `json:"seed"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Finished   bool   `json:"finished"`
-	Outcome    string `json:"outcome"`
-}
 
 const estimatorDoc = "gonum stat.Quantile with stat.LinInterp (Hyndman-Fan type 4: linear interpolation of the empirical CDF, p(k) = k/n)"
 
@@ -107,8 +57,8 @@ func (th Thresholds) resolve(t *Target) Thresholds {
 	return th
 }
 
-// thresholds are a profile's threshold settings.
-func (pf *ProfileFile) thresholds() Thresholds {
+// profileThresholds are a profile's threshold settings.
+func profileThresholds(pf *results.Profile) Thresholds {
 	return Thresholds{IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcessNS: pf.MinExcessNS, MinExcessBy: pf.MinExcessBy}
 }
 
@@ -145,7 +95,7 @@ func (c *ProfileConfig) check() error {
 // Profile runs phase 1b, the normal execution time: cfg.Runs executions
 // of cfg.Target, their quartiles and the anomaly threshold. It removes the
 // files of the later phases and writes profile.json.
-func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error) {
+func Profile(ctx context.Context, cfg ProfileConfig) (pf *results.Profile, err error) {
 	defer wrapErr(&err)
 	if err := checkContext(ctx); err != nil {
 		return nil, err
@@ -169,7 +119,7 @@ func Profile(ctx context.Context, cfg ProfileConfig) (pf *ProfileFile, err error
 // computed, and only then, it calls commit (which removes the files the
 // new profile makes stale) and writes profile.json: a profile that fails
 // or is interrupted changes no file.
-func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*ProfileFile, error) {
+func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*results.Profile, error) {
 	th := cfg.Thresholds
 	lines, seen, err := profileExecs(ctx, cfg.Env, cfg.Target, cfg.Seed, shard.Spec{Index: 0, Count: 1}, cfg.Runs)
 	if err != nil {
@@ -182,7 +132,7 @@ func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*Prof
 	if err := commit(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Dir.writeJSON(FileProfile, pf); err != nil {
+	if err := cfg.Dir.writeJSON(results.FileProfile, pf); err != nil {
 		return nil, err
 	}
 	return pf, nil
@@ -191,18 +141,18 @@ func profile(ctx context.Context, cfg ProfileConfig, commit func() error) (*Prof
 // profileExecs runs shard sp's share of phase 1b's executions 0..runs-1
 // (all of them for shard 0/1): one line per execution in index order, and
 // the labels they ran.
-func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]ExecLine, map[string]bool, error) {
+func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard.Spec, runs int) ([]results.ExecLine, map[string]bool, error) {
 	if err := checkContext(ctx); err != nil { // Regression.Run
 		return nil, nil, err
 	}
 	ex := env.explorer(t, t.Options)
 	n := sp.Len(runs)
-	lines := make([]ExecLine, 0, initialCap(n))
+	lines := make([]results.ExecLine, 0, initialCap(n))
 	seen := map[string]bool{}
 	prog := start(env.Progress, PhaseProfile, n)
 	path := timedsim.Seeded(seed)
 	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) }, Each: func(j int, r *timedsim.Result) bool {
-		lines = append(lines, ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		lines = append(lines, results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
 		for l := range r.Counts {
 			seen[l] = true
 		}
@@ -221,7 +171,7 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 
 // newProfileFile is phase 1b's result from its executions (in index
 // order) and the labels they ran.
-func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource string, lines []ExecLine, seen map[string]bool) (*ProfileFile, error) {
+func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource string, lines []results.ExecLine, seen map[string]bool) (*results.Profile, error) {
 	times := make([]time.Duration, 0, len(lines))
 	unfinished := 0
 	outcomes := map[string]int{}
@@ -265,7 +215,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)
-	pf := &ProfileFile{Header: newHeader("macepc-profile", t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
+	pf := &results.Profile{Header: results.NewHeader(results.FormatProfile, t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, ConfigHash: tmpl.ConfigHash, EDDSource: eddSource, Estimator: estimatorDoc, IQRFactor: th.IQRFactor,
 		MinExcessNS: int64(prof.MinExcess), MinExcessBy: th.MinExcessBy,
 		MinNS: int64(prof.Min), Q1NS: int64(prof.Q1), MedianNS: int64(prof.Median), Q3NS: int64(prof.Q3), MaxNS: int64(prof.Max),
 		Threshold: int64(prof.Threshold), TukeyNS: int64(prof.TukeyThreshold), FastMode: prof.FastMode, FastMedianNS: int64(prof.FastMedian), FastQ3NS: int64(prof.FastQ3), MinSlowdown: prof.MinSlowdown, Unfinished: prof.Unfinished, Warnings: append([]string{}, prof.Warnings...),
@@ -296,49 +246,9 @@ func slowWarning(above, runs int, threshold, slowest time.Duration) string {
 		above, runs, 100*float64(above)/float64(runs), units.Duration(threshold), units.Duration(slowest), 100*RareRate, p, RareLevel)
 }
 
-// NormalMedianNS is the median of the normal executions: the fast mode's
-// when the fence was moved below a slow mode, the median otherwise
-// (anomaly.Profile.NormalMedian): what phase 3a's recovery criterion
-// takes with NormalQ3NS.
-func (pf *ProfileFile) NormalMedianNS() int64 {
-	if pf.FastMode > 0 {
-		return pf.FastMedianNS
-	}
-	return pf.MedianNS
-}
-
-// NormalQ3NS is the third quartile of the normal executions: the fast
-// mode's when the fence was moved below a slow mode, Q3 otherwise
-// (anomaly.Profile.NormalQ3): what phase 3a's recovery criterion takes,
-// and what the threshold is never below.
-func (pf *ProfileFile) NormalQ3NS() int64 {
-	if pf.FastMode > 0 {
-		return pf.FastQ3NS
-	}
-	return pf.Q3NS
-}
-
-// CountWindow is phase 3b's count window for this profile
-// (anomaly.Profile.CountWindow of its quartiles): the events counted
-// within it are those of the normal execution time.
-func (pf *ProfileFile) CountWindow() time.Duration {
-	p := anomaly.Profile{Runs: pf.Runs, Unfinished: pf.Unfinished, Min: time.Duration(pf.MinNS), Q1: time.Duration(pf.Q1NS),
-		Median: time.Duration(pf.MedianNS), Q3: time.Duration(pf.Q3NS), Max: time.Duration(pf.MaxNS), Threshold: time.Duration(pf.Threshold)}
-	return p.CountWindow()
-}
-
-// ExecTimes are the profile's execution times in index order.
-func (pf *ProfileFile) ExecTimes() []time.Duration {
-	out := make([]time.Duration, len(pf.Executions))
-	for i, e := range pf.Executions {
-		out[i] = time.Duration(e.ExecTimeNS)
-	}
-	return out
-}
-
 // LoadProfile reads DIR/profile.json and rebuilds the configuration of its
 // template from systems; the profile's config hash must be its template's.
-func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target, err error) {
+func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *results.Profile, t *Target, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, nil, errNilDir
@@ -346,16 +256,16 @@ func (d *Dir) LoadProfile(systems timedsim.Registry) (pf *ProfileFile, t *Target
 	return d.loadProfile(systems)
 }
 
-func (d *Dir) loadProfile(systems timedsim.Registry) (*ProfileFile, *Target, error) {
-	path := d.File(FileProfile)
-	var pf ProfileFile
-	if err := readJSONFile(path, &pf); err != nil {
+func (d *Dir) loadProfile(systems timedsim.Registry) (*results.Profile, *Target, error) {
+	path := d.File(results.FileProfile)
+	var pf results.Profile
+	if err := results.ReadJSON(path, &pf); err != nil {
 		return nil, nil, fmt.Errorf("%w (run '%s' first)", err, command("profile", "--out", d.path))
 	}
-	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return nil, nil, err
 	}
-	if err := pf.validate(); err != nil {
+	if err := validateProfile(&pf); err != nil {
 		return nil, nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	t, err := fromPathFile(systems, pf.Template)

@@ -10,7 +10,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// The warning "slow executions are not rare" fired at 1 of 50 (issue 18).
+// The warning "slow executions are not rare" fired at 1 of 50.
 // It now needs a one-sided binomial test to reject that at most 5% of the
 // executions are that slow: 6 of 50, 4 of 20, 9 of 100.
 func TestSlowNotRareNeedsEvidence(t *testing.T) {

@@ -23,101 +23,9 @@ import (
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
-
-// The files the regression test writes into its results directory besides
-// profile.json and summary.json. Any phase that starts in the directory
-// removes them (Dir.ClearAfter), as it does summary.json: they describe
-// the directory as the regression test left it.
-const (
-	FileRegress        = "regress.json"
-	FileRegressSVG     = "regress.svg"
-	FileRegressPNG     = "regress.png"
-	FileRegressOutlier = "regress-outlier.path.json" // the first current execution above the baseline's threshold
-	FileRegressSlowest = "regress-slowest.path.json" // the slowest current execution
-	// FileRegressBaseBench and FileRegressCurBench are both sides'
-	// execution times in the Go benchmark format, for benchstat.
-	FileRegressBaseBench = "baseline.bench.txt"
-	FileRegressCurBench  = "current.bench.txt"
-)
-
-// RegressFile is DIR/regress.json: the comparison of the current code's
-// profile with a baseline profile. Its header is the current run's:
-// system, variant, nodes and profile seed.
-type RegressFile struct {
-	Header
-	Baseline RegressSide `json:"baseline"`
-	Current  RegressSide `json:"current"`
-	// ConfigChanged says that the baseline's configuration hash differs
-	// from the one the current code gives for the baseline's variant and
-	// EDD: the scenario's revision, timeout or network changed, which is
-	// part of the change under test.
-	ConfigChanged bool     `json:"config_changed"`
-	Alpha         float64  `json:"alpha"`
-	MaxSlowdown   float64  `json:"max_slowdown"`
-	Resamples     int      `json:"resamples"`
-	BootstrapSeed uint64   `json:"bootstrap_seed"`
-	Method        []string `json:"method"`
-
-	BaseMedianNS int64                     `json:"base_median_ns"`
-	CurMedianNS  int64                     `json:"current_median_ns"`
-	BaseQ3NS     int64                     `json:"base_q3_ns"`
-	CurQ3NS      int64                     `json:"current_q3_ns"`
-	MedianRatio  anomaly.Interval          `json:"median_ratio"`
-	Q3Ratio      anomaly.Interval          `json:"q3_ratio"`
-	MannWhitney  anomaly.MannWhitneyResult `json:"mann_whitney"`
-	BootstrapP   float64                   `json:"bootstrap_p"`
-	Outliers     RegressOutliers           `json:"outliers"`
-	// Slowest is the slowest current execution (the first of equals),
-	// whose path file is regress-slowest.path.json: what to replay when
-	// the current code is slower but no execution crossed the threshold.
-	Slowest *RegressSlowest `json:"slowest,omitempty"`
-	// SlowRate is the sequential slow-rate test over every current
-	// execution (the profile's first, then batches as large until the
-	// verdict): its runs, slow count, allowed rate, p-value and decision.
-	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
-	// Tests are the shift, tail and slow-rate tests with Holm's decision.
-	Tests      []anomaly.Test `json:"tests"`
-	Regression bool           `json:"regression"`
-	Reasons    []string       `json:"reasons"`
-	Warnings   []string       `json:"warnings"`
-	Plot       []string       `json:"plot"`
-}
-
-type RegressSide struct {
-	Profile    string   `json:"profile,omitempty"` // the baseline's profile.json as given
-	Variant    string   `json:"variant"`
-	Seed       uint64   `json:"seed"`
-	Runs       int      `json:"runs"`
-	ConfigHash string   `json:"config_hash"`
-	Scale      []string `json:"scale"`
-}
-
-type RegressOutliers struct {
-	ThresholdNS int64   `json:"threshold_ns"`
-	Base        int     `json:"base"`
-	Current     int     `json:"current"`
-	P           float64 `json:"p"`
-	// BaseExcessNS and CurrentExcessNS are the mean excess over the
-	// threshold per execution; ExcessP its permutation p-value.
-	BaseExcessNS    int64   `json:"base_excess_ns"`
-	CurrentExcessNS int64   `json:"current_excess_ns"`
-	ExcessP         float64 `json:"excess_p"`
-	// Base, Current, P and the excesses are the first batch's (the
-	// current profile's), against the baseline's profile. Executions are
-	// the current executions above the threshold, of every batch, the
-	// first MaxListedSlow of them; the first one's path file is
-	// regress-outlier.path.json.
-	Executions []ExecLine `json:"executions"`
-	Path       string     `json:"path,omitempty"`
-}
-
-// RegressSlowest is regress.json's slowest current execution.
-type RegressSlowest struct {
-	ExecLine
-	Path string `json:"path"`
-}
 
 // MaxListedSlow bounds regress.json's list of slow current executions.
 const MaxListedSlow = 100
@@ -178,7 +86,7 @@ type Regression struct {
 	cfg RegressConfig
 	// BaselinePath is the baseline's profile.json, Baseline its contents.
 	BaselinePath string
-	Baseline     *ProfileFile
+	Baseline     *results.Profile
 	// Target is the current configuration: the baseline's system, nodes,
 	// options and EDD (scaled by RegressConfig.Scale), with its variant or
 	// RegressConfig's.
@@ -266,7 +174,7 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	if err := checkMemory("--max-runs", r.MaxRuns, bytesPerExecLine); err != nil {
 		return nil, err
 	}
-	if SameFile(cfg.Dir.File(FileProfile), basePath) {
+	if SameFile(cfg.Dir.File(results.FileProfile), basePath) {
 		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
 	}
 	if err := cfg.Dir.create(); err != nil {
@@ -296,7 +204,7 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		eddSource += ", scaled " + strings.Join(scale, ", ")
 	}
 	clear := func() error { return d.clearAfter("") } // the regress files too, once the profile succeeded
-	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: base.thresholds()}, clear)
+	cur, err := profile(ctx, ProfileConfig{Env: r.cfg.Env, Target: rs, EDDSource: eddSource, Seed: seed, Runs: runs, Thresholds: profileThresholds(base)}, clear)
 	if err != nil {
 		return nil, err
 	}
@@ -333,15 +241,15 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	}
 	baseOpts, _ := base.Template.Options() // unscaled, for the record
 	variant := rs.Variant
-	rf := &RegressFile{Header: newHeader("macepc-regress", rs.System.Name, variant, rs.Scenario.Nodes, seed),
-		Baseline:      RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
-		Current:       RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
+	rf := &results.Regress{Header: results.NewHeader(results.FormatRegress, rs.System.Name, variant, rs.Scenario.Nodes, seed),
+		Baseline:      results.RegressSide{Profile: r.BaselinePath, Variant: base.Variant, Seed: base.Seed, Runs: base.Runs, ConfigHash: base.ConfigHash, Scale: scaleSpecs(baseOpts.EDD)},
+		Current:       results.RegressSide{Variant: variant, Seed: seed, Runs: runs, ConfigHash: cur.ConfigHash, Scale: scale},
 		ConfigChanged: r.ConfigChanged, Alpha: cfg.Alpha, MaxSlowdown: cfg.MaxSlowdown, Resamples: cfg.Resamples, BootstrapSeed: cfg.Seed, Method: regressMethod(),
 		BaseMedianNS: int64(c.BaseMedian), CurMedianNS: int64(c.CurMedian), BaseQ3NS: int64(c.BaseQ3), CurQ3NS: int64(c.CurQ3),
 		MedianRatio: roundInterval(c.MedianRatio), Q3Ratio: roundInterval(c.Q3Ratio), MannWhitney: c.MannWhitney, BootstrapP: c.BootstrapP,
-		Outliers: RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
-			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []ExecLine{}},
-		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{FileRegressSVG, FileRegressPNG}}
+		Outliers: results.RegressOutliers{ThresholdNS: base.Threshold, Base: c.Outliers.Base, Current: c.Outliers.Current, P: c.Outliers.P,
+			BaseExcessNS: int64(c.Outliers.BaseExcess), CurrentExcessNS: int64(c.Outliers.CurrentExcess), ExcessP: c.Outliers.ExcessP, Executions: []results.ExecLine{}},
+		SlowRate: c.SlowRate, Tests: c.Tests, Regression: c.Regression, Reasons: c.Reasons, Warnings: c.Warnings, Plot: []string{results.FileRegressSVG, results.FileRegressPNG}}
 	for _, e := range all {
 		if e.ExecTimeNS > base.Threshold && len(rf.Outliers.Executions) < MaxListedSlow {
 			rf.Outliers.Executions = append(rf.Outliers.Executions, e)
@@ -351,10 +259,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		e := rf.Outliers.Executions[0]
 		et, th := twoTimes(time.Duration(e.ExecTimeNS), time.Duration(base.Threshold))
 		note := fmt.Sprintf("regress: current profile seed=%d execution %d, %s > the baseline's threshold %s", seed, e.Index, et, th)
-		if err := writePath(d.File(FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+		if err := writePath(d.File(results.FileRegressOutlier), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
-		rf.Outliers.Path = FileRegressOutlier
+		rf.Outliers.Path = results.FileRegressOutlier
 	}
 	if len(all) > 0 {
 		e := all[0]
@@ -364,10 +272,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 			}
 		}
 		note := fmt.Sprintf("regress: current profile seed=%d execution %d, the slowest, %s", seed, e.Index, units.Duration(time.Duration(e.ExecTimeNS)))
-		if err := writePath(d.File(FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
+		if err := writePath(d.File(results.FileRegressSlowest), rs, timedsim.Seeded(seed)(e.Index), note); err != nil {
 			return res, err
 		}
-		rf.Slowest = &RegressSlowest{ExecLine: e, Path: FileRegressSlowest}
+		rf.Slowest = &results.RegressSlowest{ExecLine: e, Path: results.FileRegressSlowest}
 	}
 	secsOf := func(ds []time.Duration) []float64 {
 		out := make([]float64, len(ds))
@@ -393,10 +301,10 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	if err := atomicfile.WriteBytes(d.File(FileRegressSVG), svg); err != nil {
+	if err := atomicfile.WriteBytes(d.File(results.FileRegressSVG), svg); err != nil {
 		return res, err
 	}
-	if err := atomicfile.WriteBytes(d.File(FileRegressPNG), png); err != nil {
+	if err := atomicfile.WriteBytes(d.File(results.FileRegressPNG), png); err != nil {
 		return res, err
 	}
 	for _, b := range []struct {
@@ -404,18 +312,18 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 		variant    string
 		seed       uint64
 		times      []time.Duration
-	}{{FileRegressBaseBench, "the baseline's profile", base.Variant, base.Seed, base.ExecTimes()}, {FileRegressCurBench, "the current code's executions, every batch", variant, seed, allTimes}} {
+	}{{results.FileRegressBaseBench, "the baseline's profile", base.Variant, base.Seed, base.ExecTimes()}, {results.FileRegressCurBench, "the current code's executions, every batch", variant, seed, allTimes}} {
 		note := fmt.Sprintf("%s: %s variant %s seed %d, %d executions", b.what, rs.System.Name, b.variant, b.seed, len(b.times))
 		if err := d.write(b.name, func(w io.Writer) error { return writeBench(w, note, rs.System.Name, rs.Scenario.Nodes, b.times) }); err != nil {
 			return res, err
 		}
 	}
-	if err := d.writeJSON(FileRegress, rf); err != nil {
+	if err := d.writeJSON(results.FileRegress, rf); err != nil {
 		return res, err
 	}
 	res.Regress = rf
 	if s, err := d.buildSummary(cur); err == nil { // best effort, as after a failed phase
-		if d.writeJSON(FileSummary, s) == nil {
+		if d.writeJSON(results.FileSummary, s) == nil {
 			res.Summary = s
 		}
 	}
@@ -424,13 +332,13 @@ func (r *Regression) Run(ctx context.Context) (res *Result, err error) {
 
 // regressExecs runs the current executions from..from+n-1 of the
 // sequential test: one line per execution in index order.
-func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n int) ([]ExecLine, error) {
+func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n int) ([]results.ExecLine, error) {
 	ex := env.explorer(t, t.Options)
-	lines := make([]ExecLine, 0, n)
+	lines := make([]results.ExecLine, 0, n)
 	prog := start(env.Progress, PhaseRegress, n)
 	path := timedsim.Seeded(seed)
 	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(from + j) }, Each: func(j int, r *timedsim.Result) bool {
-		lines = append(lines, ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		lines = append(lines, results.ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
 		prog.Add(1, "")
 		return true
 	}})
@@ -453,7 +361,7 @@ func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n 
 // comment.
 func writeBench(w io.Writer, note, system string, nodes int, times []time.Duration) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# macepc regress, %s\n# compare: benchstat %s %s\nsystem: %s\nnodes: %d\n", note, FileRegressBaseBench, FileRegressCurBench, system, nodes)
+	fmt.Fprintf(bw, "# macepc regress, %s\n# compare: benchstat %s %s\nsystem: %s\nnodes: %d\n", note, results.FileRegressBaseBench, results.FileRegressCurBench, system, nodes)
 	for _, t := range times {
 		fmt.Fprintf(bw, "BenchmarkExecution 1 %d ns/exec\n", int64(t))
 	}
@@ -463,26 +371,26 @@ func writeBench(w io.Writer, note, system string, nodes int, times []time.Durati
 // ReadBaseline reads a baseline, a results directory or its
 // profile.json, and checks that it is whole; it returns the path of the
 // profile.json read.
-func ReadBaseline(arg string) (path string, pf *ProfileFile, err error) {
+func ReadBaseline(arg string) (path string, pf *results.Profile, err error) {
 	defer wrapErr(&err)
 	return readBaseline(arg)
 }
 
 // readBaseline reads a baseline profile.json (or DIR/profile.json) and
 // checks that it is whole.
-func readBaseline(arg string) (string, *ProfileFile, error) {
+func readBaseline(arg string) (string, *results.Profile, error) {
 	path := arg
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		path = filepath.Join(arg, FileProfile)
+		path = filepath.Join(arg, results.FileProfile)
 	}
-	var pf ProfileFile
-	if err := readJSONFile(path, &pf); err != nil {
+	var pf results.Profile
+	if err := results.ReadJSON(path, &pf); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
 		}
 		return "", nil, fmt.Errorf("--baseline: %w", err)
 	}
-	if err := checkFormat(path, pf.Format, pf.Version, "macepc-profile"); err != nil {
+	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return "", nil, fmt.Errorf("--baseline: %w", err)
 	}
 	switch {
@@ -507,7 +415,7 @@ func readBaseline(arg string) (string, *ProfileFile, error) {
 
 // checkBaselineAgainst refuses a baseline of another system, node count or
 // EDD than cfg pins.
-func checkBaselineAgainst(cfg *RegressConfig, path string, base *ProfileFile) error {
+func checkBaselineAgainst(cfg *RegressConfig, path string, base *results.Profile) error {
 	if cfg.System != nil && *cfg.System != base.System {
 		return fmt.Errorf("--baseline %s is a profile of system %s, not %s", path, base.System, *cfg.System)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28 item 16: StartRegress refuses resamples beyond MaxResamples
+// StartRegress refuses resamples beyond MaxResamples
 // (before: 1e12 ran out of memory in anomaly.Compare, 1e7 took 43 s),
 // and accepts the bound itself.
 func TestStartRegressBoundsResamples(t *testing.T) {

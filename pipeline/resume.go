@@ -1,6 +1,6 @@
 package pipeline
 
-// Resuming an interrupted run (issue 18): the phases whose files in the
+// Resuming an interrupted run: the phases whose files in the
 // directory are exactly what this run would write again are not run
 // again. A run is deterministic given its EDD, so the files a resumed run
 // writes are those of an uninterrupted one.
@@ -10,6 +10,7 @@ import (
 
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/internal/readlimit"
+	"github.com/macepc/macepc/results"
 )
 
 // Interrupted reports whether the directory holds a run that did not
@@ -21,23 +22,23 @@ import (
 // compute again.
 func (d *Dir) Interrupted() bool {
 	switch {
-	case !d.exists(FileProfile):
+	case !d.exists(results.FileProfile):
 		return false
-	case !d.exists(FileSummary):
+	case !d.exists(results.FileSummary):
 		return true
-	case !d.exists(FileSearch):
+	case !d.exists(results.FileSearch):
 		return false
 	}
 	var sf struct {
 		Complete bool            `json:"complete"`
 		Anomaly  json.RawMessage `json:"anomaly"`
 	}
-	b, err := readlimit.ReadJSONFile(d.File(FileSearch), readlimit.MaxJSONFile)
+	b, err := readlimit.ReadJSONFile(d.File(results.FileSearch), readlimit.MaxJSONFile)
 	if err != nil || json.Unmarshal(b, &sf) != nil {
 		return false // a damaged search.json: the phases refuse it
 	}
 	found := len(sf.Anomaly) > 0 && string(sf.Anomaly) != "null"
-	return !sf.Complete || found && !(d.exists(FileDivergence) && d.exists(FileCorrelation))
+	return !sf.Complete || found && !(d.exists(results.FileDivergence) && d.exists(results.FileCorrelation))
 }
 
 // keptTraining is the directory's training if it is the one cfg would
@@ -55,7 +56,7 @@ func (d *Dir) keptTraining(cfg *Config) (*TrainFile, *edd.Set, bool) {
 		tf.Options != (TrainOptions{Semantics: o.Semantics.String(), ExecTime: o.ExecTime.String(), MaxSteps: o.MaxSteps, CheckSafety: o.CheckSafety}) {
 		return nil, nil, false
 	}
-	set, err := readEDD(d.File(FileEDD))
+	set, err := readEDD(d.File(results.FileEDD))
 	if err != nil {
 		return nil, nil, false
 	}
@@ -64,7 +65,7 @@ func (d *Dir) keptTraining(cfg *Config) (*TrainFile, *edd.Set, bool) {
 
 // keptProfile is the directory's profile if it is the one cfg would
 // write for target t (its EDD trained or given, scaled).
-func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
+func (d *Dir) keptProfile(cfg *ProfileConfig) *results.Profile {
 	pf, _, err := d.loadProfile(cfg.Systems)
 	if err != nil {
 		return nil
@@ -79,7 +80,7 @@ func (d *Dir) keptProfile(cfg *ProfileConfig) *ProfileFile {
 
 // keptSearch is the directory's search of pf with cfg's budgets, and, if
 // it was interrupted, the executions it kept (every line checked).
-func (d *Dir) keptSearch(pf *ProfileFile, cfg *SearchConfig) (*SearchFile, []CountsLine) {
+func (d *Dir) keptSearch(pf *results.Profile, cfg *SearchConfig) (*SearchFile, []results.CountsLine) {
 	sf, err := d.loadSearch(pf)
 	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns || sf.Verdict != cfg.Verdict.resolved() {
 		return nil, nil
@@ -92,7 +93,7 @@ func (d *Dir) keptSearch(pf *ProfileFile, cfg *SearchConfig) (*SearchFile, []Cou
 		}
 		return sf, nil
 	}
-	lines, err := readCountsLines(d.File(FileSearchExecs), false, searchLines(sf))
+	lines, err := results.ReadCountsLines(d.File(results.FileSearchExecs), false, searchLines(sf))
 	if err != nil {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -142,7 +143,7 @@ func (t *countTask) Add(n int, _ string) {
 func (*countTask) SetTotal(int) {}
 func (*countTask) Done()        {}
 
-func mustProfile(t *testing.T, d *pipeline.Dir) *pipeline.ProfileFile {
+func mustProfile(t *testing.T, d *pipeline.Dir) *results.Profile {
 	t.Helper()
 	pf, _, err := d.LoadProfile(timedsim.Registry{randtree.System()})
 	if err != nil {
@@ -169,7 +170,7 @@ func TestResumeKeepsTheTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := dirFiles(t, d.Path())
-	for _, f := range []string{pipeline.FileEDD, pipeline.FileTrain, pipeline.FileProfile} {
+	for _, f := range []string{results.FileEDD, results.FileTrain, results.FileProfile} {
 		if !bytes.Equal(before[f], after[f]) {
 			t.Errorf("%s changed", f)
 		}
@@ -205,7 +206,7 @@ func TestInterrupted(t *testing.T) {
 	if d.Interrupted() {
 		t.Error("a complete run is interrupted")
 	}
-	for _, f := range []string{pipeline.FileCorrelation, pipeline.FileSummary} {
+	for _, f := range []string{results.FileCorrelation, results.FileSummary} {
 		b, err := os.ReadFile(d.File(f))
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -69,14 +70,14 @@ func DefaultConfig(dir *Dir, target *Target) Config {
 // run (no anomaly: no divergence and no correlation).
 type Result struct {
 	Train       *TrainFile
-	Profile     *ProfileFile
+	Profile     *results.Profile
 	Search      *SearchFile
 	Divergence  *DivergenceFile
 	Correlation *CorrelationFile
 	// Regress is the regression test of Regression.Run.
-	Regress *RegressFile
+	Regress *results.Regress
 	// Summary is summary.json, written last.
-	Summary *SummaryFile
+	Summary *results.Summary
 }
 
 // Found reports whether the run found an anomaly (`macepc run` then exits
@@ -178,23 +179,23 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err := applyScale(set, cfg.Scale); err != nil {
 			return nil, err
 		}
-		t, eddSource, res.Train = t.withEDD(set), "trained: "+FileEDD, tf
+		t, eddSource, res.Train = t.withEDD(set), "trained: "+results.FileEDD, tf
 	}
 	commit := func() error {
 		out := cfg.Dir.newPhaseWrite() // the training's files appear together
 		defer out.abort()
 		if trained != nil {
-			if err := out.write(FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
+			if err := out.write(results.FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
 				return err
 			}
-			if err := out.writeJSON(FileTrain, res.Train); err != nil {
+			if err := out.writeJSON(results.FileTrain, res.Train); err != nil {
 				return err
 			}
 		}
 		return out.commit(keep)
 	}
 	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
-	var pf *ProfileFile
+	var pf *results.Profile
 	if cfg.Resume && trained == nil {
 		pf = cfg.Dir.keptProfile(&pcfg)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -84,20 +85,9 @@ type Class struct {
 // analyses them).
 const MaxClassPaths = 10
 
-// ClassPath is the path file of class rank's representative.
-func ClassPath(rank int) string {
-	if rank == 1 {
-		return FileAnomalyPath
-	}
-	return fmt.Sprintf("anomaly-class-%d.path.json", rank)
-}
-
 // MaxTailPaths is the number of normal-tail classes whose representative
 // gets a path file (TailPath).
 const MaxTailPaths = 3
-
-// TailPath is the path file of normal-tail class rank's representative.
-func TailPath(rank int) string { return fmt.Sprintf("tail-class-%d.path.json", rank) }
 
 // SearchConfig configures phase 2.
 type SearchConfig struct {
@@ -105,7 +95,7 @@ type SearchConfig struct {
 	// Profile is the directory's profile (Dir.LoadProfile), Target its
 	// configuration (nil: rebuilt from the profile's template with
 	// Env.Systems).
-	Profile *ProfileFile
+	Profile *results.Profile
 	Target  *Target
 	// MaxRuns bounds the executions explored to find an anomaly.
 	MaxRuns int
@@ -193,7 +183,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 	ex := cfg.explorer(t, opts)
 	seed := PhaseSeed(pf.Seed, PhaseSearch)
 	var lines jsonLines
-	var execs []CountsLine
+	var execs []results.CountsLine
 	first := -1
 	if cfg.Resume {
 		kept, keptLines := d.keptSearch(pf, &cfg)
@@ -246,7 +236,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 	if errors.Is(err, timedsim.ErrNondeterministic) {
 		return nil, err
 	}
-	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
+	sf := &SearchFile{Format: results.FormatSearch, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
 		Explored: explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: cfg.Verdict, Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	// The explored executions replace the files of an earlier search and
@@ -270,10 +260,10 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		}
 	}
 	// The executions explored so far are kept even when interrupted.
-	if werr := out.writeLines(FileSearchExecs, &lines); werr != nil {
+	if werr := out.writeLines(results.FileSearchExecs, &lines); werr != nil {
 		return nil, werr
 	}
-	if werr := out.writeJSON(FileSearch, sf); werr != nil {
+	if werr := out.writeJSON(results.FileSearch, sf); werr != nil {
 		return nil, werr
 	}
 	if werr := out.commit(PhaseProfile); werr != nil {
@@ -305,7 +295,7 @@ func planLooks(first, maxRuns, triageRuns int) (look1, looks int) {
 	return look1, 1
 }
 
-func hasFinding(execs []CountsLine) bool {
+func hasFinding(execs []results.CountsLine) bool {
 	for _, l := range execs {
 		if l.Finding != "" {
 			return true
@@ -315,13 +305,13 @@ func hasFinding(execs []CountsLine) bool {
 }
 
 // searchPredicate is phase 2's test of an execution.
-func searchPredicate(pf *ProfileFile) func(*timedsim.Result) bool {
+func searchPredicate(pf *results.Profile) func(*timedsim.Result) bool {
 	threshold := time.Duration(pf.Threshold)
 	return func(r *timedsim.Result) bool { return r.ExecTime > threshold || Finding(r) != "" }
 }
 
 // isAnomalous is searchPredicate on an execution's line.
-func isAnomalous(pf *ProfileFile, l CountsLine) bool {
+func isAnomalous(pf *results.Profile, l results.CountsLine) bool {
 	return l.ExecTimeNS > pf.Threshold || l.Finding != ""
 }
 
@@ -333,8 +323,8 @@ func isAnomalous(pf *ProfileFile, l CountsLine) bool {
 // is the simulator's own draws at their rate (Cause.Draws). It fills sf's
 // class fields and writes the path files of the classes' representatives
 // into out.
-func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *SearchFile, execs []CountsLine, sig *anomaly.SignificanceResult, out *phaseWrite) error {
-	byIndex := make(map[int]*CountsLine, len(execs))
+func triage(ctx context.Context, env Env, t *Target, pf *results.Profile, sf *SearchFile, execs []results.CountsLine, sig *anomaly.SignificanceResult, out *phaseWrite) error {
+	byIndex := make(map[int]*results.CountsLine, len(execs))
 	for i := range execs {
 		byIndex[execs[i].Index] = &execs[i]
 	}
@@ -409,7 +399,7 @@ func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *Search
 	for _, c := range anomalies {
 		path := ""
 		if c.Rank <= MaxClassPaths {
-			path = ClassPath(c.Rank)
+			path = results.ClassPath(c.Rank)
 		}
 		cl, err := newClass(c, path)
 		if err != nil {
@@ -429,7 +419,7 @@ func triage(ctx context.Context, env Env, t *Target, pf *ProfileFile, sf *Search
 	for _, c := range classesOf(2) {
 		path := ""
 		if c.Rank <= MaxTailPaths {
-			path = TailPath(c.Rank)
+			path = results.TailPath(c.Rank)
 		}
 		cl, err := newClass(c, path)
 		if err != nil {
@@ -489,7 +479,7 @@ func writeAnomalyPath(out *phaseWrite, t *Target, seed uint64, an *Anomaly, thre
 
 // LoadSearch reads DIR/search.json, which must belong to pf's
 // configuration.
-func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
+func (d *Dir) LoadSearch(pf *results.Profile) (sf *SearchFile, err error) {
 	defer wrapErr(&err)
 	if d == nil {
 		return nil, errNilDir
@@ -500,13 +490,13 @@ func (d *Dir) LoadSearch(pf *ProfileFile) (sf *SearchFile, err error) {
 	return d.loadSearch(pf)
 }
 
-func (d *Dir) loadSearch(pf *ProfileFile) (*SearchFile, error) {
-	path := d.File(FileSearch)
+func (d *Dir) loadSearch(pf *results.Profile) (*SearchFile, error) {
+	path := d.File(results.FileSearch)
 	var sf SearchFile
-	if err := readJSONFile(path, &sf); err != nil {
+	if err := results.ReadJSON(path, &sf); err != nil {
 		return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
 	}
-	if err := checkFormat(path, sf.Format, sf.Version, "macepc-search"); err != nil {
+	if err := results.CheckFormat(path, sf.Format, sf.Version, results.FormatSearch); err != nil {
 		return nil, err
 	}
 	if sf.ConfigHash != pf.ConfigHash {

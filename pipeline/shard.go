@@ -13,6 +13,7 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -139,7 +140,7 @@ func mergeProfile(env Env, set *shard.Set, res *MergeResult) error {
 	if err != nil {
 		return err
 	}
-	lines := make([]ExecLine, len(recs))
+	lines := make([]results.ExecLine, len(recs))
 	for i, r := range recs {
 		if err := decodeStrict(set.Files[r.Index%len(set.Files)].Name, r.Index, r.Data, &lines[i]); err != nil {
 			return err
@@ -165,7 +166,7 @@ func mergeProfile(env Env, set *shard.Set, res *MergeResult) error {
 	if err := env.Dir.clearAfter(PhaseProfile); err != nil {
 		return err
 	}
-	if err := env.Dir.writeJSON(FileProfile, pf); err != nil {
+	if err := env.Dir.writeJSON(results.FileProfile, pf); err != nil {
 		return err
 	}
 	res.Profile = pf
@@ -183,7 +184,7 @@ type searchShardParams struct {
 	Verdict     Verdict `json:"verdict"`
 }
 
-func searchParams(pf *ProfileFile, triageRuns int, v Verdict) searchShardParams {
+func searchParams(pf *results.Profile, triageRuns int, v Verdict) searchShardParams {
 	return searchShardParams{PhaseSeed: PhaseSeed(pf.Seed, PhaseSearch), ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), TriageRuns: triageRuns, Verdict: v}
 }
 
@@ -261,18 +262,18 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	}
 	if h.ConfigHash != pf.ConfigHash || h.Seed != pf.Seed || !bytes.Equal(h.Params, rawJSON(searchParams(pf, par.TriageRuns, par.Verdict))) {
 		return fmt.Errorf("%s was searched against another profile than %s (config hash %s seed %d %s; the profile has %s seed %d %s): merge into the directory of the profile the shards used",
-			name, d.File(FileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf, par.TriageRuns, par.Verdict)))
+			name, d.File(results.FileProfile), h.ConfigHash, h.Seed, h.Params, pf.ConfigHash, pf.Seed, rawJSON(searchParams(pf, par.TriageRuns, par.Verdict)))
 	}
 	if err := par.Verdict.check(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	// Decode every record; the first anomalous execution of the whole
 	// search bounds what the merged search explored.
-	lines := map[int]CountsLine{}
+	lines := map[int]results.CountsLine{}
 	first := -1
 	for _, f := range set.Files {
 		for _, r := range f.Records {
-			var l CountsLine
+			var l results.CountsLine
 			if err := decodeStrict(f.Name, r.Index, r.Data, &l); err != nil {
 				return err
 			}
@@ -294,7 +295,7 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	if err != nil {
 		return err
 	}
-	execs := make([]CountsLine, 0, len(recs))
+	execs := make([]results.CountsLine, 0, len(recs))
 	for _, r := range recs {
 		execs = append(execs, lines[r.Index])
 	}
@@ -313,7 +314,7 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 		out.buf.Write(r.Data)
 		out.buf.WriteByte('\n')
 	}
-	sf := &SearchFile{Format: "macepc-search", Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
+	sf := &SearchFile{Format: results.FormatSearch, Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
 		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: par.Verdict, Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	files := d.newPhaseWrite() // the search's files appear together
@@ -321,10 +322,10 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	if err := triage(context.Background(), env, t, pf, sf, execs, sig, files); err != nil {
 		return err
 	}
-	if err := files.writeLines(FileSearchExecs, &out); err != nil {
+	if err := files.writeLines(results.FileSearchExecs, &out); err != nil {
 		return err
 	}
-	if err := files.writeJSON(FileSearch, sf); err != nil {
+	if err := files.writeJSON(results.FileSearch, sf); err != nil {
 		return err
 	}
 	if err := files.commit(PhaseProfile); err != nil {
@@ -459,14 +460,9 @@ type MergeResult struct {
 // Merge writes into cfg.Dir what the unsharded Profile, Search,
 // Simulate or Liveness would have written, from their shards; a merged profile or
 // search also rewrites summary.json. Whatever it wrote before an error is
-// in the result.
-func Merge(cfg MergeConfig) (res *MergeResult, err error) {
-	return MergeContext(context.Background(), cfg)
-}
-
-// MergeContext is Merge with a context: merging liveness shards runs the
-// critical-transition search, which ctx can interrupt.
-func MergeContext(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
+// in the result. Merging liveness shards runs the critical-transition
+// search, which ctx can interrupt.
+func Merge(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 	defer wrapErr(&err)
 	if err := checkContext(ctx); err != nil {
 		return nil, err

@@ -15,20 +15,10 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/macepc/macepc/internal/readlimit"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/shard"
 	"github.com/macepc/macepc/timedsim"
 )
-
-// The files of `macepc simulate`.
-const (
-	FileSimulate   = "simulate.json"     // SimulateFile
-	FileExecutions = "executions.jsonl"  // ExecLine per execution
-	FileSlowest    = "slowest.path.json" // the path file of the slowest execution
-)
-
-// FindingPath is the path file of simulate's execution index, which has a
-// finding.
-func FindingPath(index int) string { return fmt.Sprintf("finding-%d.path.json", index) }
 
 // SimulateFile is DIR/simulate.json: what was run, so that every
 // execution of executions.jsonl can be replayed (--run DIR --index I).
@@ -81,8 +71,8 @@ func summarize(lines []SimLine) *TimeSummary {
 // clearSimulate removes the path files of an earlier run in out, which
 // would be mistaken for this run's.
 func clearSimulate(d *Dir) error {
-	old, _ := filepath.Glob(d.File("finding-*.path.json"))
-	for _, f := range append(old, d.File(FileSlowest)) {
+	old, _ := filepath.Glob(d.File(results.FindingPathGlob))
+	for _, f := range append(old, d.File(results.FileSlowest)) {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("--out: %w", err)
 		}
@@ -93,7 +83,7 @@ func clearSimulate(d *Dir) error {
 // SimLine is an execution of simulate: its executions.jsonl line and
 // what is wrong with it beyond slowness (finding).
 type SimLine struct {
-	ExecLine
+	results.ExecLine
 	Finding string `json:"finding,omitempty"`
 }
 
@@ -173,7 +163,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (res *SimulateResult, err
 	}
 	res.Warnings = unscaledWarning(cfg.Target.Options.EDD, seen, "the executions")
 	if runErr != nil || len(lines) < cfg.Runs {
-		return res, interruption(ctx, "interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(FileExecutions))
+		return res, interruption(ctx, "interrupted after %d of %d executions; the finished ones are in %s", len(lines), cfg.Runs, cfg.Dir.File(results.FileExecutions))
 	}
 	return res, nil
 }
@@ -191,7 +181,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 	_, _, err := ex.Run(ctx, timedsim.Work{
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
-			lines = append(lines, SimLine{ExecLine: ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
+			lines = append(lines, SimLine{ExecLine: results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
 				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
 			if seen != nil {
 				for l := range r.Counts {
@@ -211,7 +201,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*SimulateResult, error) {
 	done := len(lines)
 	// executions.jsonl and simulate.json, atomically.
-	if err := d.write(FileExecutions, func(w io.Writer) error {
+	if err := d.write(results.FileExecutions, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		for _, l := range lines {
@@ -228,9 +218,9 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 	if err != nil {
 		return nil, err
 	}
-	meta := &SimulateFile{Template: tmpl, Format: "macepc-simulate", Version: 1, System: t.System.Name, Variant: t.Variant, Nodes: t.Scenario.Nodes,
+	meta := &SimulateFile{Template: tmpl, Format: results.FormatSimulate, Version: 1, System: t.System.Name, Variant: t.Variant, Nodes: t.Scenario.Nodes,
 		Seed: seed, Runs: runs, Completed: done, ConfigHash: timedsim.ConfigHash(t.System.Name, t.Variant, t.Scenario, t.Options), Summary: sum}
-	if err := d.writeJSON(FileSimulate, meta); err != nil {
+	if err := d.writeJSON(results.FileSimulate, meta); err != nil {
 		return nil, err
 	}
 	res := &SimulateResult{File: meta, Lines: lines, Slowest: -1}
@@ -241,7 +231,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 				slow = i
 			}
 		}
-		if err := writePath(d.File(FileSlowest), t, timedsim.SeedPath(lines[slow].Seed), fmt.Sprintf("simulate seed=%d execution %d (slowest)", seed, slow)); err != nil {
+		if err := writePath(d.File(results.FileSlowest), t, timedsim.SeedPath(lines[slow].Seed), fmt.Sprintf("simulate seed=%d execution %d (slowest)", seed, slow)); err != nil {
 			return nil, err
 		}
 		res.Slowest = slow
@@ -250,7 +240,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 		if l.Finding == "" {
 			continue
 		}
-		if err := writePath(d.File(FindingPath(i)), t, timedsim.SeedPath(l.Seed), fmt.Sprintf("simulate seed=%d execution %d: %s", seed, i, l.Finding)); err != nil {
+		if err := writePath(d.File(results.FindingPath(i)), t, timedsim.SeedPath(l.Seed), fmt.Sprintf("simulate seed=%d execution %d: %s", seed, i, l.Finding)); err != nil {
 			return nil, err
 		}
 		res.Findings = append(res.Findings, l)
@@ -262,7 +252,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 // results directory.
 func PathFromRun(dir string, index int) (pf *timedsim.PathFile, err error) {
 	defer wrapErr(&err)
-	b, err := readlimit.ReadJSONFile(filepath.Join(dir, FileSimulate), readlimit.MaxJSONFile)
+	b, err := readlimit.ReadJSONFile(filepath.Join(dir, results.FileSimulate), readlimit.MaxJSONFile)
 	if err != nil {
 		return nil, fmt.Errorf("--run: %w", err)
 	}
@@ -270,7 +260,7 @@ func PathFromRun(dir string, index int) (pf *timedsim.PathFile, err error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("--run: malformed simulate.json: %w", err)
 	}
-	if m.Format != "macepc-simulate" || m.Version != 1 {
+	if m.Format != results.FormatSimulate || m.Version != 1 {
 		return nil, fmt.Errorf("--run: %s is not a version-1 simulate.json", dir)
 	}
 	if index < 0 || index >= m.Completed {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -66,7 +67,7 @@ func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
 
 // TrainFile is DIR/train.json: how edd.json was trained.
 type TrainFile struct {
-	Header
+	results.Header
 	// Options are the simulator options training ran with; profile takes
 	// them, with the system, variant, nodes and seed, from here.
 	Options    TrainOptions `json:"options"`
@@ -179,9 +180,9 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tf := &TrainFile{Header: newHeader("macepc-train", t.System.Name, t.Variant, t.Scenario.Nodes, cfg.Seed), PhaseSeed: ps, Runs: cfg.Runs, SeedLabels: []string{},
+	tf := &TrainFile{Header: results.NewHeader(results.FormatTrain, t.System.Name, t.Variant, t.Scenario.Nodes, cfg.Seed), PhaseSeed: ps, Runs: cfg.Runs, SeedLabels: []string{},
 		Options: TrainOptions{Semantics: t.Options.Semantics.String(), ExecTime: t.Options.ExecTime.String(), MaxSteps: t.Options.MaxSteps, CheckSafety: t.Options.CheckSafety},
-		Note:    "edd.json holds measured real handler times: training again gives slightly different distributions; pass --edd " + FileEDD + " to reuse these"}
+		Note:    "edd.json holds measured real handler times: training again gives slightly different distributions; pass --edd " + results.FileEDD + " to reuse these"}
 	for _, l := range set.Labels() {
 		dist, _, _ := set.Lookup(l)
 		e := dist.(*edd.Empirical)
@@ -196,10 +197,10 @@ func train(ctx context.Context, cfg TrainConfig) (*TrainFile, *edd.Set, error) {
 func writeTraining(d *Dir, tf *TrainFile, set *edd.Set) error {
 	out := d.newPhaseWrite()
 	defer out.abort()
-	if err := out.write(FileEDD, func(w io.Writer) error { return edd.Write(w, set) }); err != nil {
+	if err := out.write(results.FileEDD, func(w io.Writer) error { return edd.Write(w, set) }); err != nil {
 		return err
 	}
-	if err := out.writeJSON(FileTrain, tf); err != nil {
+	if err := out.writeJSON(results.FileTrain, tf); err != nil {
 		return err
 	}
 	return out.commit("")
@@ -213,15 +214,15 @@ func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	if d == nil {
 		return nil, errNilDir
 	}
-	path := d.File(FileTrain)
+	path := d.File(results.FileTrain)
 	if !fileExists(path) {
 		return nil, nil
 	}
 	tf = &TrainFile{}
-	if err := readJSONFile(path, tf); err != nil {
+	if err := results.ReadJSON(path, tf); err != nil {
 		return nil, err
 	}
-	if err := checkFormat(path, tf.Format, tf.Version, "macepc-train"); err != nil {
+	if err := results.CheckFormat(path, tf.Format, tf.Version, results.FormatTrain); err != nil {
 		return nil, err
 	}
 	if err := tf.validate(); err != nil {

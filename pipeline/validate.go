@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+
+	"github.com/macepc/macepc/results"
 )
 
 // The checks of the results files beyond their schema (readJSONFile):
@@ -11,7 +13,7 @@ import (
 // computing results from garbage.
 
 // validate checks a profile.json's numbers.
-func (pf *ProfileFile) validate() error {
+func validateProfile(pf *results.Profile) error {
 	switch {
 	case pf.Template == nil:
 		return errors.New("missing template")
@@ -29,7 +31,7 @@ func (pf *ProfileFile) validate() error {
 		return errors.New("negative threshold settings")
 	}
 	for i, e := range pf.Executions {
-		if e.Index != i || e.ExecTimeNS < 0 || e.Steps < 0 || !validOutcome(e.Outcome) || e.Finished != (e.Outcome == "finished") {
+		if e.Index != i || e.ExecTimeNS < 0 || e.Steps < 0 || !results.ValidOutcome(e.Outcome) || e.Finished != (e.Outcome == "finished") {
 			return fmt.Errorf("execution %d is malformed (index %d, exec_time_ns %d, steps %d, outcome %q)", i, e.Index, e.ExecTimeNS, e.Steps, e.Outcome)
 		}
 	}
@@ -82,7 +84,7 @@ func (sf *SearchFile) validate() error {
 			}
 		}
 		r := c.Representative
-		if r.Index < 0 || r.Index >= sf.Explored || r.Class != 0 || r.Path != "" && r.Path != TailPath(c.Rank) {
+		if r.Index < 0 || r.Index >= sf.Explored || r.Class != 0 || r.Path != "" && r.Path != results.TailPath(c.Rank) {
 			return fmt.Errorf("tail class %d: representative %d is malformed", i+1, r.Index)
 		}
 		tail += c.Executions
@@ -100,11 +102,11 @@ func (sf *SearchFile) validate() error {
 
 // validate checks an anomaly of a search of explored executions.
 func (an *Anomaly) validate(explored int) error {
-	if an.Index < 0 || an.Index >= explored || an.ExecTimeNS < 0 || an.Steps < 0 || !validOutcome(an.Outcome) || an.Class < 1 {
+	if an.Index < 0 || an.Index >= explored || an.ExecTimeNS < 0 || an.Steps < 0 || !results.ValidOutcome(an.Outcome) || an.Class < 1 {
 		return fmt.Errorf("anomaly %d is malformed", an.Index)
 	}
-	if an.Path != "" && an.Path != ClassPath(an.Class) {
-		return fmt.Errorf("anomaly %d: path %q is not its class's %q", an.Index, an.Path, ClassPath(an.Class))
+	if an.Path != "" && an.Path != results.ClassPath(an.Class) {
+		return fmt.Errorf("anomaly %d: path %q is not its class's %q", an.Index, an.Path, results.ClassPath(an.Class))
 	}
 	return nil
 }

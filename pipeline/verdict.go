@@ -10,6 +10,7 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/critpath"
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -134,7 +135,7 @@ func round6sig(x float64) float64 {
 // executions of execs (index order). Findings are not judged (they are
 // anomalies) and do not enter the tail model: their time is the
 // scenario's timeout, not a measurement.
-func judge(pf *ProfileFile, t *Target, execs []CountsLine, n int, alpha float64, look, looks int) (*anomaly.SignificanceResult, *SignificanceFile) {
+func judge(pf *results.Profile, t *Target, execs []results.CountsLine, n int, alpha float64, look, looks int) (*anomaly.SignificanceResult, *SignificanceFile) {
 	var prof, searched []time.Duration
 	for _, e := range pf.Executions {
 		if !findingOutcome(e.Outcome) {
@@ -241,7 +242,7 @@ const maxCauseParts = 6
 // medianExecution is the search execution closest in time to the
 // profile's median (the lowest index among ties), not above the threshold
 // and no finding; -1 when there is none.
-func medianExecution(pf *ProfileFile, execs []CountsLine) int {
+func medianExecution(pf *results.Profile, execs []results.CountsLine) int {
 	best, bestD := -1, int64(math.MaxInt64)
 	for i, l := range execs {
 		if l.Finding != "" || l.ExecTimeNS > pf.Threshold {
@@ -266,13 +267,13 @@ type causer struct {
 	t      *Target
 	n      int // executions searched: the rate of draws
 	alpha  float64
-	median *CountsLine
+	median *results.CountsLine
 	normal *critpath.Path
 	nlabel map[string]bool
 	cache  map[int]*Cause
 }
 
-func newCauser(ctx context.Context, env Env, t *Target, pf *ProfileFile, execs []CountsLine, alpha float64) (*causer, error) {
+func newCauser(ctx context.Context, env Env, t *Target, pf *results.Profile, execs []results.CountsLine, alpha float64) (*causer, error) {
 	c := &causer{ctx: ctx, env: env, t: t, n: len(execs), alpha: alpha, cache: map[int]*Cause{}}
 	m := medianExecution(pf, execs)
 	if m < 0 {
@@ -298,7 +299,7 @@ func newCauser(ctx context.Context, env Env, t *Target, pf *ProfileFile, execs [
 
 // cause is the attribution of execution l (nil when there is no median
 // execution to compare with, or l is a finding).
-func (c *causer) cause(l *CountsLine) (*Cause, error) {
+func (c *causer) cause(l *results.CountsLine) (*Cause, error) {
 	if c.normal == nil || l.Finding != "" {
 		return nil, nil
 	}

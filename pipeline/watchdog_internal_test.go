@@ -9,8 +9,7 @@ import (
 )
 
 // A replay that the handler watchdog stopped where the search's execution
-// ran on, or the other way round, is the watchdog's doing (issue 28 item
-// 20); replays that agree, or that the watchdog stopped at the same step,
+// ran on, or the other way round, is the watchdog's doing; replays that agree, or that the watchdog stopped at the same step,
 // are not.
 func TestWatchdogMismatch(t *testing.T) {
 	env := Env{HandlerTimeout: time.Nanosecond}

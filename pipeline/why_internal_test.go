@@ -12,8 +12,7 @@ import (
 
 // The why-line names every draw that differs at the divergence step: the
 // handler's duration, its own ctx.Rand draws and what they chose (a
-// backoff timer, a gossip target), and its messages' arrivals (issue 26
-// item 3).
+// backoff timer, a gossip target), and its messages' arrivals.
 func TestWhyNamesTheProtocolsDraws(t *testing.T) {
 	ev := func(dur time.Duration, draws []uint64, timerAt time.Duration, to timedsim.NodeID) *timedsim.TimedEvent {
 		return &timedsim.TimedEvent{Step: 7, Node: 1, From: timedsim.None, Label: "deliver Nack", Duration: dur, Draws: draws,

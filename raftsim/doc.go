@@ -110,7 +110,11 @@
 // workers never run raft code at the same time. The same path gives the
 // same execution byte for byte, and results do not depend on --jobs; the
 // price is that raft's own work is serialized across workers (measured in
-// bench/RESULTS.md). Nothing else in raft is random, reads a clock or
+// bench/RESULTS.md). While a raft handler runs, every other goroutine of
+// the process that reads crypto/rand (crypto/rand.Read, crypto/tls, key
+// generation) gets the path's predictable bytes: do not simulate raft in
+// a process that uses crypto/rand for anything else meanwhile, such as a
+// server with TLS. Nothing else in raft is random, reads a clock or
 // starts a goroutine. Messages are encoded on send and decoded on
 // delivery, so nodes never share raft's objects. The boot jitter is drawn
 // from the path too.

@@ -18,9 +18,16 @@ import (
 // global; it costs the parallelism of the raft code itself (the simulator's
 // own work still runs in parallel), which bench/RESULTS.md measures.
 //
-// Anything else in the process that reads crypto/rand.Reader while a raft
-// handler runs would read from the path's stream too: macepc itself reads
-// crypto/rand nowhere.
+// The hazard for a Go program that imports raftsim: while a raft handler
+// runs, crypto/rand.Reader is the path's stream for the whole process, so
+// crypto/rand.Read and everything that defaults to it (crypto/tls, key
+// generation) in any other goroutine get predictable bytes, and the swap
+// is a write to a package variable that such a goroutine reads without
+// synchronization (the race detector reports it). It cannot be scoped to
+// the raft goroutine: Go has no per-goroutine Reader and raft no hook. So
+// run raftsim simulations only in a process that uses crypto/rand for
+// nothing else at the same time, as macepc's own binaries (which read
+// crypto/rand nowhere) and tests do; the package documentation says so.
 var raftMu sync.Mutex
 
 // pathReader reads bytes from a handler's deterministic source.

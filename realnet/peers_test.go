@@ -41,6 +41,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 }
 
+//lint:ignore U1000 a message with only an unexported field is what the test needs
 type hidden struct{ n int }
 
 func (hidden) Size() int { return 8 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/macepc/macepc/internal/browsertest"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // TestReportInBrowser opens report.html of the RandTree buggy run and of
@@ -97,7 +98,7 @@ func openInBrowser(t *testing.T, bin, dir, wantTitle string, minHeight int, chec
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	page := browsertest.Open(t, bin, filepath.Join(dir, report.FileHTML), 1100, 900)
+	page := browsertest.Open(t, bin, filepath.Join(dir, results.FileReport), 1100, 900)
 	bctx := page.Ctx
 
 	ids := report.Sections(r, figs)

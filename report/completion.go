@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/macepc/macepc/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -76,7 +77,7 @@ func missingEvents(r *Results) string {
 	case r.Divergence == nil:
 		return "no divergence search (phase 3a did not run)"
 	default:
-		return "no " + FileEvents + " in this results directory (written by macepc versions after the report was added): run 'macepc diverge' again"
+		return "no " + results.FileEvents + " in this results directory (written by macepc versions after the report was added): run 'macepc diverge' again"
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macepc/macepc/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -54,7 +55,7 @@ func NewCorrelationData(r *Results) (*CorrelationData, string) {
 		}
 		return nil, "no frequency correlation (phase 3b did not run)"
 	}
-	execs := append(append([]CountsLine(nil), r.SearchExecs...), r.Walks...)
+	execs := append(append([]results.CountsLine(nil), r.SearchExecs...), r.Walks...)
 	if len(execs) == 0 {
 		return nil, "no executions of phases 2 and 3a to correlate"
 	}

@@ -1,171 +1,16 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/internal/readlimit"
+	"github.com/macepc/macepc/results"
 )
-
-// The files of a results directory the report reads. The types below
-// decode the fields the report uses; the writers (package pipeline) own
-// the formats, and a test decodes a directory the pipeline really wrote.
-const (
-	FileSummary     = "summary.json"
-	FileProfile     = "profile.json"
-	FileSearch      = "search.json"
-	FileSearchExecs = "search-executions.jsonl"
-	FileDivergence  = "divergence.json"
-	FileWalks       = "divergence-walks.jsonl"
-	FileEvents      = "divergence-events.json"
-	FileCorrelation = "correlation.json"
-	FileDiff        = "divergence.diff"
-	FileLiveness    = "liveness.json"
-	FileStateDiff   = "state.diff"
-	// FileExplore is the execution debugger (package explore), which the
-	// report links to when it is there.
-	FileExplore = "explore.html"
-	// A `macepc regress` directory: the comparison and its plot (drawn
-	// by regress with RegressPlot: the baseline's execution times are not
-	// in the directory).
-	FileRegress    = "regress.json"
-	FileRegressSVG = "regress.svg"
-	FileRegressPNG = "regress.png"
-
-	// Outputs.
-	FileHTML     = "report.html"
-	FileMarkdown = "summary.md"
-	DirPlots     = "plots"
-)
-
-// Summary is summary.json.
-type Summary struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	System     string `json:"system"`
-	Variant    string `json:"variant"`
-	Nodes      int    `json:"nodes"`
-	Seed       uint64 `json:"seed"`
-	PhaseSeeds struct {
-		Train   uint64 `json:"train"`
-		Profile uint64 `json:"profile"`
-		Search  uint64 `json:"search"`
-		Diverge uint64 `json:"diverge"`
-	} `json:"phase_seeds"`
-	ConfigHash string `json:"config_hash"`
-	EDD        string `json:"edd"`
-	// Training says which parts of the answer depend on freshly trained
-	// durations (empty with committed ones).
-	Training string `json:"training"`
-	Profile  struct {
-		Runs        int      `json:"runs"`
-		Q1          float64  `json:"q1"`
-		Median      float64  `json:"median"`
-		Q3          float64  `json:"q3"`
-		Threshold   float64  `json:"threshold"`
-		IQRFactor   float64  `json:"iqr_factor"`
-		MinSlowdown float64  `json:"min_slowdown"`
-		Unfinished  int      `json:"unfinished"`
-		Warnings    []string `json:"warnings"`
-	} `json:"profile"`
-	Anomaly *struct {
-		Found         bool           `json:"found"`
-		Explored      int            `json:"explored"`
-		MaxRuns       int            `json:"max_runs"`
-		Complete      bool           `json:"complete"`
-		Index         int            `json:"index"`
-		ExecutionTime float64        `json:"execution_time"`
-		Steps         int            `json:"steps"`
-		Finding       string         `json:"finding"`
-		Path          string         `json:"path"`
-		Class         int            `json:"class"`
-		FirstIndex    int            `json:"first_index"`
-		Anomalies     int            `json:"anomalies"`
-		Classes       []SummaryClass `json:"classes"`
-		// Verdict says how the executions above the threshold were
-		// judged; Cause is the analysed anomaly's critical path; Tail the
-		// classes above the threshold that are not anomalies.
-		Verdict        string         `json:"verdict"`
-		Candidates     int            `json:"candidates"`
-		Cause          string         `json:"cause"`
-		Tail           []SummaryClass `json:"tail"`
-		TailExecutions int            `json:"tail_executions"`
-	} `json:"anomaly"`
-	Divergence *struct {
-		Step                 int     `json:"step"`
-		TotalSteps           int     `json:"total_steps"`
-		IgnorableFraction    float64 `json:"ignorable_fraction"`
-		Event                string  `json:"event"`
-		SimilarExecutionTime float64 `json:"similar_execution_time"`
-		SimilarPath          string  `json:"similar_path"`
-		Diff                 string  `json:"diff"`
-		Executions           int     `json:"executions"`
-		WalksFrom            string  `json:"walks_from"`
-		Criterion            string  `json:"criterion"`
-		Limit                float64 `json:"limit"`
-		Why                  string  `json:"why"`
-	} `json:"divergence"`
-	Correlations []SummaryCorr `json:"correlations"`
-	LengthOnly   []SummaryCorr `json:"length_only"`
-	Replay       []string      `json:"replay"`
-}
-
-// SummaryClass is a class of summary.json's anomalies or normal tail.
-type SummaryClass struct {
-	Rank           int    `json:"rank"`
-	Executions     int    `json:"executions"`
-	Representative int    `json:"representative"`
-	Path           string `json:"path"`
-	Text           string `json:"text"`
-	Cause          string `json:"cause"`
-}
-
-// SummaryCorr is one label of summary.json's correlation lists.
-type SummaryCorr struct {
-	// Critical: the anomaly's analysis points at the label.
-	Critical bool     `json:"critical"`
-	Label    string   `json:"label"`
-	R        *float64 `json:"r"`
-	WindowR  *float64 `json:"window_r"`
-}
-
-// Profile is profile.json (phase 1b).
-type Profile struct {
-	Format      string  `json:"format"`
-	Version     int     `json:"version"`
-	Runs        int     `json:"runs"`
-	Estimator   string  `json:"estimator"`
-	IQRFactor   float64 `json:"iqr_factor"`
-	MinSlowdown float64 `json:"min_slowdown"`
-	// MinExcessNS and MinExcessBy are the least excess over the median an
-	// anomaly needs and where it came from (--min-excess, or "auto: one
-	// link latency"); FastMode > 0 says the fence is the fast mode's (of
-	// that many executions) and FastQ3NS is its Q3.
-	MinExcessNS int64  `json:"min_excess_ns"`
-	MinExcessBy string `json:"min_excess_by"`
-	FastMode    int    `json:"fast_mode"`
-	FastQ3NS    int64  `json:"fast_q3_ns"`
-	TukeyNS     int64  `json:"tukey_threshold_ns"`
-	MinNS       int64  `json:"min_ns"`
-	Q1NS        int64  `json:"q1_ns"`
-	MedianNS    int64  `json:"median_ns"`
-	Q3NS        int64  `json:"q3_ns"`
-	MaxNS       int64  `json:"max_ns"`
-	ThresholdNS int64  `json:"threshold_ns"`
-	Executions  []struct {
-		Index      int   `json:"index"`
-		ExecTimeNS int64 `json:"exec_time_ns"`
-		Finished   bool  `json:"finished"`
-	} `json:"executions"`
-}
 
 // Search is search.json (phase 2).
 type Search struct {
@@ -205,19 +50,6 @@ type SearchAnomaly struct {
 	Class      int    `json:"class"`
 }
 
-// CountsLine is one line of search-executions.jsonl or
-// divergence-walks.jsonl: an execution with its event counts.
-type CountsLine struct {
-	Phase      string         `json:"phase"`
-	Index      int            `json:"index"`
-	Prefix     int            `json:"prefix"`
-	ExecTimeNS int64          `json:"exec_time_ns"`
-	Steps      int            `json:"steps"`
-	Outcome    string         `json:"outcome"`
-	Recovered  *bool          `json:"recovered"`
-	Counts     map[string]int `json:"counts"`
-}
-
 // Divergence is divergence.json (phase 3a).
 type Divergence struct {
 	Format            string  `json:"format"`
@@ -246,8 +78,11 @@ type Divergence struct {
 		Steps      int    `json:"steps"`
 		Path       string `json:"path"`
 	} `json:"similar"`
-	Executions int     `json:"executions"`
-	Probes     []Probe `json:"probes"`
+	Executions int `json:"executions"`
+	// BudgetExecutions are the walks of the first search, when the
+	// divergence search ran twice (divergence-walks.jsonl has both).
+	BudgetExecutions int     `json:"budget_executions"`
+	Probes           []Probe `json:"probes"`
 }
 
 // Probe is one prefix probed by the divergence search.
@@ -258,54 +93,6 @@ type Probe struct {
 	RecoveredWalk int     `json:"recovered_walk"`
 	ExecTimesNS   []int64 `json:"exec_times_ns"`
 	Cut           int     `json:"cut_walks"`
-}
-
-// Events is divergence-events.json: both executions' events around the
-// divergence point.
-type Events struct {
-	Format     string       `json:"format"`
-	Version    int          `json:"version"`
-	Nodes      int          `json:"nodes"`
-	Step       int          `json:"step"`
-	FromStep   int          `json:"from_step"`
-	ToStep     int          `json:"to_step"`
-	Executions []EventsExec `json:"executions"`
-}
-
-// EventsExec is one execution of divergence-events.json.
-type EventsExec struct {
-	Name       string  `json:"name"`
-	ExecTimeNS int64   `json:"exec_time_ns"`
-	Steps      int     `json:"steps"`
-	Outcome    string  `json:"outcome"`
-	NodeLastNS []int64 `json:"node_last_ns"`
-	NodeEvents []int   `json:"node_events"`
-	Events     []Event `json:"events"`
-}
-
-// Event is one executed event with what its handler did.
-type Event struct {
-	Step       int    `json:"step"`
-	Node       int    `json:"node"`
-	From       int    `json:"from"`
-	Label      string `json:"label"`
-	StartNS    int64  `json:"start_ns"`
-	DurationNS int64  `json:"duration_ns"`
-	Sends      []struct {
-		To        int    `json:"to"`
-		Type      string `json:"type"`
-		Transport string `json:"transport"`
-		Size      int    `json:"size"`
-		Status    string `json:"status"`
-		ArriveNS  int64  `json:"arrive_ns"`
-	} `json:"sends"`
-	Timers []struct {
-		Name   string `json:"name"`
-		Cancel bool   `json:"cancel"`
-		AtNS   int64  `json:"at_ns"`
-	} `json:"timers"`
-	// Notes are the handler's notes (timedsim.Context.Note).
-	Notes []string `json:"notes"`
 }
 
 // Correlation is correlation.json (phase 3b).
@@ -364,7 +151,7 @@ type Liveness struct {
 			Duplicates int `json:"duplicates"`
 			Walks      int `json:"walks"`
 			Steps      int `json:"steps"`
-			// The parallel search's (issue 20).
+			// The parallel search's.
 			DepthDone int     `json:"depth_done"`
 			Split     int     `json:"split"`
 			Prefixes  int     `json:"prefixes"`
@@ -407,110 +194,16 @@ type Liveness struct {
 	Files []string `json:"files"`
 }
 
-// Regress is regress.json (macepc regress): the current code's profile
-// compared with a baseline's.
-type Regress struct {
-	Format        string      `json:"format"`
-	Version       int         `json:"version"`
-	System        string      `json:"system"`
-	Variant       string      `json:"variant"`
-	Nodes         int         `json:"nodes"`
-	Seed          uint64      `json:"seed"`
-	Baseline      RegressSide `json:"baseline"`
-	Current       RegressSide `json:"current"`
-	ConfigChanged bool        `json:"config_changed"`
-	Alpha         float64     `json:"alpha"`
-	MaxSlowdown   float64     `json:"max_slowdown"`
-	Resamples     int         `json:"resamples"`
-	BaseMedianNS  int64       `json:"base_median_ns"`
-	CurMedianNS   int64       `json:"current_median_ns"`
-	BaseQ3NS      int64       `json:"base_q3_ns"`
-	CurQ3NS       int64       `json:"current_q3_ns"`
-	MedianRatio   Ratio       `json:"median_ratio"`
-	Q3Ratio       Ratio       `json:"q3_ratio"`
-	MannWhitney   struct {
-		U     float64 `json:"u"`
-		P     float64 `json:"p"`
-		Exact bool    `json:"exact"`
-	} `json:"mann_whitney"`
-	// BootstrapP is the bootstrap half of the shift test.
-	BootstrapP float64 `json:"bootstrap_p"`
-	Outliers   struct {
-		ThresholdNS     int64   `json:"threshold_ns"`
-		Base            int     `json:"base"`
-		Current         int     `json:"current"`
-		P               float64 `json:"p"`
-		BaseExcessNS    int64   `json:"base_excess_ns"`
-		CurrentExcessNS int64   `json:"current_excess_ns"`
-		ExcessP         float64 `json:"excess_p"`
-		// Executions are the current executions above the threshold,
-		// the first replayed by Path.
-		Executions []RegressExec `json:"executions"`
-		Path       string        `json:"path"`
-	} `json:"outliers"`
-	// Slowest is the slowest current execution and its path file (nil
-	// in a directory written before it).
-	Slowest *struct {
-		RegressExec
-		Path string `json:"path"`
-	} `json:"slowest"`
-	// SlowRate is the sequential slow-rate test over every current
-	// execution (nil in a directory written before it).
-	SlowRate *anomaly.SlowRateResult `json:"slow_rate"`
-	// Tests are the shift, tail and slow-rate tests with Holm's decision.
-	Tests      []RegressTest `json:"tests"`
-	Regression bool          `json:"regression"`
-	Reasons    []string      `json:"reasons"`
-	Warnings   []string      `json:"warnings"`
-}
-
-// RegressExec is one current execution of regress.json.
-type RegressExec struct {
-	Index      int   `json:"index"`
-	ExecTimeNS int64 `json:"exec_time_ns"`
-	Steps      int   `json:"steps"`
-}
-
-// RegressTest is one test of regress.json: its p-value, the smallest it
-// could have been (a test that cannot reach alpha is excluded), the level
-// Holm's procedure compared it with, its adjusted p-value and the
-// decision.
-type RegressTest struct {
-	Name       string  `json:"name"`
-	P          float64 `json:"p"`
-	Attainable float64 `json:"attainable_p"`
-	Excluded   bool    `json:"excluded"`
-	Level      float64 `json:"level"`
-	AdjustedP  float64 `json:"adjusted_p"`
-	Rejected   bool    `json:"rejected"`
-}
-
-// RegressSide is the baseline's or the current run's configuration.
-type RegressSide struct {
-	Variant    string   `json:"variant"`
-	Seed       uint64   `json:"seed"`
-	Runs       int      `json:"runs"`
-	ConfigHash string   `json:"config_hash"`
-	Scale      []string `json:"scale"`
-}
-
-// Ratio is current/baseline of a statistic with its bootstrap interval.
-type Ratio struct {
-	Estimate float64 `json:"estimate"`
-	Low      float64 `json:"low"`
-	High     float64 `json:"high"`
-}
-
 // Results is what a results directory holds, decoded. A phase that did not
 // run leaves its fields nil.
 type Results struct {
-	Summary     *Summary
-	Profile     *Profile
+	Summary     *results.Summary
+	Profile     *results.Profile
 	Search      *Search
-	SearchExecs []CountsLine
+	SearchExecs []results.CountsLine
 	Divergence  *Divergence
-	Walks       []CountsLine
-	Events      *Events
+	Walks       []results.CountsLine
+	Events      *results.Events
 	Correlation *Correlation
 	// Diff is divergence.diff's text ("" when absent).
 	Diff string
@@ -520,7 +213,7 @@ type Results struct {
 	StateDiff string
 	// Regress is regress.json, RegressSVG and RegressPNG its plot (nil
 	// when absent).
-	Regress                *Regress
+	Regress                *results.Regress
 	RegressSVG, RegressPNG []byte
 	// Explore: explore.html is in the directory.
 	Explore bool
@@ -539,7 +232,7 @@ func Load(dir string) (*Results, error) {
 		return nil, fmt.Errorf("report: %s is not a results directory (not a directory)", dir)
 	}
 	r := &Results{}
-	if _, err := os.Stat(filepath.Join(dir, FileExplore)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, results.FileExplore)); err == nil {
 		r.Explore = true
 	}
 	read := func(name, format string, v any, required bool) (bool, error) {
@@ -550,74 +243,74 @@ func Load(dir string) (*Results, error) {
 		return ok, err
 	}
 	var lf Liveness
-	if ok, err := read(FileLiveness, "macepc-liveness", &lf, false); err != nil {
+	if ok, err := read(results.FileLiveness, "macepc-liveness", &lf, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Liveness = &lf
-		if b, err := readlimit.ReadFile(filepath.Join(dir, FileStateDiff), readlimit.MaxTextFile); err == nil {
+		if b, err := readlimit.ReadFile(filepath.Join(dir, results.FileStateDiff), readlimit.MaxTextFile); err == nil {
 			r.StateDiff = string(b)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		// A liveness run alone has no timed pipeline's files.
-		if _, err := os.Stat(filepath.Join(dir, FileSummary)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, results.FileSummary)); errors.Is(err, fs.ErrNotExist) {
 			return r, nil
 		}
 	}
-	var sum Summary
-	if _, err := read(FileSummary, "macepc-summary", &sum, true); err != nil {
+	var sum results.Summary
+	if _, err := read(results.FileSummary, "macepc-summary", &sum, true); err != nil {
 		return nil, err
 	}
 	r.Summary = &sum
-	var pf Profile
-	if _, err := read(FileProfile, "macepc-profile", &pf, true); err != nil {
+	var pf results.Profile
+	if _, err := read(results.FileProfile, "macepc-profile", &pf, true); err != nil {
 		return nil, err
 	}
 	r.Profile = &pf
 	var sf Search
-	if ok, err := read(FileSearch, "macepc-search", &sf, false); err != nil {
+	if ok, err := read(results.FileSearch, "macepc-search", &sf, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Search = &sf
-		if r.SearchExecs, err = readLines(filepath.Join(dir, FileSearchExecs)); err != nil {
-			return nil, err
+		if r.SearchExecs, err = results.ReadCountsLines(filepath.Join(dir, results.FileSearchExecs), true, results.CountsSpec{Phase: "search", Lines: sf.Explored}); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
 	var df Divergence
-	if ok, err := read(FileDivergence, "macepc-divergence", &df, false); err != nil {
+	if ok, err := read(results.FileDivergence, "macepc-divergence", &df, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Divergence = &df
-		if r.Walks, err = readLines(filepath.Join(dir, FileWalks)); err != nil {
-			return nil, err
+		if r.Walks, err = results.ReadCountsLines(filepath.Join(dir, results.FileWalks), true, results.CountsSpec{Phase: "diverge", Lines: df.Executions + df.BudgetExecutions, AtMost: true}); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	var ef Events
-	if ok, err := read(FileEvents, "macepc-divergence-events", &ef, false); err != nil {
+	var ef results.Events
+	if ok, err := read(results.FileEvents, "macepc-divergence-events", &ef, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Events = &ef
 	}
 	var cf Correlation
-	if ok, err := read(FileCorrelation, "macepc-correlation", &cf, false); err != nil {
+	if ok, err := read(results.FileCorrelation, "macepc-correlation", &cf, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Correlation = &cf
 	}
-	if b, err := readlimit.ReadFile(filepath.Join(dir, FileDiff), readlimit.MaxTextFile); err == nil {
+	if b, err := readlimit.ReadFile(filepath.Join(dir, results.FileDiff), readlimit.MaxTextFile); err == nil {
 		r.Diff = string(b)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var rg Regress
-	if ok, err := read(FileRegress, "macepc-regress", &rg, false); err != nil {
+	var rg results.Regress
+	if ok, err := read(results.FileRegress, "macepc-regress", &rg, false); err != nil {
 		return nil, err
 	} else if ok {
 		r.Regress = &rg
 		for _, f := range []struct {
 			name string
 			dst  *[]byte
-		}{{FileRegressSVG, &r.RegressSVG}, {FileRegressPNG, &r.RegressPNG}} {
+		}{{results.FileRegressSVG, &r.RegressSVG}, {results.FileRegressPNG, &r.RegressPNG}} {
 			if b, err := readlimit.ReadFile(filepath.Join(dir, f.name), readlimit.MaxTextFile); err == nil {
 				*f.dst = b
 			} else if !errors.Is(err, fs.ErrNotExist) {
@@ -654,35 +347,4 @@ func readJSON(path, format string, v any) (bool, error) {
 		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
 	}
 	return true, nil
-}
-
-// readLines decodes a JSON Lines file of executions; a missing file is
-// empty. A line longer than readlimit.MaxJSONLine is an error.
-func readLines(path string) ([]CountsLine, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	var out []CountsLine
-	br := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		b, err := readlimit.ReadLine(br, readlimit.MaxJSONLine)
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("report: %s line %d: %w", path, n, err)
-		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			var l CountsLine
-			if err := json.Unmarshal(b, &l); err != nil {
-				return nil, fmt.Errorf("report: %s line %d is malformed: %w", path, n, err)
-			}
-			out = append(out, l)
-		}
-		if err == io.EOF {
-			return out, nil
-		}
-	}
 }

@@ -3,8 +3,9 @@
 // fetches), summary.md for terminals and CI logs, and a PNG file of every
 // plot under plots/.
 //
-// The package reads the results directory's JSON files itself (it does not
-// import cli: cli calls report), so a directory can be re-rendered from its
+// The package reads the results directory's JSON files itself, with the
+// names, types and readers of package results (it imports neither cli nor
+// pipeline: they call report), so a directory can be re-rendered from its
 // files alone with `macepc report DIR`.
 //
 // # Usage

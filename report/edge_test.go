@@ -15,6 +15,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -58,8 +59,8 @@ func renderAll(t *testing.T, dir string) []report.Rendered {
 // placeholder for every plot, saying why, instead of a panic.
 func TestRenderEmpty(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		report.FileSummary: summaryJSON,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+		results.FileSummary: summaryJSON,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
 	})
 	for _, f := range renderAll(t, dir) {
 		if f.Missing == "" || f.Data != nil {
@@ -88,7 +89,7 @@ func TestRenderEmpty(t *testing.T) {
 			t.Errorf("%s: the SVG (under its HTML heading) repeats the run's title", f.ID)
 		}
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,20 +104,20 @@ func TestRenderEmpty(t *testing.T) {
 // one event) renders real plots.
 func TestRenderSingleExecution(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		report.FileSummary: summaryJSON,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":500000000,"median_ns":500000000,"q3_ns":500000000,"threshold_ns":750000000,
+		results.FileSummary: summaryJSON,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":500000000,"median_ns":500000000,"q3_ns":500000000,"threshold_ns":750000000,
 			"executions":[{"index":0,"exec_time_ns":500000000,"finished":true}]}`,
-		report.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":1,"explored":1,"complete":true,"threshold_ns":750000000,"anomaly":{"index":0,"exec_time_ns":2000000000,"steps":3}}`,
-		report.FileSearchExecs: `{"phase":"search","index":0,"exec_time_ns":2000000000,"steps":3,"counts":{"deliver Ping":1}}` + "\n",
-		report.FileDivergence: `{"format":"macepc-divergence","version":1,"walks":1,"q3_ns":500000000,"step":0,"total_steps":3,
+		results.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":1,"explored":1,"complete":true,"threshold_ns":750000000,"anomaly":{"index":0,"exec_time_ns":2000000000,"steps":3}}`,
+		results.FileSearchExecs: `{"phase":"search","index":0,"prefix":0,"seed":0,"exec_time_ns":2000000000,"steps":3,"outcome":"timed-out","counts":{"deliver Ping":1},"window":{}}` + "\n",
+		results.FileDivergence: `{"format":"macepc-divergence","version":1,"walks":1,"q3_ns":500000000,"step":0,"total_steps":3,
 			"probes":[{"prefix":1,"walks":1,"recovered":false,"recovered_walk":-1,"exec_times_ns":[2000000000]}]}`,
-		report.FileEvents: `{"format":"macepc-divergence-events","version":1,"nodes":2,"step":0,"from_step":0,"to_step":3,
+		results.FileEvents: `{"format":"macepc-divergence-events","version":1,"nodes":2,"step":0,"from_step":0,"to_step":3,
 			"executions":[{"name":"anomalous","exec_time_ns":2000000000,"steps":3,"node_last_ns":[100,-1],"node_events":[1,0],
 			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"},
 				{"to":1,"type":"Ping","transport":"udp","size":10,"status":"dropped"}]},
 				{"step":1,"node":1,"from":-1,"label":"reset","start_ns":200,"duration_ns":0},
 				{"step":2,"node":0,"from":1,"label":"error broken","start_ns":300,"duration_ns":50,"timers":[{"name":"retry","at_ns":1000000}],"notes":["held: busy"]}]}]}`,
-		report.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
+		results.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
 	})
 	for _, f := range renderAll(t, dir) {
 		if f.Missing != "" {
@@ -157,10 +158,10 @@ func TestLoadRefusesBadDirectories(t *testing.T) {
 	}{
 		{name: "missing", dir: filepath.Join(t.TempDir(), "nope"), want: "not a results directory"},
 		{name: "empty", files: map[string]string{}, want: "has no summary.json"},
-		{name: "garbage", files: map[string]string{report.FileSummary: "not json"}, want: "summary.json is malformed"},
-		{name: "other format", files: map[string]string{report.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-1 macepc-summary file"},
-		{name: "garbage later phase", files: map[string]string{report.FileSummary: summaryJSON,
-			report.FileProfile: `{"format":"macepc-profile","version":1}`, report.FileSearch: "{"}, want: "search.json is malformed"},
+		{name: "garbage", files: map[string]string{results.FileSummary: "not json"}, want: "summary.json is malformed"},
+		{name: "other format", files: map[string]string{results.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-1 macepc-summary file"},
+		{name: "garbage later phase", files: map[string]string{results.FileSummary: summaryJSON,
+			results.FileProfile: `{"format":"macepc-profile","version":1}`, results.FileSearch: "{"}, want: "search.json is malformed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.dir
@@ -188,16 +189,16 @@ func TestReportCommand(t *testing.T) {
 	if st, _, e := run("profile", "--system", "randtree", "--variant", "buggy", "--edd", "testdata/edd.json", "--profile-runs", "10", "--progress", "never", "--out", dir); st != cli.ExitOK {
 		t.Fatalf("profile: exit %d: %s", st, e)
 	}
-	for _, n := range []string{report.FileHTML, report.FileMarkdown} {
+	for _, n := range []string{results.FileReport, results.FileMarkdown} {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil {
 			t.Fatalf("the profile command did not write %s: %v", n, err)
 		}
 	}
 	st, out, e := run("report", "--out", dir)
-	if st != cli.ExitOK || !strings.Contains(out, report.FileHTML) {
+	if st != cli.ExitOK || !strings.Contains(out, results.FileReport) {
 		t.Fatalf("report: exit %d: %s%s", st, out, e)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestReportCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"report", "--out", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
-		{[]string{"report", "--out", writeFiles(t, map[string]string{report.FileSummary: "garbage"})}, "malformed"},
+		{[]string{"report", "--out", writeFiles(t, map[string]string{results.FileSummary: "garbage"})}, "malformed"},
 	} {
 		st, _, e := run(c.args...)
 		if st != cli.ExitError || !strings.Contains(e, c.want) {
@@ -259,12 +260,12 @@ func TestLivenessReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "critical.json", append(b, '\n'))
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "liveness-summary.md", md)
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestLivenessReport(t *testing.T) {
 // leave a report of results that are gone.
 func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
 	dir := runPipeline(t)
-	if _, err := os.Stat(filepath.Join(dir, report.FileHTML)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, results.FileReport)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -297,7 +298,7 @@ func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
 	if st := cli.Run(ctx, []string{"search", "--out", dir, "--progress", "never"}, &o, &e, randtree.System()); st != cli.ExitError {
 		t.Fatalf("interrupted search: exit %d\n%s%s", st, o.String(), e.String())
 	}
-	for _, n := range []string{report.FileHTML, report.FileMarkdown, report.DirPlots} {
+	for _, n := range []string{results.FileReport, results.FileMarkdown, results.DirPlots} {
 		if _, err := os.Stat(filepath.Join(dir, n)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there after an interrupted search: %v", n, err)
 		}
@@ -306,7 +307,7 @@ func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
@@ -89,8 +90,8 @@ type EGMessage struct {
 // different events (timedsim.FirstDifferentEvent: node, sender or label;
 // an execution that has ended differs from one that goes on), -1 if none:
 // the step explore.html marks too.
-func firstDiff(a, b EventsExec, step, to int) int {
-	keys := func(ex EventsExec) []timedsim.EventKey {
+func firstDiff(a, b results.EventsExec, step, to int) int {
+	keys := func(ex results.EventsExec) []timedsim.EventKey {
 		m := map[int]timedsim.EventKey{}
 		for _, e := range ex.Events {
 			m[e.Step] = timedsim.EventKey{Node: timedsim.NodeID(e.Node), From: timedsim.NodeID(e.From), Label: e.Label}
@@ -411,7 +412,7 @@ func (t clipTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // eventGraphGap compresses the longest stretch of the time axis in which
 // no panel has an event, when it is more than egGapShare of the window
-// (issue 31: RandTree's window was mostly empty between its join race at
+// (before, RandTree's window was mostly empty between its join race at
 // 15 ms and the next joins at 50 ms): the gap gets egGapWidth of the
 // height and the events the rest, at one scale. nil when no stretch is
 // that long.

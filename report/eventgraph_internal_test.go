@@ -111,7 +111,7 @@ func TestEventGraphLabelsDoNotOverlap(t *testing.T) {
 }
 
 // A window mostly empty between two bursts of events gets its empty
-// stretch compressed (issue 31 item 14: RandTree's join race at 15 ms and
+// stretch compressed (before, RandTree's join race at 15 ms and
 // the next joins at 50 ms left most of the graph blank); evenly spread
 // events get none.
 func TestEventGraphGap(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // tev is one event of a synthetic divergence-events.json; sends is its
@@ -40,9 +41,9 @@ func eventsDir(t *testing.T, nodes, step, from, to int, anom, sim []tev) string 
 			name, to, strings.Join(last, ","), strings.Join(last, ","), strings.Join(es, ","))
 	}
 	return writeFiles(t, map[string]string{
-		report.FileSummary: summaryJSON,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"index":0,"exec_time_ns":1,"finished":true}]}`,
-		report.FileEvents: fmt.Sprintf(`{"format":"macepc-divergence-events","version":1,"nodes":%d,"step":%d,"from_step":%d,"to_step":%d,"executions":[%s,%s]}`,
+		results.FileSummary: summaryJSON,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"index":0,"exec_time_ns":1,"finished":true}]}`,
+		results.FileEvents: fmt.Sprintf(`{"format":"macepc-divergence-events","version":1,"nodes":%d,"step":%d,"from_step":%d,"to_step":%d,"executions":[%s,%s]}`,
 			nodes, step, from, to, ex("anomalous", anom), ex("similar", sim)),
 	})
 }

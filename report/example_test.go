@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // A results directory in which only the profile ran: its plot is drawn,
@@ -17,9 +18,9 @@ func ExampleFigures() {
 	}
 	defer os.RemoveAll(dir)
 	files := map[string]string{
-		report.FileSummary: `{"format":"macepc-summary","version":1,"system":"toy","variant":"v","nodes":2,"seed":1,
+		results.FileSummary: `{"format":"macepc-summary","version":1,"system":"toy","variant":"v","nodes":2,"seed":1,
 			"profile":{"runs":4,"q1":0.45,"median":0.5,"q3":0.55,"threshold":0.75}}`,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":4,"q1_ns":450000000,"median_ns":500000000,"q3_ns":550000000,"threshold_ns":750000000,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":4,"q1_ns":450000000,"median_ns":500000000,"q3_ns":550000000,"threshold_ns":750000000,
 			"executions":[{"exec_time_ns":400000000},{"exec_time_ns":500000000},{"exec_time_ns":500000000},{"exec_time_ns":600000000}]}`,
 	}
 	for name, s := range files {

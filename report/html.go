@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macepc/macepc/internal/visible"
+	"github.com/macepc/macepc/results"
 )
 
 // diffLines is how many lines of divergence.diff the report shows.
@@ -82,13 +83,13 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 	d.Warnings = append(d.Warnings, h.regressWarnings...)
 	d.Nav = []row{{"config", "Configuration"}, {"summary", "Summary"}}
 	if r.Explore {
-		d.Explore = FileExplore
+		d.Explore = results.FileExplore
 	}
 	if s := r.Summary; s != nil {
 		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), summaryReplay(s)
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {
-			d.DiffMissing = "No " + FileDiff + " in this results directory: " + missingDiff(r) + "."
+			d.DiffMissing = "No " + results.FileDiff + " in this results directory: " + missingDiff(r) + "."
 		} else {
 			lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
 			if len(lines) > diffLines {
@@ -117,7 +118,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Summary = append(d.Summary, livenessSummaryRows(lv)...)
 		d.Replay = append(d.Replay, livenessReplay(lv)...)
 		if r.StateDiff == "" {
-			d.StateMissing = "No " + FileStateDiff + " in this results directory: there is no critical transition with a live path to compare with."
+			d.StateMissing = "No " + results.FileStateDiff + " in this results directory: there is no critical transition with a live path to compare with."
 		}
 		for _, l := range strings.Split(strings.TrimRight(r.StateDiff, "\n"), "\n") {
 			if r.StateDiff == "" {

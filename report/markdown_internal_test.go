@@ -2,7 +2,7 @@ package report
 
 import "testing"
 
-// Issue 28, item 1: what summary.md shows of the protocol's text is text,
+// What summary.md shows of the protocol's text is text,
 // never Markdown or HTML that a renderer would run.
 func TestMarkdownEscaping(t *testing.T) {
 	for _, c := range []struct{ in, want string }{

@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/macepc/macepc/results"
 )
 
 // Report.Write writes a plot file for every figure under a name that
 // PlotFiles lists, so that clearing a directory finds them all.
 func TestPlotFilesNameEveryFigure(t *testing.T) {
-	var sum Summary
+	var sum results.Summary
 	if err := json.Unmarshal([]byte(`{"anomaly":{"found":true},"divergence":{}}`), &sum); err != nil {
 		t.Fatal(err)
 	}
-	r := &Results{Summary: &sum, Regress: &Regress{}, Liveness: &Liveness{}}
+	r := &Results{Summary: &sum, Regress: &results.Regress{}, Liveness: &Liveness{}}
 	files := PlotFiles()
 	n := 0
 	for _, f := range Figures(r) {

@@ -172,10 +172,10 @@ func NewProfileData(r *Results) (*ProfileData, string) {
 	if pf == nil || len(pf.Executions) == 0 {
 		return nil, "no profile executions (phase 1b did not run)"
 	}
-	d := &ProfileData{Q1: secsNS(pf.Q1NS), Median: secsNS(pf.MedianNS), Q3: secsNS(pf.Q3NS), Threshold: secsNS(pf.ThresholdNS)}
+	d := &ProfileData{Q1: secsNS(pf.Q1NS), Median: secsNS(pf.MedianNS), Q3: secsNS(pf.Q3NS), Threshold: secsNS(pf.Threshold)}
 	for _, e := range pf.Executions {
 		d.Times = append(d.Times, secsNS(e.ExecTimeNS))
-		if e.ExecTimeNS > pf.ThresholdNS {
+		if e.ExecTimeNS > pf.Threshold {
 			d.Above++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macepc/macepc/results"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -27,13 +28,9 @@ func TestProfileAnomalyLabelReadable(t *testing.T) {
 		times = append(times, v)
 	}
 	a := 20.0021
-	r := &Results{Profile: &Profile{Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, ThresholdNS: 2_980_000_000}}
+	r := &Results{Profile: &results.Profile{Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, Threshold: 2_980_000_000}}
 	for i, v := range times {
-		r.Profile.Executions = append(r.Profile.Executions, struct {
-			Index      int   `json:"index"`
-			ExecTimeNS int64 `json:"exec_time_ns"`
-			Finished   bool  `json:"finished"`
-		}{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
+		r.Profile.Executions = append(r.Profile.Executions, results.ExecLine{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
 	}
 	r.Search = &Search{Anomaly: &SearchAnomaly{ExecTimeNS: int64(a * 1e9)}}
 	d, _ := NewProfileData(r)
@@ -115,13 +112,9 @@ func TestHistogramEdgesUnfused(t *testing.T) {
 // profileDataOf is the profile plot's data of execution times (seconds)
 // with the given quartiles and threshold.
 func profileDataOf(times []float64, q1, med, q3, thr float64) *ProfileData {
-	r := &Results{Profile: &Profile{Q1NS: int64(q1 * 1e9), MedianNS: int64(med * 1e9), Q3NS: int64(q3 * 1e9), ThresholdNS: int64(thr * 1e9)}}
+	r := &Results{Profile: &results.Profile{Q1NS: int64(q1 * 1e9), MedianNS: int64(med * 1e9), Q3NS: int64(q3 * 1e9), Threshold: int64(thr * 1e9)}}
 	for i, v := range times {
-		r.Profile.Executions = append(r.Profile.Executions, struct {
-			Index      int   `json:"index"`
-			ExecTimeNS int64 `json:"exec_time_ns"`
-			Finished   bool  `json:"finished"`
-		}{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
+		r.Profile.Executions = append(r.Profile.Executions, results.ExecLine{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
 	}
 	d, _ := NewProfileData(r)
 	return d
@@ -174,14 +167,14 @@ func TestProfileHistogramUsesWidth(t *testing.T) {
 
 // The configuration row renders the threshold from profile.json's own
 // record and names the term that set it: a --min-excess of 100 ms above
-// a 40 ms median, not the default rule (issue 31 item 7).
+// a 40 ms median, not the default rule.
 func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
-	p := &Profile{Runs: 50, IQRFactor: 1.5, MinSlowdown: 1.5, MedianNS: 40e6, TukeyNS: 50e6, MinExcessNS: 100e6, MinExcessBy: "--min-excess", ThresholdNS: 140e6}
+	p := &results.Profile{Runs: 50, IQRFactor: 1.5, MinSlowdown: 1.5, MedianNS: 40e6, TukeyNS: 50e6, MinExcessNS: 100e6, MinExcessBy: "--min-excess", Threshold: 140e6}
 	want := "50 executions; anomalous above 140 ms = max(Q3 + 1.5·IQR = 50 ms, 1.5·median = 60 ms, median + 100 ms (--min-excess)): set by median + 100 ms (--min-excess)"
 	if got := thresholdRule(p); got != want {
 		t.Errorf("thresholdRule:\n got %s\nwant %s", got, want)
 	}
-	p.MinExcessNS, p.FastMode, p.TukeyNS, p.ThresholdNS = 0, 33, 70e6, 70e6
+	p.MinExcessNS, p.FastMode, p.TukeyNS, p.Threshold = 0, 33, 70e6, 70e6
 	if got := thresholdRule(p); !strings.Contains(got, "the fast mode's Q3 (33 executions) + 1.5·IQR = 70 ms") || !strings.HasSuffix(got, "set by the fast mode's Q3 (33 executions) + 1.5·IQR") {
 		t.Errorf("fast-mode fence: %s", got)
 	}
@@ -189,23 +182,19 @@ func TestThresholdRuleNamesWhatSetIt(t *testing.T) {
 
 // The profile figure's caption calls slow executions "not rare" by the
 // test stdout uses (anomaly.SlowNotRare): 1 of 50 above the threshold is
-// too few to say so, 7 of 50 are not rare (issue 31 item 8).
+// too few to say so, 7 of 50 are not rare.
 func TestProfileCaptionRareAsStdout(t *testing.T) {
 	for _, c := range []struct {
 		above int
 		want  string
 	}{{1, "1 of the 50 executions is above the threshold already: too few to say that more than 5% of executions are this slow."}, {7, "7 of the 50 executions are above the threshold already: slow executions are not rare"}} {
-		r := &Results{Profile: &Profile{Runs: 50, Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, ThresholdNS: 2_980_000_000}}
+		r := &Results{Profile: &results.Profile{Runs: 50, Q1NS: 1_970_000_000, MedianNS: 1_996_000_000, Q3NS: 2_020_000_000, Threshold: 2_980_000_000}}
 		for i := range 50 {
 			v := int64(1_990_000_000 + i*100_000)
 			if i < c.above {
 				v = 3_500_000_000
 			}
-			r.Profile.Executions = append(r.Profile.Executions, struct {
-				Index      int   `json:"index"`
-				ExecTimeNS int64 `json:"exec_time_ns"`
-				Finished   bool  `json:"finished"`
-			}{Index: i, ExecTimeNS: v, Finished: true})
+			r.Profile.Executions = append(r.Profile.Executions, results.ExecLine{Index: i, ExecTimeNS: v, Finished: true})
 		}
 		if f := profileFigure(r); !strings.Contains(f.Guide, c.want) {
 			t.Errorf("%d above: caption %q lacks %q", c.above, f.Guide, c.want)
@@ -214,7 +203,7 @@ func TestProfileCaptionRareAsStdout(t *testing.T) {
 }
 
 // A liveness run with crash-stops and lasting partitions says so in its
-// configuration's faults row (issue 27: the row showed only resets,
+// configuration's faults row (before, the row showed only resets,
 // breaks and drops).
 func TestLivenessFaultsRowHasCrashesAndPartitions(t *testing.T) {
 	var lv Liveness

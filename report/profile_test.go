@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 const slowWarning = "10 of 50 profile executions are already above the threshold 2.98s (the slowest 20.0049s): slow executions are not rare in this scenario"
@@ -29,11 +30,11 @@ func slowProfileDir(t *testing.T) string {
 	// The warning macepc writes into the profile of such a run.
 	summary := strings.Replace(summaryJSON, `"min_slowdown":1.5}`, `"min_slowdown":1.5,"warnings":["`+slowWarning+`"]}`, 1)
 	return writeFiles(t, map[string]string{
-		report.FileSummary: summary,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":50,"q1_ns":1970000000,"median_ns":1996000000,"q3_ns":2020000000,"threshold_ns":2980000000,
+		results.FileSummary: summary,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":50,"q1_ns":1970000000,"median_ns":1996000000,"q3_ns":2020000000,"threshold_ns":2980000000,
 			"executions":[` + strings.Join(ex, ",") + `]}`,
-		report.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":10,"explored":1,"complete":true,"threshold_ns":2980000000,"anomaly":{"index":0,"exec_time_ns":20002000000,"steps":3}}`,
-		report.FileSearchExecs: `{"phase":"search","index":0,"exec_time_ns":20002000000,"steps":3,"counts":{"deliver Ping":1}}` + "\n",
+		results.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":10,"explored":1,"complete":true,"threshold_ns":2980000000,"anomaly":{"index":0,"exec_time_ns":20002000000,"steps":3}}`,
+		results.FileSearchExecs: `{"phase":"search","index":0,"prefix":0,"seed":0,"exec_time_ns":20002000000,"steps":3,"outcome":"timed-out","counts":{"deliver Ping":1},"window":{}}` + "\n",
 	})
 }
 
@@ -61,7 +62,7 @@ func TestProfileManySlow(t *testing.T) {
 	if d.Above != 10 || d.Split != d.Threshold || count(d.Bins) != 40 || count(d.TailBins) != 10 || d.Bins[len(d.Bins)-1].Max > d.Threshold {
 		t.Errorf("profile data: %d above, split at %v, %d executions in the bins up to %v, %d in the tail", d.Above, d.Split, count(d.Bins), d.Bins[len(d.Bins)-1].Max, count(d.TailBins))
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestProfileManySlow(t *testing.T) {
 	if n := bytes.Count(md, []byte("10 of 50 profile executions are already above")); n != 1 {
 		t.Errorf("summary.md gives the warning %d times, want once", n)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +84,11 @@ func TestProfileManySlow(t *testing.T) {
 
 	// A profile without: the row says 0, no warning, one axis.
 	dir = writeFiles(t, map[string]string{
-		report.FileSummary: summaryJSON,
-		report.FileProfile: `{"format":"macepc-profile","version":1,"runs":2,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"exec_time_ns":1},{"exec_time_ns":2}]}`,
+		results.FileSummary: summaryJSON,
+		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":2,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"exec_time_ns":1},{"exec_time_ns":2}]}`,
 	})
 	renderAll(t, dir)
-	md, err = os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err = os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}

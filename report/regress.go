@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/results"
 )
 
 // RegressData feeds the regression plot of `macepc regress`: the execution
@@ -169,7 +170,7 @@ type RegressFigureData struct {
 
 // regressVerdict is the one-line outcome of regress.json, with the
 // figures behind it, and whether it is a finding.
-func regressVerdict(rg *Regress) (string, bool) {
+func regressVerdict(rg *results.Regress) (string, bool) {
 	figures := fmt.Sprintf("median %s, Q3 %s, Mann-Whitney p = %.3g; %d of %d executions above the baseline's threshold %s (baseline %d of %d), Fisher p = %.3g, mean excess over it %s (baseline %s)",
 		changeText(rg.MedianRatio, rg.Alpha), changeText(rg.Q3Ratio, rg.Alpha), rg.MannWhitney.P, rg.Outliers.Current, rg.Current.Runs, fmtSec(secsNS(rg.Outliers.ThresholdNS)), rg.Outliers.Base, rg.Baseline.Runs, rg.Outliers.P,
 		fmtSec(secsNS(rg.Outliers.CurrentExcessNS)), fmtSec(secsNS(rg.Outliers.BaseExcessNS)))
@@ -204,20 +205,20 @@ func pctChange(ratio float64) string { return fmt.Sprintf("%+.1f%%", 100*(ratio-
 
 // changeText is a ratio's change with its confidence interval at level
 // 1-alpha: "+3.1% (99% interval +1.0% to +5.2%)".
-func changeText(r Ratio, alpha float64) string {
+func changeText(r anomaly.Interval, alpha float64) string {
 	return fmt.Sprintf("%s (%g%% interval %s to %s)", pctChange(r.Estimate), 100*(1-alpha), pctChange(r.Low), pctChange(r.High))
 }
 
 // regressRows are the figures of regress.json.
-func regressRows(rg *Regress) []row {
-	side := func(s RegressSide) string {
+func regressRows(rg *results.Regress) []row {
+	side := func(s results.RegressSide) string {
 		v := fmt.Sprintf("variant %s, seed %d, %d executions", s.Variant, s.Seed, s.Runs)
 		if len(s.Scale) > 0 {
 			v += ", scaled " + strings.Join(s.Scale, ", ")
 		}
 		return v + " (configuration hash " + s.ConfigHash + ")"
 	}
-	ratio := func(base, cur int64, r Ratio) string {
+	ratio := func(base, cur int64, r anomaly.Interval) string {
 		q := fmtSecs(secsNS(base), secsNS(cur))
 		return fmt.Sprintf("%s → %s: %s", q[0], q[1], changeText(r, rg.Alpha))
 	}
@@ -289,7 +290,7 @@ func regressOnly(r *Results) bool {
 
 // regressReplay replays the slowest current execution, then the first
 // one above the baseline's threshold; note says which is which.
-func regressReplay(rg *Regress) (cmds []string, note string) {
+func regressReplay(rg *results.Regress) (cmds []string, note string) {
 	var what []string
 	if s := rg.Slowest; s != nil && s.Path != "" {
 		cmds = append(cmds, replayCommand(s.Path))
@@ -312,7 +313,7 @@ func regressReplay(rg *Regress) (cmds []string, note string) {
 
 // regressCaption is the plot caption's verdict: the same as the text's
 // and the exit status's.
-func regressCaption(rg *Regress) string {
+func regressCaption(rg *results.Regress) string {
 	sr := rg.SlowRate
 	switch {
 	case rg.Regression && sr != nil && len(rg.Reasons) > 0:
@@ -337,9 +338,9 @@ func regressFigure(r *Results) Figure {
 	svg := inlineSVG(r.RegressSVG)
 	switch {
 	case len(r.RegressSVG) == 0 || len(r.RegressPNG) == 0:
-		f.Missing = fmt.Sprintf("%s or %s is missing from this results directory: the figures are in the table above", FileRegressSVG, FileRegressPNG)
+		f.Missing = fmt.Sprintf("%s or %s is missing from this results directory: the figures are in the table above", results.FileRegressSVG, results.FileRegressPNG)
 	case !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.HasPrefix(r.RegressPNG, []byte("\x89PNG")):
-		f.Missing = fmt.Sprintf("%s or %s is not an image that macepc regress drew", FileRegressSVG, FileRegressPNG)
+		f.Missing = fmt.Sprintf("%s or %s is not an image that macepc regress drew", results.FileRegressSVG, results.FileRegressPNG)
 	default:
 		f.preSVG, f.prePNG = svg, r.RegressPNG
 		f.Guide = fmt.Sprintf("Drawn by macepc regress: the empirical CDFs of the baseline's execution times (blue) and the current code's (red, dashed), with their medians (thin lines) and the baseline's anomaly threshold %s (orange). "+
@@ -347,7 +348,7 @@ func regressFigure(r *Results) Figure {
 			fmtSec(secsNS(rg.Outliers.ThresholdNS)), regressCaption(rg))
 	}
 	f = finish(f, func() func(draw.Canvas) {
-		return placeholder(f.Title, "drawn by macepc regress: "+FileRegressSVG).Draw
+		return placeholder(f.Title, "drawn by macepc regress: "+results.FileRegressSVG).Draw
 	})
 	f.Data = d
 	return f

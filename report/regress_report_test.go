@@ -12,6 +12,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -52,18 +53,18 @@ func TestRegressReport(t *testing.T) {
 	if figs[0].ID != "regress" || figs[0].Missing != "" {
 		t.Fatalf("first figure %s (missing: %q), want the regression plot", figs[0].ID, figs[0].Missing)
 	}
-	reg, err := os.ReadFile(filepath.Join(dir, report.FileRegressSVG))
+	reg, err := os.ReadFile(filepath.Join(dir, results.FileRegressSVG))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(figs[0].SVG, reg) {
 		t.Error("the report's regression plot is not regress.svg")
 	}
-	png, err := os.ReadFile(filepath.Join(dir, report.DirPlots, "regress.png"))
+	png, err := os.ReadFile(filepath.Join(dir, results.DirPlots, "regress.png"))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("plots/regress.png: %v", err)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestRegressReport(t *testing.T) {
 	if strings.Contains(h, `verdict clean`) {
 		t.Error("report.html shows a clean verdict for a regression")
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestRegressReport(t *testing.T) {
 		o["executions"], o["path"] = []any{}, ""
 	})
 	renderAll(t, dir)
-	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err = os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestRegressReport(t *testing.T) {
 		t.Fatalf("regress without a regression: exit %d", st)
 	}
 	renderAll(t, dir)
-	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err = os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestRegressReport(t *testing.T) {
 	// Without warnings the banner is green.
 	editRegress(t, dir, func(rj map[string]any) { rj["warnings"] = []string{} })
 	renderAll(t, dir)
-	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err = os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestRegressReport(t *testing.T) {
 		rj["warnings"] = []string{"2 of 20 executions above the baseline's threshold, not significant"}
 	})
 	renderAll(t, dir)
-	html, err = os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err = os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func editRegress(t *testing.T, dir string, edit func(map[string]any)) {
 // and the figures, with a placeholder for the plot.
 func TestRegressReportWithoutPlot(t *testing.T) {
 	dir, _ := regressDir(t, "deliver Join=200000")
-	for _, n := range []string{report.FileRegressSVG, report.FileRegressPNG} {
+	for _, n := range []string{results.FileRegressSVG, results.FileRegressPNG} {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +209,7 @@ func TestRegressReportWithoutPlot(t *testing.T) {
 	if figs[0].ID != "regress" || !strings.Contains(figs[0].Missing, "regress.svg or regress.png is missing") {
 		t.Fatalf("regression figure without its files: %+v", figs[0].Missing)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
@@ -97,7 +98,7 @@ func TestGoldenPlotData(t *testing.T) {
 		}
 		golden(t, f.ID+".json", append(b, '\n'))
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestLoadDecodesPipelineOutput(t *testing.T) {
 	if s.System != "randtree" || s.Variant != "buggy" || s.Seed != 1 || s.Nodes < 2 {
 		t.Fatalf("summary header: %+v", s)
 	}
-	if r.Profile == nil || r.Profile.Runs != s.Profile.Runs || len(r.Profile.Executions) != s.Profile.Runs || r.Profile.Q3NS <= 0 || r.Profile.ThresholdNS < r.Profile.Q3NS {
+	if r.Profile == nil || r.Profile.Runs != s.Profile.Runs || len(r.Profile.Executions) != s.Profile.Runs || r.Profile.Q3NS <= 0 || r.Profile.Threshold < r.Profile.Q3NS {
 		t.Fatalf("profile.json not decoded consistently with summary.json: %+v", r.Profile)
 	}
 	if r.Search == nil || s.Anomaly == nil || !s.Anomaly.Found || r.Search.Anomaly == nil || r.Search.Anomaly.Index != s.Anomaly.Index || len(r.SearchExecs) != r.Search.Explored {
@@ -175,19 +176,19 @@ func TestReportDeterministic(t *testing.T) {
 	dir := runPipeline(t)
 	read := func(d string) map[string][]byte {
 		out := map[string][]byte{}
-		for _, n := range []string{report.FileHTML, report.FileMarkdown} {
+		for _, n := range []string{results.FileReport, results.FileMarkdown} {
 			b, err := os.ReadFile(filepath.Join(d, n))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out[n] = b
 		}
-		ents, err := os.ReadDir(filepath.Join(d, report.DirPlots))
+		ents, err := os.ReadDir(filepath.Join(d, results.DirPlots))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range ents {
-			b, err := os.ReadFile(filepath.Join(d, report.DirPlots, e.Name()))
+			b, err := os.ReadFile(filepath.Join(d, results.DirPlots, e.Name()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +217,7 @@ func TestReportDeterministic(t *testing.T) {
 			}
 		}
 	}
-	html := string(first[report.FileHTML])
+	html := string(first[results.FileReport])
 	for _, bad := range []string{dir, os.TempDir(), "<script", "<link", "href=\"http", "src=", "url(", "@import"} {
 		if strings.Contains(html, bad) {
 			t.Errorf("report.html contains %q: it must be self-contained and host-independent", bad)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/visible"
+	"github.com/macepc/macepc/results"
 )
 
 // row is one line of a key-value table.
@@ -145,7 +146,7 @@ func divEventText(r *Results) string {
 // thresholdRule says how profile.json's threshold was made, from its own
 // record: each term of the maximum with its value, the one that set it
 // named (a --min-excess of 100 ms, say, rather than the default rule).
-func thresholdRule(p *Profile) string {
+func thresholdRule(p *results.Profile) string {
 	q3 := "Q3"
 	if p.FastMode > 0 {
 		q3 = fmt.Sprintf("the fast mode's Q3 (%d executions)", p.FastMode)
@@ -175,7 +176,7 @@ func thresholdRule(p *Profile) string {
 			best = i
 		}
 	}
-	return fmt.Sprintf("%d executions; anomalous above %s = max(%s): set by %s", p.Runs, fmtSec(secsNS(p.ThresholdNS)), strings.Join(parts, ", "), strings.SplitN(terms[best].text, " =", 2)[0])
+	return fmt.Sprintf("%d executions; anomalous above %s = max(%s): set by %s", p.Runs, fmtSec(secsNS(p.Threshold)), strings.Join(parts, ", "), strings.SplitN(terms[best].text, " =", 2)[0])
 }
 
 // configRows is the run's configuration and seeds.
@@ -250,7 +251,7 @@ func summaryRows(r *Results) []row {
 				a.Anomalies, a.Explored, a.FirstIndex, len(a.Classes), ifs(len(a.Classes) == 1, "", "es"))})
 			for i, c := range a.Classes {
 				if i == maxClassRows {
-					rows = append(rows, row{"…", fmt.Sprintf("%d more classes in %s", len(a.Classes)-i, FileSearch)})
+					rows = append(rows, row{"…", fmt.Sprintf("%d more classes in %s", len(a.Classes)-i, results.FileSearch)})
 					break
 				}
 				rows = append(rows, row{fmt.Sprintf("class %d", c.Rank), c.Text + ifs(c.Path != "", "; replay "+c.Path, "")})
@@ -272,7 +273,7 @@ func summaryRows(r *Results) []row {
 		rows = append(rows, row{"normal tail", fmt.Sprintf("%d of %d executions above the threshold, not anomalies", a.TailExecutions, a.Explored)})
 		for i, c := range a.Tail {
 			if i == maxClassRows {
-				rows = append(rows, row{"…", fmt.Sprintf("%d more tail classes in %s", len(a.Tail)-i, FileSearch)})
+				rows = append(rows, row{"…", fmt.Sprintf("%d more tail classes in %s", len(a.Tail)-i, results.FileSearch)})
 				break
 			}
 			v := c.Text
@@ -302,10 +303,10 @@ func summaryRows(r *Results) []row {
 const maxClassRows = 5
 
 // profileAbove counts the profile executions above the threshold.
-func profileAbove(pf *Profile) int {
+func profileAbove(pf *results.Profile) int {
 	n := 0
 	for _, e := range pf.Executions {
-		if e.ExecTimeNS > pf.ThresholdNS {
+		if e.ExecTimeNS > pf.Threshold {
 			n++
 		}
 	}
@@ -323,7 +324,7 @@ func profileWarnings(r *Results) []string {
 }
 
 // corrRows lists the correlated labels: label, r, r within Q1.
-func corrRows(cs []SummaryCorr) [][3]string {
+func corrRows(cs []results.SummaryCorr) [][3]string {
 	var out [][3]string
 	for _, c := range cs {
 		l := c.Label
@@ -343,7 +344,7 @@ func replayCommand(path string) string { return shellquote.Join("macepc", "repla
 // similar fast execution, made from summary.json's paths rather than
 // taken from its replay commands: what the report prints for a shell is
 // quoted by the report.
-func summaryReplay(s *Summary) []string {
+func summaryReplay(s *results.Summary) []string {
 	var out []string
 	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
 		out = append(out, replayCommand(a.Path))
@@ -432,7 +433,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 		if f.Missing != "" {
 			note = " — " + mdText(f.Missing)
 		}
-		fmt.Fprintf(w, "- %s: %s%s\n", mdText(f.Title), mdCode(DirPlots+"/"+f.ID+".png"), note)
+		fmt.Fprintf(w, "- %s: %s%s\n", mdText(f.Title), mdCode(results.DirPlots+"/"+f.ID+".png"), note)
 	}
 	diffs := ""
 	switch {
@@ -441,7 +442,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	case r.Liveness != nil:
 		diffs = " and the state diff"
 	}
-	fmt.Fprintf(w, "\nThe full report with the plots%s: %s.\n", diffs, mdCode(FileHTML))
+	fmt.Fprintf(w, "\nThe full report with the plots%s: %s.\n", diffs, mdCode(results.FileReport))
 }
 
 // mdSpecial are the characters that Markdown (CommonMark and GitHub's

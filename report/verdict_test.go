@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/report"
+	"github.com/macepc/macepc/results"
 )
 
 // The verdict leads with the cause: on the RandTree run, the line under
@@ -28,7 +29,7 @@ func TestVerdictNamesCause(t *testing.T) {
 		t.Fatalf("the critical path does not name the recovery timer: %q", c)
 	}
 	want := fmt.Sprintf("Cause: %s; divergence at step %d, %s on %s; top-ranked label %s (r = ", r.Summary.Anomaly.Cause, ev.Step, ev.Label, ev.Node, r.Summary.Correlations[0].Label)
-	md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestVerdictNamesCause(t *testing.T) {
 	if len(lines) < 3 || !strings.HasPrefix(lines[2], "**Anomaly: ") || !strings.Contains(lines[2], want) {
 		t.Errorf("summary.md's verdict line does not name the cause %q:\n%s", want, lines[min(2, len(lines)-1)])
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +66,13 @@ func TestVerdictCauseWithoutDivergence(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{
-				report.FileSummary: c.summary,
-				report.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+				results.FileSummary: c.summary,
+				results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
 			})
 			if err := report.Write(dir); err != nil {
 				t.Fatal(err)
 			}
-			md, err := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+			md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/macepc/macepc/internal/atomicfile"
+	"github.com/macepc/macepc/results"
 )
 
 // Rendered is a figure drawn.
@@ -78,15 +79,15 @@ func Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	plots := filepath.Join(dir, DirPlots)
+	plots := filepath.Join(dir, results.DirPlots)
 	if st, err := os.Lstat(plots); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("report: %s is a symbolic link: the report writes its plots into a directory of its own, never through a link (remove the link, and macepc writes %s there)", plots, DirPlots)
+		return fmt.Errorf("report: %s is a symbolic link: the report writes its plots into a directory of its own, never through a link (remove the link, and macepc writes %s there)", plots, results.DirPlots)
 	}
 	if err := os.MkdirAll(plots, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, f := range figs {
-		if err := atomicfile.WriteBytes(filepath.Join(dir, DirPlots, f.ID+".png"), f.PNG); err != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(dir, results.DirPlots, f.ID+".png"), f.PNG); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
@@ -94,12 +95,12 @@ func Write(dir string) error {
 	if err := WriteHTML(&html, r, figs); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, FileHTML), html.Bytes()); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, results.FileReport), html.Bytes()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	var md bytes.Buffer
 	WriteMarkdown(&md, r, figs)
-	if err := atomicfile.WriteBytes(filepath.Join(dir, FileMarkdown), md.Bytes()); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, results.FileMarkdown), md.Bytes()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macepc/macepc/results"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -13,12 +14,8 @@ import (
 // that says the plot failed, with the panic's text, and the other figures
 // are kept: one broken plot no longer aborts the whole report.
 func TestFailingPlotKeepsReport(t *testing.T) {
-	r := &Results{Profile: &Profile{Q1NS: 1, MedianNS: 1, Q3NS: 1, ThresholdNS: 2}}
-	r.Profile.Executions = append(r.Profile.Executions, struct {
-		Index      int   `json:"index"`
-		ExecTimeNS int64 `json:"exec_time_ns"`
-		Finished   bool  `json:"finished"`
-	}{ExecTimeNS: 1})
+	r := &Results{Profile: &results.Profile{Q1NS: 1, MedianNS: 1, Q3NS: 1, Threshold: 2}}
+	r.Profile.Executions = append(r.Profile.Executions, results.ExecLine{ExecTimeNS: 1})
 	figs := buildFigures(r, []figureBuilder{
 		{"boom", func(*Results) Figure { panic("kaboom while building") }},
 		{"profile", profileFigure},

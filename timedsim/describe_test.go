@@ -20,7 +20,7 @@ type state struct {
 	any     any
 }
 
-type described struct{ x int }
+type described struct{}
 
 func (d described) Describe() string { return "custom" }
 

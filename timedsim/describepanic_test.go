@@ -28,7 +28,7 @@ func (n *noState) Describe() string {
 	return "fine"
 }
 
-// Issue 28 item 13 in the timed simulator: a Describe that panics while
+// In the timed simulator, a Describe that panics while
 // states are recorded neither crashes the run nor changes its outcome
 // (the search, which records nothing, and the replay must agree), but it
 // is located, Result.DescribePanic, and the event log says so on one

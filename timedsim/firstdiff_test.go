@@ -38,7 +38,7 @@ func ExampleFirstDifferentEvent() {
 }
 
 // FormatTime is exact to the nanosecond, in the unit the summary uses
-// (issue 31 item 10: logs said 0.058130860s where the summary said
+// (before, logs said 0.058130860s where the summary said
 // 58.13 ms).
 func ExampleFormatTime() {
 	for _, d := range []time.Duration{412, 3500, 58_130_860, 12_000_345_678, -2 * time.Millisecond, 0} {

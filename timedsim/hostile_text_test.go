@@ -9,7 +9,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Issue 28, items 3 and 4: text that a protocol's code controls (message
+// Text that a protocol's code controls (message
 // labels, timer names, notes, states, log lines, panics) can neither
 // split a line of the event log, nor hide characters (a right-to-left
 // override) in it.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// A Context used after its handler returned (issue 28 item 15): a goroutine
+// A Context used after its handler returned: a goroutine
 // the handler started, or a Context the service kept and called from a
 // later handler, reaches into the simulator while it runs something else,
 // and its sends and timers would corrupt the event queue (an index out of

@@ -11,7 +11,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// leaker keeps its Context past its handler (issue 28 item 15). On node 0,
+// leaker keeps its Context past its handler. On node 0,
 // its "leak" timer's handler starts a goroutine that waits until the next
 // tick's handler lets it use that handler's Context, and the tick waits
 // for it: the goroutine calls the Context while the simulator runs

@@ -11,7 +11,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Misbehaving protocols (issue 21, item 7): what the simulator does when a
+// Misbehaving protocols: what the simulator does when a
 // handler never returns, allocates without bound, sends a million
 // messages, sends to a node that does not exist, or sets a negative or
 // zero timer.

@@ -212,7 +212,7 @@ type badNote struct{ pingpong.Node }
 
 func (*badNote) Init(ctx timedsim.Context) { ctx.Note("dropped") }
 
-// TestIgnoreNotes (issue 26): with Options.IgnoreNotes the same path runs
+// TestIgnoreNotes: with Options.IgnoreNotes the same path runs
 // the same execution (times, steps, plain counts) while no label carries
 // a note, and a handler that only noted counts as having done nothing, as
 // a protocol written without notes would.

@@ -10,7 +10,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Durations near the end of time (issue 28 item 12): a what-if factor of
+// Durations near the end of time: a what-if factor of
 // 1e20 on a handler, an EDD whose durations are edd.MaxDuration, a timer
 // set math.MaxInt64 ahead. Before, the node clock wrapped around to a
 // negative time and the execution finished early (a 492.5 ms median where

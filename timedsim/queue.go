@@ -180,9 +180,6 @@ func (q *queue) push(at time.Duration, slot int32) {
 	q.up(i)
 }
 
-// front returns the earliest entry without removing it.
-func (q *queue) front() *entry { return &q.h[0] }
-
 // remove deletes slot from the queue if it is queued.
 func (q *queue) remove(slot int32) bool {
 	if int(slot) >= len(q.pos) {

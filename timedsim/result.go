@@ -84,7 +84,8 @@ type Options struct {
 	IgnoreNotes bool
 	// CountWindow, if positive, also counts the events that start before
 	// this simulated time (Result.WindowCounts, WindowComposite). Phase 3b
-	// sets it to the normal execution time (the profile's Q3): an event
+	// sets it to the profile's first quartile (anomaly.Profile.CountWindow),
+	// a time that most normal executions and every slow one outlast: an event
 	// whose correlation with execution time disappears when only this
 	// window is counted merely scales with the execution's length.
 	CountWindow time.Duration

@@ -413,6 +413,7 @@ func TestPanickingHandlerIsReported(t *testing.T) {
 		Nodes: 2,
 		New: appScript(func(s *scripted, ctx timedsim.Context, name string, _ any) {
 			var m map[string]int
+			//lint:ignore SA5000 the handler's panic is what the test needs
 			m["boom"]++ // nil map write
 		}),
 		Driver:  func(d *timedsim.Driver) { d.App(time.Second, 1, "boom", nil) },

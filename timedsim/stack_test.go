@@ -47,12 +47,11 @@ func (l *lower) Timer(ctx timedsim.Context, name string, data any) {
 // its own "retry" timer (namespaced "upper.retry"). It records what it
 // saw of the send queue.
 type upper struct {
-	self     timedsim.NodeID
-	heard    []int
-	fitted   []bool
-	got      int
-	errs     int
-	retrying bool
+	self   timedsim.NodeID
+	heard  []int
+	fitted []bool
+	got    int
+	errs   int
 }
 
 func (u *upper) Init(timedsim.Context) {}

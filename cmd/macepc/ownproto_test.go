@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The README's "Your own protocol" section (issue 31) is a project a
+// The README's "Your own protocol" section is a project a
 // newcomer can copy: its files, written into a temporary directory with
 // the replace directive pointing at this repository, build and vet; its
 // macepctest test writes a baseline and then passes against it; and its

@@ -15,7 +15,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// The README a newcomer follows (issue 18): it says how to get the binary
+// The README a newcomer follows: it says how to get the binary
 // before a command uses it bare, names only systems the binary lists, and
 // what its commands write is in .gitignore.
 func TestReadmeIsTrue(t *testing.T) {

@@ -49,15 +49,6 @@ func (b *Batch) WriteBytes(path string, content []byte) error {
 	})
 }
 
-// Paths are the paths written so far, in order.
-func (b *Batch) Paths() []string {
-	out := make([]string, len(b.pending))
-	for i, p := range b.pending {
-		out[i] = p.path
-	}
-	return out
-}
-
 // Commit renames every file written into place, in the order written,
 // and empties the batch. If a rename fails, it removes the files already
 // renamed and the temporary files left, and returns the error.

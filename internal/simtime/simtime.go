@@ -1,7 +1,7 @@
 // Package simtime bounds simulated time. Durations are int64 nanoseconds
 // (time.Duration), whose range ends after about 292 years: a sum of two
 // large ones wraps around to a negative time, which the simulator would
-// take for an early one (issue 28 item 12: a what-if factor of 1e20 on a
+// take for an early one (a what-if factor of 1e20 on a
 // handler's duration gave a 492.5 ms median instead of timeouts). The
 // durations a user or a file gives (event durations, link latencies) are
 // at most MaxDuration, and the simulator adds times with Add, which

@@ -3,7 +3,7 @@
 // two proposers that start close together duel (each preempts the
 // other's ballot) for as many rounds as their random backoffs keep them
 // in step. It was written as a test bed for the precision of the anomaly
-// verdict (issue 26) before the mechanism that judges it, and is not
+// verdict before the mechanism that judges it, and is not
 // tuned to it.
 //
 // Every node is an acceptor and proposes its own value (--param

@@ -37,7 +37,7 @@ func TestLivenessNoViolation(t *testing.T) {
 // path; its critical-transition search then names a step after which none
 // of 20 walks of 1000 steps became live. The dead walk itself, continued,
 // becomes live: the critical transition is refuted and the violation is
-// inconclusive, not a verdict (issue 26: no liveness false alarm on
+// inconclusive, not a verdict (no liveness false alarm on
 // etcd's recommended configuration).
 func TestLivenessDefaultsAreInconclusive(t *testing.T) {
 	sc, err := etcdraft.System().ScenarioParams("prevote", 3, nil)
@@ -57,7 +57,7 @@ func TestLivenessDefaultsAreInconclusive(t *testing.T) {
 	}
 }
 
-// Liveness mode on 3 nodes with a crash-stop (issue 27): with PreVote and
+// Liveness mode on 3 nodes with a crash-stop: with PreVote and
 // CheckQuorum, whichever node stops for good and whenever, the two left
 // elect a leader (one-leader is over the nodes that are up). all-applied
 // is left out: a client's proposal that reached a node before it stopped

@@ -215,8 +215,7 @@ func TestNotes(t *testing.T) {
 	}
 }
 
-// TestAdjacentConcurrentJoins is the gap the paper's fix leaves (issue 17
-// item 2): n1 and n2, adjacent on the ring, join at the same time through
+// TestAdjacentConcurrentJoins is the gap the paper's fix leaves: n1 and n2, adjacent on the ring, join at the same time through
 // n0, get the same leaf set (n0 alone), announce themselves to n0 only and
 // evict no one, so in the fixed variant neither learns of the other until
 // a maintenance round. In fixed-gap n2's Announce names n0 as its left

@@ -102,7 +102,7 @@
 // its root pointer again a lower ID. Without this tie-break a reset of the
 // root deadlocked the fixed variant: every node lost its tree, joined
 // through a peer that was joining too, and held the others' Joins, so no
-// node ever became a root again (issue 17; TestSystemRootReset, 50 of 50
+// node ever became a root again (TestSystemRootReset: 50 of 50
 // executions timed out). With it, the most fit joining node is never held,
 // and the tree forms again within a second. Pushing
 // down follows child pointers, which without faults form a forest, so it
@@ -163,7 +163,7 @@
 // from its own parent (Revision 3).
 //
 // With one reset (`macepc run --liveness --faults 1`) the search found
-// two more, in every variant (issue 17): all-joined violated right at the
+// two more, in every variant: all-joined violated right at the
 // root's reset in the fixed variant (the deadlock the tie-break above
 // removes; a node whose step-down target reset also kept it as its root
 // and forwarded every Join to it, the target's own included), and
@@ -201,7 +201,7 @@
 // rt1, rt4, rt11, rt14 and rt16 need one reset (--faults 1): with the
 // bundled peer sets ({bootstrap}) nothing but a reset puts a node back in
 // init after others know it, makes a join fail or takes a parent away.
-// rt10 also turns off the check of a node's children that issue 17 added
+// rt10 also turns off macepc's check of a node's children
 // (Config.MaceMC.NoChildCheck), which would repair its stale child within
 // a recovery round; rt14 gives every node the peer set of all nodes
 // (Workload.AllPeers): a RootJoin that reaches a node in init must be sent

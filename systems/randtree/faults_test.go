@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// Tests of resets and broken connections (issue 17 item 1): the root's
+// Tests of resets and broken connections: the root's
 // reset, a stale broken-connection upcall, and the recovery protocol's
 // check of the tree links.
 

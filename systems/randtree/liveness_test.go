@@ -11,7 +11,7 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// TestLivenessFaults (issue 17 item 1): the liveness mode with one node
+// TestLivenessFaults: the liveness mode with one node
 // reset (`macepc run --liveness --faults 1`, 3 nodes, depth 5 then 10)
 // finds no violation in the fixed and buggy variants. It used to find
 // all-joined violated at the root's reset in the fixed variant (every

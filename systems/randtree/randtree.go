@@ -175,7 +175,7 @@ type MaceMCBugs struct {
 	RT14 bool
 	// RT16: a node whose parent fails keeps its root.
 	RT16 bool
-	// NoChildCheck turns off the parent's side of issue 17's link checks
+	// NoChildCheck turns off the parent's side of the link checks
 	// (a NewRoot to each child every recovery round, answered Remove by a
 	// joined node whose parent is another), which MaceMC's RandTree did
 	// not have: it repairs RT10's stale child within a round.

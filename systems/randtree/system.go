@@ -33,7 +33,7 @@ var MaceMCVariants = []timedsim.Variant{
 	{Name: "rt1", Doc: "fixed, with MaceMC's RT1: a root joining under a more fit node does not add it to its peers; if the join fails and every peer is a child, the node is stuck"},
 	{Name: "rt2", Doc: "fixed, with MaceMC's RT2: a root says it has no parent, so no node claims to be the root"},
 	{Name: "rt4", Doc: "fixed, with MaceMC's RT4: NewRoot is taken from any node, not only from the parent"},
-	{Name: "rt10", Doc: "fixed without issue 17's check of a node's children, with MaceMC's RT10: a joining node ignores a Remove and keeps the child for good"},
+	{Name: "rt10", Doc: "fixed without macepc's check of a node's children, with MaceMC's RT10: a joining node ignores a Remove and keeps the child for good"},
 	{Name: "rt11", Doc: "fixed, with MaceMC's RT11: a Probe draws a node in init into joining without its recovery timer"},
 	{Name: "rt14", Doc: "fixed, every node with all nodes as peers, with MaceMC's RT14: a RootJoin draws a node in init into joining without its recovery timer"},
 	{Name: "rt16", Doc: "fixed, with MaceMC's RT16: a node whose parent fails keeps its root"},

@@ -507,7 +507,7 @@ func TestNewSpanningTreeMatchesSpanningTree(t *testing.T) {
 	}
 }
 
-// TestSystemRootReset (issue 17 item 1): after the tree has formed, the
+// TestSystemRootReset: after the tree has formed, the
 // root (n0) resets and rejoins through the bootstrap. Its children lose
 // their parent and rejoin too, knowing no root, and so does every node
 // that was waiting for them. The fixed variant used to defer every Join

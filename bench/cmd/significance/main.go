@@ -1,4 +1,4 @@
-// Command significance measures the anomaly verdict (issue 26): for each
+// Command significance measures the anomaly verdict: for each
 // bundled system variant, with its committed event durations, it simulates
 // a pool of executions once, resamples searches from it as phases 1b and 2
 // run them, and prints a Markdown table: in how many searches MacePC's

@@ -1,5 +1,5 @@
 // Command stability measures how much of macepc's answer survives a fresh
-// training (issue 14 item 3): for each system it runs the README's main
+// training: for each system it runs the README's main
 // job, training included, --runs times with the same flags, and prints a
 // Markdown table per system: the anomaly's classes, the divergence event
 // and whether it is a step of the bug (where the system has a way to tell),
