@@ -7,7 +7,7 @@ import (
 )
 
 // TestFlowIndex_DenseMatchesSparse drives a dense-indexed network and a
-// map-indexed one (as networks too large for the table get) through the
+// hash-indexed one (as networks too large for the table get) through the
 // same random sends, deliveries, breaks and resets: every answer must be
 // the same.
 func TestFlowIndex_DenseMatchesSparse(t *testing.T) {
@@ -28,7 +28,7 @@ func TestFlowIndex_DenseMatchesSparse(t *testing.T) {
 	if dense.index.dense == nil {
 		t.Fatal("a 7-node network does not use the dense index")
 	}
-	sparse.index = flowIndex{nodes: nodes, sparse: map[uint64]int32{}}
+	sparse.index = flowIndex{nodes: nodes} // no dense table: the hash table
 	rd, rs := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
 	ops := rand.New(rand.NewPCG(3, 4))
 	var td, ts []Ticket
@@ -92,5 +92,46 @@ func TestFlowIndex_ResetForgetsFlows(t *testing.T) {
 	}
 	if n.QueueLen(0, 0, 2) != 0 || n.Connected(0, 1, 2) {
 		t.Fatal("a flow survived Reset")
+	}
+}
+
+// TestFlowTable_MatchesMap adds many keys (growing the hash table several
+// times), replaces some, and checks every lookup, present or absent,
+// against a Go map; then Reset empties it.
+func TestFlowTable_MatchesMap(t *testing.T) {
+	var tb flowTable
+	ref := map[uint64]int32{}
+	r := rand.New(rand.NewPCG(5, 6))
+	randKey := func() uint64 { return key(r.IntN(3), r.IntN(20000), r.IntN(20000)) }
+	for i := 0; i < 50000; i++ {
+		k := randKey()
+		if i%7 == 0 && len(ref) > 0 { // replace an existing key's value
+			k = key(0, 0, 0)
+		}
+		tb.set(k, int32(i))
+		ref[k] = int32(i)
+		q := randKey()
+		if i%2 == 0 {
+			q = k
+		}
+		got, ok := tb.get(q)
+		want, wok := ref[q]
+		if ok != wok || (ok && got != want) {
+			t.Fatalf("step %d: get(%#x) = %d, %v; want %d, %v", i, q, got, ok, want, wok)
+		}
+	}
+	if tb.used != len(ref) {
+		t.Fatalf("%d keys in the table, %d in the map", tb.used, len(ref))
+	}
+	for k, v := range ref {
+		if got, ok := tb.get(k); !ok || got != v {
+			t.Fatalf("get(%#x) = %d, %v; want %d", k, got, ok, v)
+		}
+	}
+	tb.reset()
+	for k := range ref {
+		if _, ok := tb.get(k); ok {
+			t.Fatalf("key %#x survived reset", k)
+		}
 	}
 }

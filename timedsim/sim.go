@@ -172,6 +172,12 @@ type Simulator struct {
 	compName  []string
 	noteID    map[string]int32
 	noteName  []string
+	// msgRecent holds the last few entries of msgLabel looked up: a
+	// protocol sends few message types, and comparing a type with four
+	// costs less than hashing it into the map on every send. It is a
+	// memo of msgLabel and is cleared whenever msgLabel is replaced.
+	msgRecent [4]msgLabelMemo
+	msgNext   uint8 // the msgRecent entry to overwrite next
 
 	// per-execution state
 	counts     []int32
@@ -311,13 +317,24 @@ const labeledType = -1
 // "deliver <MessageLabel()>" for a Labeler.
 func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	t := reflect.TypeOf(msg)
-	id, ok := s.msgLabel[t]
-	if !ok {
-		id = labeledType
-		if _, lab := msg.(Labeler); !lab {
-			id = s.intern("deliver " + typeName(t))
+	id, ok := int32(0), false
+	for i := range s.msgRecent {
+		if m := &s.msgRecent[i]; m.t == t && t != nil {
+			id, ok = m.id, true
+			break
 		}
-		s.msgLabel[t] = id
+	}
+	if !ok {
+		id, ok = s.msgLabel[t]
+		if !ok {
+			id = labeledType
+			if _, lab := msg.(Labeler); !lab {
+				id = s.intern("deliver " + typeName(t))
+			}
+			s.msgLabel[t] = id
+		}
+		s.msgRecent[s.msgNext%uint8(len(s.msgRecent))] = msgLabelMemo{t: t, id: id}
+		s.msgNext++
 	}
 	if id != labeledType {
 		return id
@@ -336,6 +353,12 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	id = s.intern("deliver " + label)
 	s.namedLbl[name] = id
 	return id
+}
+
+// msgLabelMemo is one remembered entry of Simulator.msgLabel.
+type msgLabelMemo struct {
+	t  reflect.Type
+	id int32
 }
 
 func typeName(t reflect.Type) string {

@@ -9,16 +9,24 @@ import (
 )
 
 // Lookup asks for the owner of Key on behalf of Origin.
+//
+// Messages travel as pointers to their origin's one outstanding lookup,
+// which nobody changes until its Reply is back: a pointer goes into a
+// Message without an allocation, as ../chord.cpp packs its messages into
+// the payload pointer, while boxing an 8-byte struct value would allocate
+// on every send (an allocation per message that SimGrid's side does not
+// make). The events are the same as with values.
 type Lookup struct{ Key, Origin int32 }
 
 // Size is a small control message's wire size.
-func (Lookup) Size() int { return 64 }
+func (*Lookup) Size() int { return 64 }
 
 // Reply tells a lookup's origin that the lookup reached the key's owner.
-type Reply struct{ Key int32 }
+// It is the origin's Lookup, answered.
+type Reply Lookup
 
 // Size is a small control message's wire size.
-func (Reply) Size() int { return 64 }
+func (*Reply) Size() int { return 64 }
 
 // chordNode is one node of the static Chord-like ring (the same protocol
 // as ../chord.cpp): node i owns key i, finger j is (i + 2^j) mod n, one
@@ -26,6 +34,7 @@ func (Reply) Size() int { return 64 }
 type chordNode struct {
 	id, n   int32
 	fingers []int32 // shared, read-only
+	lookup  Lookup  // this node's outstanding lookup, sent by pointer
 }
 
 func (c *chordNode) Init(ctx timedsim.Context) { c.start(ctx) }
@@ -35,12 +44,13 @@ func (c *chordNode) start(ctx timedsim.Context) {
 	if key >= c.id {
 		key++
 	}
-	c.route(ctx, Lookup{Key: key, Origin: c.id})
+	c.lookup = Lookup{Key: key, Origin: c.id}
+	c.route(ctx, &c.lookup)
 }
 
-func (c *chordNode) route(ctx timedsim.Context, m Lookup) {
+func (c *chordNode) route(ctx timedsim.Context, m *Lookup) {
 	if m.Key == c.id {
-		ctx.Send(timedsim.NodeID(m.Origin), Reply{Key: m.Key})
+		ctx.Send(timedsim.NodeID(m.Origin), (*Reply)(m))
 		return
 	}
 	d := (m.Key - c.id + c.n) % c.n
@@ -49,9 +59,9 @@ func (c *chordNode) route(ctx timedsim.Context, m Lookup) {
 
 func (c *chordNode) Deliver(ctx timedsim.Context, _ timedsim.NodeID, msg timedsim.Message) {
 	switch m := msg.(type) {
-	case Lookup:
+	case *Lookup:
 		c.route(ctx, m)
-	case Reply:
+	case *Reply:
 		c.start(ctx)
 	}
 }
