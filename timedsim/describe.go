@@ -147,6 +147,8 @@ func checkName(what, name string) error {
 		return bad("has surrounding spaces")
 	case name == SentNothing:
 		return bad("is the composite label of a handler that sent nothing")
+	case IsTimerComposite(name):
+		return bad("reads as the composite label of a handler that set or cancelled a timer")
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) {

@@ -54,7 +54,7 @@ func TestCheckMessageLabel(t *testing.T) {
 			t.Errorf("CheckMessageLabel(%q): %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"Pi\nng", "tab\there", " padded", "a → b", timedsim.SentNothing, "bad \xff", "rev\u202eerse", "zero\u200bwidth", "line\u2028sep"} {
+	for _, bad := range []string{"Pi\nng", "tab\there", " padded", "a → b", timedsim.SentNothing, timedsim.TimerComposite("tick", true), "bad \xff", "rev\u202eerse", "zero\u200bwidth", "line\u2028sep"} {
 		if err := timedsim.CheckMessageLabel(bad); err == nil || !strings.HasPrefix(err.Error(), "timedsim: message label ") {
 			t.Errorf("CheckMessageLabel(%q) = %v, want a timedsim error", bad, err)
 		}
