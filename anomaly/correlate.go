@@ -97,12 +97,15 @@ type Correlation struct {
 // window), then label; the others keep their order. A label is Critical
 // only if it also correlates: |R| or |WindowR| at least MinR (an event
 // the analysis points at that the executions' times do not follow is no
-// headline). A SameAs label is never Critical. cs is modified in place.
-func Prioritize(cs []Correlation, first map[string]bool) {
-	strong := func(r *float64) bool { return r != nil && math.Abs(*r) >= MinR }
+// headline), or it is in sure: the analysis shows it caused the wait in a
+// way a count per execution cannot (the error upcall of a message lost on
+// its way to the node the anomaly stranded: which messages were lost
+// matters, not how many). A SameAs label is never Critical. cs is
+// modified in place.
+func Prioritize(cs []Correlation, first, sure map[string]bool) {
 	for i := range cs {
 		c := &cs[i]
-		c.Critical = first[c.Label] && c.SameAs == "" && (strong(c.R) || strong(c.WindowR))
+		c.Critical = (first[c.Label] && evident(*c) || sure[c.Label]) && c.SameAs == ""
 	}
 	slices.SortStableFunc(cs, func(a, b Correlation) int {
 		switch {
@@ -137,8 +140,9 @@ const MinWindowSamples = 3
 // it). A label absent from a sample counts 0 there.
 //
 // The result is ranked: first the labels that are not LengthOnly, those
-// whose count varies (R defined) before those whose count is the same in
-// every sample, each with the labels of WindowR at least MinR (markedly
+// with some correlation (|R| or |WindowR| at least MinR) before those
+// with none, then those whose count varies (R defined) before those whose
+// count is the same in every sample, each with the labels of WindowR at least MinR (markedly
 // more frequent within the window in the slower executions) first, then
 // by |WindowR|
 // descending (nil last), then |R| descending (nil last), then the labels
@@ -269,6 +273,17 @@ func compareCorrelations(a, b Correlation) int {
 		return 1
 	}
 	if !a.LengthOnly {
+		// A label with no correlation of MinR or more, neither over
+		// whole executions nor within the window, is not evidence of
+		// anything (with a few hundred executions an |r| of 0.1 is
+		// what chance gives); it ranks after every label that has
+		// some, whatever else sets them apart.
+		if ea, eb := evident(a), evident(b); ea != eb {
+			if ea {
+				return -1
+			}
+			return 1
+		}
 		// A label whose count is the same in every execution (R
 		// undefined: every node starts once, say) says nothing by its
 		// frequency; its windowed r only says when it happens. It ranks
@@ -323,6 +338,12 @@ func byKindThenLabel(a, b string) int {
 func timerComposite(label string) bool {
 	_, after, ok := strings.Cut(label, timedsim.CompositeArrow)
 	return ok && timedsim.IsTimerComposite(after)
+}
+
+// evident reports whether c correlates at all: |R| or |WindowR| at least
+// MinR.
+func evident(c Correlation) bool {
+	return (c.R != nil && math.Abs(*c.R) >= MinR) || (c.WindowR != nil && math.Abs(*c.WindowR) >= MinR)
 }
 
 // positive reports whether r is defined and at least MinR.

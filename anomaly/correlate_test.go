@@ -363,7 +363,8 @@ func TestCorrelateSameAs(t *testing.T) {
 // Prioritize moves the labels the anomaly's analysis points at to the
 // front, even a length-only one, ranked among themselves by |WindowR|,
 // and never marks a label that is SameAs its event's, nor one that does
-// not correlate (e: |R| and |WindowR| below MinR).
+// not correlate (e: |R| and |WindowR| below MinR) unless the analysis is
+// sure of it (f).
 func TestPrioritize(t *testing.T) {
 	r := func(x float64) *float64 { return &x }
 	cs := []Correlation{
@@ -372,16 +373,19 @@ func TestPrioritize(t *testing.T) {
 		{Label: "c → (nothing)", R: r(0.5), WindowR: r(0.5), SameAs: "c"},
 		{Label: "d", R: r(0.4), WindowR: r(0.6)},
 		{Label: "e", R: r(0.25), WindowR: r(0.2)},
+		{Label: "f", R: r(0.1), WindowR: r(0.12)},
+		{Label: "g", R: r(0.1), WindowR: r(0.1), SameAs: "f"},
 	}
-	Prioritize(cs, map[string]bool{"b": true, "d": true, "c → (nothing)": true, "e": true})
+	Prioritize(cs, map[string]bool{"b": true, "d": true, "c → (nothing)": true, "e": true, "f": true},
+		map[string]bool{"f": true, "g": true})
 	var got []string
 	for _, c := range cs {
 		got = append(got, c.Label)
-		if c.Critical != (c.Label == "b" || c.Label == "d") {
+		if c.Critical != (c.Label == "b" || c.Label == "d" || c.Label == "f") {
 			t.Errorf("%s: Critical %v", c.Label, c.Critical)
 		}
 	}
-	if want := []string{"d", "b", "a", "c → (nothing)", "e"}; !slices.Equal(got, want) {
+	if want := []string{"d", "f", "b", "a", "c → (nothing)", "e", "g"}; !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 }
@@ -422,5 +426,35 @@ func TestCorrelateSameComposites(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last.SameAs == "" {
 		t.Errorf("a SameAs label does not rank last:\n%s", table(got))
+	}
+}
+
+// A label with no correlation of MinR or more ranks after one that has
+// some, even when that one's count is the same in every execution (every
+// node joins once; in the slower executions more joins end within the
+// window) and the weak one's count varies: chance gives a few hundred
+// executions an |r| of 0.1.
+func TestCorrelateEvidenceFirst(t *testing.T) {
+	var samples []Sample
+	for i := range 30 {
+		slow := i%3 == 0
+		et := time.Duration(500+(i*37)%100) * time.Millisecond
+		joined := 0
+		if slow {
+			et += time.Second
+			joined = 1
+		}
+		noise := (i*7)%5 + 1
+		samples = append(samples, Sample{ExecTime: et,
+			Counts: map[string]int{"deliver JoinReply": 1, "deliver Ping": noise},
+			Window: map[string]int{"deliver JoinReply": joined, "deliver Ping": noise}})
+	}
+	got := Correlate(samples, 400*time.Millisecond)
+	t.Logf("ranking:\n%s", table(got))
+	if got[0].Label != "deliver JoinReply" || got[0].R != nil || got[0].WindowR == nil || *got[0].WindowR < MinR {
+		t.Fatalf("first %+v, want the constant-count deliver JoinReply with WindowR ≥ MinR", got[0])
+	}
+	if c := got[1]; c.Label != "deliver Ping" || c.R == nil || math.Abs(*c.R) >= MinR || (c.WindowR != nil && math.Abs(*c.WindowR) >= MinR) {
+		t.Fatalf("second %+v, want deliver Ping with |r| < MinR", c)
 	}
 }

@@ -232,6 +232,14 @@
 // Jordan, "Scalable Statistical Bug Isolation", PLDI 2005). Below MinR the
 // sign is noise and only |WindowR| ranks.
 //
+// Before all of that, a label with no correlation of MinR or more, over
+// whole executions or within the window, ranks after every label with
+// some: with a few hundred executions an |r| of 0.1 is what chance gives.
+// Without it, a label whose count is the same in every execution (every
+// Pastry node joins once) ranked after every label whose count varies,
+// however weakly: Pastry's "deliver JoinReply", +0.37 within the window
+// (the joins that end late), came fifth behind four labels at |r| < 0.3.
+//
 // A composite label counts the events whose handler sent a message of a
 // type, made a note ("deliver JoinReply → dropped: not joining",
 // timedsim.Context.Note), set or cancelled a timer ("deliver Elected →

@@ -424,3 +424,183 @@ func driverFault(label string) bool {
 	}
 	return false
 }
+
+// Stranded is the last node to finish, left without news while the
+// critical path waited elsewhere: the node of the execution's last event,
+// when the path's longest wait is on another node, and the last message it
+// received before the wait ended (Step) came before the execution became
+// anomalous. The wait is then the repair (a periodic timer on another
+// node whose news reaches it at last) and Step is where the node was
+// left: Bullet′'s late receiver whose JoinReject offered nobody else to
+// try, idle until RanSub's next epoch on the root.
+type Stranded struct {
+	// Node is the stranded node.
+	Node timedsim.NodeID
+	// Step is the last delivery to Node before Next; Label its label,
+	// Start its start.
+	Step  int
+	Label string
+	Start time.Duration
+	// Next is Node's first event on the path after the wait: the news
+	// that ended it; NextLabel its label, NextStart its start.
+	Next      int
+	NextLabel string
+	NextStart time.Duration
+	// Lost are the messages sent to Node before Next that did not
+	// arrive (a full transport queue, a broken connection, a drop), in
+	// step order: news it never had.
+	Lost []LostSend
+}
+
+// LostSend is a message that did not reach its destination.
+type LostSend struct {
+	// Step is the sending event; From its node, Type the message's type
+	// and Status its fate (timedsim.SentMessage.Status).
+	Step   int
+	From   timedsim.NodeID
+	Type   string
+	Status string
+	// Upcall is the error upcall the failure gave the sender (its step),
+	// -1 if none; UpcallLabel its label.
+	Upcall      int
+	UpcallLabel string
+}
+
+// maxLostText bounds the lost messages Text names.
+const maxLostText = 3
+
+// Text says it in a clause: "n47, the last to finish, received nothing
+// from step 5718 (deliver JoinReject at 1.137 s) to step 70211 (deliver
+// Distribute at 5.001 s)".
+// If messages to it were lost, it goes on: "; 4 messages to it were
+// lost: Diff from n5 at step 3988 (queue-full), …".
+func (s Stranded) Text() string {
+	t := fmt.Sprintf("%v, the last to finish, received nothing from step %d (%s at %s) to step %d (%s at %s)",
+		s.Node, s.Step, s.Label, units.Duration(s.Start), s.Next, s.NextLabel, units.Duration(s.NextStart))
+	if len(s.Lost) == 0 {
+		return t
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; %d message%s to it %s lost: ", t, len(s.Lost), plural(len(s.Lost)), map[bool]string{true: "was", false: "were"}[len(s.Lost) == 1])
+	for i, l := range s.Lost[:min(len(s.Lost), maxLostText)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s from %v at step %d (%s)", l.Type, l.From, l.Step, l.Status)
+	}
+	if len(s.Lost) > maxLostText {
+		b.WriteString(", …")
+	}
+	return b.String()
+}
+
+// Labels are the labels, as phase 3b counts them (EventLabels), of the
+// event at Step and of the error upcalls of the messages to the node
+// that the protocol's own sending lost (SelfLostLabels).
+func (s Stranded) Labels(events []timedsim.TimedEvent) []string {
+	set := map[string]bool{}
+	for _, l := range EventLabels(events[s.Step]) {
+		set[l] = true
+	}
+	for _, l := range s.SelfLostLabels(events) {
+		set[l] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// SelfLostLabels are the labels of the error upcalls of the lost messages
+// that the protocol's own sending lost: a full transport queue
+// ("queue-full"). A message to a node that was down or cut off
+// ("unreachable", "broken") was lost to the scenario's faults, which
+// every execution of the scenario has.
+func (s Stranded) SelfLostLabels(events []timedsim.TimedEvent) []string {
+	set := map[string]bool{}
+	for _, l := range s.Lost {
+		if l.Upcall >= 0 && l.Status == "queue-full" {
+			for _, lb := range EventLabels(events[l.Upcall]) {
+				set[lb] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// FindStranded returns the stranded node of the execution of events whose
+// critical path is p, given the path's longest wait and the time after
+// which an execution is anomalous (until: the profile's threshold), and
+// false when there is none. The wait that counts is the last segment on
+// the path of the same timer on the same node (a periodic timer waited
+// out twice: the second firing brought the news). There is none when the
+// last event runs on the wait's own node (LeadIn covers what that node
+// did), the last node does not join the path after the wait, or the last
+// message it received before the wait ended came at until or later (it
+// was already late then: Bamboo's periodic exchange at 20 s that did not
+// help).
+func FindStranded(events []timedsim.TimedEvent, p *Path, wait Segment, until time.Duration) (Stranded, bool) {
+	if len(p.Steps) == 0 {
+		return Stranded{}, false
+	}
+	last := events[p.Steps[len(p.Steps)-1]]
+	if last.Node == wait.Node || last.Node == timedsim.None {
+		return Stranded{}, false
+	}
+	for _, s := range p.Segments {
+		if s.Kind == Timer && s.Node == wait.Node && s.Label == wait.Label && s.End > wait.End {
+			wait = s
+		}
+	}
+	next := -1
+	for _, s := range p.Steps {
+		if e := events[s]; e.Node == last.Node && e.Start >= wait.End {
+			next = s
+			break
+		}
+	}
+	if next < 0 {
+		return Stranded{}, false
+	}
+	for j := next - 1; j >= 0; j-- {
+		e := events[j]
+		if e.Node != last.Node || e.CauseSend < 0 || e.Start >= wait.End {
+			continue
+		}
+		if e.Start >= until {
+			return Stranded{}, false
+		}
+		n := events[next]
+		return Stranded{Node: last.Node, Step: j, Label: e.Label, Start: e.Start, Next: next, NextLabel: n.Label, NextStart: n.Start,
+			Lost: lostTo(events, last.Node, next)}, true
+	}
+	return Stranded{}, false
+}
+
+// lostTo returns the messages sent to node by the events before step
+// until that did not arrive, with their error upcalls.
+func lostTo(events []timedsim.TimedEvent, node timedsim.NodeID, until int) []LostSend {
+	var out []LostSend
+	at := map[int][]int{} // sending step → indexes in out
+	for i, e := range events {
+		if e.Cause >= 0 && e.CauseSend < 0 && strings.HasPrefix(e.Label, "error ") {
+			for _, k := range at[e.Cause] {
+				if out[k].Upcall < 0 && out[k].From == e.Node {
+					out[k].Upcall, out[k].UpcallLabel = i, e.Label
+					break
+				}
+			}
+		}
+		for _, m := range e.Sends {
+			if i < until && m.To == node && m.Status != "sent" {
+				at[i] = append(at[i], len(out))
+				out = append(out, LostSend{Step: i, From: e.Node, Type: m.Type, Status: m.Status, Upcall: -1})
+			}
+		}
+	}
+	return out
+}

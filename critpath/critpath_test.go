@@ -9,6 +9,7 @@ import (
 	"github.com/macepc/macepc/critpath"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/systems/backoff"
+	"github.com/macepc/macepc/systems/bullet"
 	"github.com/macepc/macepc/systems/elect"
 	"github.com/macepc/macepc/systems/pingpong"
 	"github.com/macepc/macepc/systems/randtree"
@@ -187,4 +188,106 @@ func TestLeadInHoldsTheIgnoredElected(t *testing.T) {
 		return
 	}
 	t.Fatal("no slow execution in 300 seeds")
+}
+
+// Bullet′'s join-reject bug strands a late receiver: the last node to
+// finish got a JoinReject that offered nobody else to try and heard
+// nothing more until RanSub's next epoch on the root. The critical path
+// waits on the root's epoch timer; FindStranded names the JoinReject.
+func TestStrandedNamesTheJoinReject(t *testing.T) {
+	var slow, fast *timedsim.Result
+	for seed := uint64(1); seed < 80 && (slow == nil || fast == nil); seed++ {
+		r := record(t, bullet.System(), "join-reject", 0, "../systems/bullet/testdata/edd.json", seed)
+		switch {
+		case r.ExecTime > 4*time.Second && slow == nil:
+			slow = r
+		case r.ExecTime < 3*time.Second && fast == nil:
+			fast = r
+		}
+	}
+	if slow == nil || fast == nil {
+		t.Fatal("no slow or no fast execution in 80 seeds")
+	}
+	ps, err := critpath.Compute(slow.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := critpath.Compute(fast.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, ok := critpath.Attribute(ps, pf).Top()
+	if !ok || top.Kind != critpath.Timer {
+		t.Fatalf("top part %+v, want a timer wait", top)
+	}
+	st, ok := critpath.FindStranded(slow.Events, ps, top.Largest, fast.ExecTime*3/2)
+	if !ok {
+		t.Fatalf("no stranded node; the wait is %+v", top.Largest)
+	}
+	if st.Node == top.Largest.Node || st.Label != "deliver JoinReject" {
+		t.Fatalf("stranded %+v, want a deliver JoinReject on another node than %v", st, top.Largest.Node)
+	}
+	if l := st.Labels(slow.Events); !slices.Contains(l, "deliver JoinReject → idle: no candidate left, waiting for RanSub") {
+		t.Fatalf("labels %v lack the idle note", l)
+	}
+	if _, ok := critpath.FindStranded(slow.Events, ps, top.Largest, st.Start); ok {
+		t.Fatal("a node whose last news came at the threshold is stranded")
+	}
+	t.Log(st.Text())
+}
+
+// A message to the stranded node that a full transport queue lost is
+// named with its error upcall; its labels are the stranding's, one lost
+// to an unreachable node's fault is listed but not labelled.
+func TestStrandedListsLostMessages(t *testing.T) {
+	n0, n1, n2 := timedsim.NodeID(0), timedsim.NodeID(1), timedsim.NodeID(2)
+	ms, s := time.Millisecond, time.Second
+	evs := []timedsim.TimedEvent{
+		{Step: 0, Node: n0, From: timedsim.None, Label: "init", Duration: ms, Cause: -1, CauseSend: -1, Sends: []timedsim.SentMessage{
+			{To: n2, Type: "Diff", Status: "queue-full"},
+			{To: n2, Type: "X", Status: "sent", Arrive: s},
+			{To: n2, Type: "Ping", Status: "unreachable"},
+		}},
+		{Step: 1, Node: n0, From: timedsim.None, Label: "error queue-full", Start: ms, Ready: ms, Duration: time.Microsecond, Cause: 0, CauseSend: -1, Notes: []string{"lost Diff"}},
+		{Step: 2, Node: n0, From: timedsim.None, Label: "error unreachable", Start: 2 * ms, Ready: 2 * ms, Duration: time.Microsecond, Cause: 0, CauseSend: -1},
+		{Step: 3, Node: n1, From: timedsim.None, Label: "init", Duration: time.Microsecond, Cause: -1, CauseSend: -1, Timers: []timedsim.TimerChange{{Name: "repair"}}},
+		{Step: 4, Node: n2, From: timedsim.None, Label: "init", Duration: time.Microsecond, Cause: -1, CauseSend: -1},
+		{Step: 5, Node: n2, From: n0, Label: "deliver X", Start: s, Ready: s, Duration: time.Microsecond, Cause: 0, CauseSend: 1},
+		{Step: 6, Node: n1, From: timedsim.None, Label: "timer repair", Start: 5 * s, Ready: 5 * s, Duration: time.Microsecond, Cause: 3, CauseSend: -1,
+			Sends: []timedsim.SentMessage{{To: n2, Type: "Hello", Status: "sent", Arrive: 5*s + ms}}},
+		{Step: 7, Node: n2, From: n1, Label: "deliver Hello", Start: 5*s + ms, Ready: 5*s + ms, Duration: time.Microsecond, Cause: 6, CauseSend: 0},
+	}
+	p, err := critpath.Compute(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wait critpath.Segment
+	for _, sg := range p.Segments {
+		if sg.Kind == critpath.Timer {
+			wait = sg
+		}
+	}
+	if wait.Node != n1 {
+		t.Fatalf("segments %+v: no wait on n1", p.Segments)
+	}
+	st, ok := critpath.FindStranded(evs, p, wait, 3*s)
+	if !ok || st.Node != n2 || st.Step != 5 || st.Next != 7 {
+		t.Fatalf("stranded %+v, %v; want n2 from step 5 to step 7", st, ok)
+	}
+	if len(st.Lost) != 2 || st.Lost[0].Upcall != 1 || st.Lost[1].Upcall != 2 || st.Lost[1].Status != "unreachable" {
+		t.Fatalf("lost %+v", st.Lost)
+	}
+	want := []string{"deliver X", "deliver X → (nothing)", "error queue-full", "error queue-full → lost Diff"}
+	if got := st.Labels(evs); !slices.Equal(got, want) {
+		t.Fatalf("labels %v, want %v", got, want)
+	}
+	if got := st.SelfLostLabels(evs); !slices.Equal(got, want[2:]) {
+		t.Fatalf("self-lost labels %v, want %v", got, want[2:])
+	}
+	if !strings.Contains(st.Text(), "2 messages to it were lost: Diff from n0 at step 0 (queue-full), Ping from n0 at step 0 (unreachable)") {
+		t.Fatalf("text %q", st.Text())
+	}
+	if _, ok := critpath.FindStranded(evs, p, wait, s/2); ok {
+		t.Fatal("news at 1 s is stranding with a threshold of 0.5 s")
+	}
 }

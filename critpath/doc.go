@@ -53,6 +53,22 @@
 // normal variance of the models, not the protocol's doing
 // (Attribution.DrawShare).
 //
+// # The stranded node
+//
+// When the longest wait is a timer on another node than the last to
+// finish, the wait is usually the repair: a periodic timer (RanSub's epoch
+// on Bullet′'s root) whose news reaches the late node at last. The cause
+// is where that node was left. FindStranded follows the last node back
+// from its first event on the path after the wait (the last firing of the
+// same timer, if it was waited out more than once) to the last message it
+// received before: if that came before the execution became anomalous
+// (the profile's threshold), the node heard nothing from then to the
+// news, and that delivery is where it was stranded ("deliver JoinReject",
+// with nobody left to try). The messages to it that did not arrive are
+// listed with their error upcalls; those a full transport queue lost are
+// the protocol's own doing (Bullet′'s lost Diffs), those lost to an
+// unreachable node or a broken connection the scenario's faults.
+//
 // # Usage
 //
 //	res := sim.Run(path) // with timedsim.Options{Record: true}

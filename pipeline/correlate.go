@@ -39,15 +39,21 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 // fast execution never did (DivergenceFile.Contrast: etcd raft's
 // 'timer persist → MsgVote', the returning node's disruptive campaign,
 // which its length-controlled r ranked twelfth in some trainings).
+// When the last node to finish was stranded while the path waited on
+// another node (Cause.Stranded), they include the labels of the last
+// message it received and of the error upcalls of the messages to it that
+// were lost; the latter are also in sure, the labels ranked first even
+// without a correlation (which messages were lost stranded it, which a
+// count per execution cannot show: Bullet′'s lost Diffs).
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
-func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) map[string]bool {
+func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) (first, sure map[string]bool) {
 	an := sf.Anomaly
 	if df != nil && df.Anomaly != nil {
 		an = df.Anomaly
 	}
 	if an == nil || an.Class < 1 || an.Class > len(sf.Classes) {
-		return nil
+		return nil, nil
 	}
 	c := sf.Classes[an.Class-1]
 	out := map[string]bool{}
@@ -60,7 +66,18 @@ func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, sea
 		out[s[1:]] = true // "+label", "-label"
 	}
 	if c.Cause == nil {
-		return out
+		return out, nil
+	}
+	if st := c.Cause.Stranded; st != nil {
+		for _, lb := range st.Labels {
+			out[lb] = true
+		}
+		for _, lb := range st.LostLabels {
+			if sure == nil {
+				sure = map[string]bool{}
+			}
+			out[lb], sure[lb] = true, true
+		}
 	}
 	normal, present := 0, map[string]int{}
 	for _, l := range search {
@@ -79,7 +96,7 @@ func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, sea
 			out[lb] = true
 		}
 	}
-	return out
+	return out, sure
 }
 
 // minCorrelate is the fewest executions phase 3b correlates.
@@ -179,7 +196,8 @@ func correlate(d *Dir, pf *results.Profile, sf *SearchFile, df *DivergenceFile) 
 	cf := &CorrelationFile{Format: results.FormatCorrelation, Version: 1, ConfigHash: pf.ConfigHash, Executions: len(samples),
 		SearchExecutions: len(search), WalkExecutions: len(walks), WindowNS: int64(pf.CountWindow()), MinR: anomaly.MinR, Method: correlationMethod,
 		Labels: anomaly.Correlate(samples, pf.CountWindow())}
-	anomaly.Prioritize(cf.Labels, criticalLabels(pf, sf, df, search))
+	first, sure := criticalLabels(pf, sf, df, search)
+	anomaly.Prioritize(cf.Labels, first, sure)
 	if err := d.clearAfter(PhaseDiverge); err != nil { // once the correlation is computed
 		return nil, err
 	}

@@ -224,6 +224,33 @@ type Cause struct {
 	// (critpath.LeadIn); phase 3b ranks first those that normal
 	// executions rarely have.
 	LeadIn []string `json:"lead_in"`
+	// Stranded is the last node to finish when the longest wait was on
+	// another node and it had received nothing since before a normal
+	// execution's end (critpath.FindStranded): where it was left, which
+	// the wait only repaired. The headline ends with it.
+	Stranded *CauseStranded `json:"stranded,omitempty"`
+}
+
+// CauseStranded is a Cause's stranded node (critpath.Stranded).
+type CauseStranded struct {
+	Node    string `json:"node"`
+	Step    int    `json:"step"`
+	StartNS int64  `json:"start_ns"`
+	Next    int    `json:"next"`
+	Text    string `json:"text"`
+	// Labels are the labels of the event at Step and of the lost
+	// messages' error upcalls as phase 3b counts them
+	// (critpath.Stranded.Labels); phase 3b ranks first those that
+	// correlate.
+	Labels []string `json:"labels"`
+	// Lost are the steps of the messages sent to Node before Next that
+	// did not arrive; LostLabels the labels of the error upcalls of
+	// those a full transport queue lost (the protocol's own sending, not
+	// the scenario's faults), which phase 3b ranks first even when their
+	// counts do not follow the execution time (which messages were lost,
+	// not how many, stranded the node).
+	Lost       []int    `json:"lost,omitempty"`
+	LostLabels []string `json:"lost_labels,omitempty"`
 }
 
 // CausePart is one part of a Cause (critpath.Part).
@@ -268,13 +295,16 @@ type causer struct {
 	n      int // executions searched: the rate of draws
 	alpha  float64
 	median *results.CountsLine
-	normal *critpath.Path
-	nlabel map[string]bool
-	cache  map[int]*Cause
+	// threshold is the profile's (ns): a stranded node's last news
+	// came before it (critpath.FindStranded).
+	threshold int64
+	normal    *critpath.Path
+	nlabel    map[string]bool
+	cache     map[int]*Cause
 }
 
 func newCauser(ctx context.Context, env Env, t *Target, pf *results.Profile, execs []results.CountsLine, alpha float64) (*causer, error) {
-	c := &causer{ctx: ctx, env: env, t: t, n: len(execs), alpha: alpha, cache: map[int]*Cause{}}
+	c := &causer{ctx: ctx, env: env, t: t, n: len(execs), alpha: alpha, threshold: pf.Threshold, cache: map[int]*Cause{}}
 	m := medianExecution(pf, execs)
 	if m < 0 {
 		return c, nil
@@ -334,6 +364,16 @@ func (c *causer) cause(l *results.CountsLine) (*Cause, error) {
 	k.LeadIn = []string{}
 	if top, ok := a.Top(); ok && (top.Kind == critpath.Timer || top.Kind == critpath.Busy) {
 		k.LeadIn = critpath.LeadIn(r.Events, top.Largest, time.Duration(c.median.ExecTimeNS))
+		if top.Kind == critpath.Timer {
+			if st, ok := critpath.FindStranded(r.Events, p, top.Largest, time.Duration(c.threshold)); ok {
+				k.Stranded = &CauseStranded{Node: st.Node.String(), Step: st.Step, StartNS: int64(st.Start), Next: st.Next,
+					Text: st.Text(), Labels: st.Labels(r.Events), LostLabels: st.SelfLostLabels(r.Events)}
+				for _, l := range st.Lost {
+					k.Stranded.Lost = append(k.Stranded.Lost, l.Step)
+				}
+				k.Headline += "; " + k.Stranded.Text
+			}
+		}
 	}
 	k.Draws = a.DrawShare >= DrawShareTail && c.plausibleDraws(a)
 	c.cache[l.Index] = k
