@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/macepc/macepc/divergence"
@@ -91,22 +90,22 @@ func (c *Config) check() error {
 		return err
 	}
 	checks := []struct {
-		name string
-		v    int
-		min  int
-	}{{"train-runs", c.TrainRuns, 0}, {"profile-runs", c.ProfileRuns, 1}, {"max-runs", c.MaxRuns, 1}, {"triage-runs", c.TriageRuns, 0}, {"walks", c.Walks, 1}, {"confirm-walks", c.Confirm, 0}}
+		field string
+		v     int
+		min   int
+	}{{"Config.TrainRuns", c.TrainRuns, 0}, {"Config.ProfileRuns", c.ProfileRuns, 1}, {"Config.MaxRuns", c.MaxRuns, 1}, {"Config.TriageRuns", c.TriageRuns, 0}, {"Config.Walks", c.Walks, 1}, {"Config.Confirm", c.Confirm, 0}}
 	for _, k := range checks {
 		if k.v < k.min {
-			return fmt.Errorf("--%s must be at least %d, got %d", k.name, k.min, k.v)
+			return fieldErr(k.field, "must be at least %d, got %d", k.min, k.v)
 		}
 	}
-	if err := checkMemory("--train-runs", c.TrainRuns, bytesPerTrainRun); err != nil {
+	if err := checkMemory("Config.TrainRuns", c.TrainRuns, bytesPerTrainRun); err != nil {
 		return err
 	}
-	if err := checkMemory("--profile-runs", c.ProfileRuns, bytesPerExecLine); err != nil {
+	if err := checkMemory("Config.ProfileRuns", c.ProfileRuns, bytesPerExecLine); err != nil {
 		return err
 	}
-	if err := checkMemory("--walks", c.Walks, bytesPerCountsLine); err != nil {
+	if err := checkMemory("Config.Walks", c.Walks, bytesPerCountsLine); err != nil {
 		return err
 	}
 	if c.Target == nil {

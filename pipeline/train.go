@@ -53,7 +53,7 @@ func (e *Env) check() error {
 	case e.Dir == nil:
 		return errors.New("no results directory (Env.Dir)")
 	case e.Jobs < 0:
-		return fmt.Errorf("--jobs must be positive, got %d", e.Jobs)
+		return fieldErr("Env.Jobs", "must be positive, got %d", e.Jobs)
 	}
 	return nil
 }
@@ -147,9 +147,9 @@ func (c *TrainConfig) check() error {
 	case c.Target == nil:
 		return errors.New("no target to train (TrainConfig.Target)")
 	case c.Runs < 1:
-		return fmt.Errorf("--train-runs must be at least 1, got %d", c.Runs)
+		return fieldErr("TrainConfig.Runs", "must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("--train-runs", c.Runs, bytesPerTrainRun)
+	return checkMemory("TrainConfig.Runs", c.Runs, bytesPerTrainRun)
 }
 
 // train runs phase 1a; it writes nothing (writeTraining).
