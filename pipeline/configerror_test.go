@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/results"
 )
@@ -32,11 +33,18 @@ func TestConfigErrorNamesFields(t *testing.T) {
 			_, err := pipeline.Run(ctx, cfg)
 			return err
 		}},
-		{"Config.TrainRuns", "pipeline: Config.TrainRuns must be at least 0, got -1", func() error {
+		{"Config.TrainRuns", "pipeline: Config.TrainRuns must be at least 0 (0: no training), got -1", func() error {
 			cfg := pipeline.DefaultConfig(d, target)
 			cfg.TrainRuns = -1
 			_, err := pipeline.Run(ctx, cfg)
 			return err
+		}},
+		{"Thresholds.IQRFactor", "pipeline: Thresholds.IQRFactor must be a positive number, got 0", func() error {
+			_, err := pipeline.Profile(ctx, pipeline.ProfileConfig{Env: pipeline.Env{Dir: d}, Target: target, Runs: 5})
+			return err
+		}},
+		{"DivergeConfig.Confirm", "pipeline: DivergeConfig.Confirm must be at least 0, got -1", func() error {
+			return (&pipeline.DivergeConfig{Walks: 1, Confirm: -1}).Validate()
 		}},
 		{"Env.Jobs", "pipeline: Env.Jobs must be positive, got -2", func() error {
 			_, _, err := pipeline.Train(ctx, pipeline.TrainConfig{Env: pipeline.Env{Dir: d, Jobs: -2}, Target: target, Runs: 1})
@@ -85,5 +93,16 @@ func TestRenderHints(t *testing.T) {
 	}
 	if got := pipeline.Render(err, names); !strings.Contains(got, "(run 'hello search --out ") || strings.HasPrefix(got, "pipeline: ") {
 		t.Errorf("rendered %q", got)
+	}
+}
+
+// The pipeline's defaults take the algorithms' own: one declaration each.
+func TestDefaultConfigTakesDivergenceDefaults(t *testing.T) {
+	def := pipeline.DefaultConfig(nil, nil)
+	if def.Walks != divergence.DefaultWalks || def.Confirm != divergence.DefaultConfirm {
+		t.Errorf("DefaultConfig walks %d confirm %d, divergence's %d and %d", def.Walks, def.Confirm, divergence.DefaultWalks, divergence.DefaultConfirm)
+	}
+	if err := def.Validate(); err != nil {
+		t.Errorf("DefaultConfig is invalid: %v", err)
 	}
 }

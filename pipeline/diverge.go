@@ -144,14 +144,8 @@ func (c *DivergeConfig) check() error {
 	switch {
 	case c.Profile == nil:
 		return errors.New("no profile (DivergeConfig.Profile)")
-	case c.Walks < 1:
-		return fieldErr("DivergeConfig.Walks", "must be at least 1, got %d", c.Walks)
-	case c.Confirm < 0:
-		return fieldErr("DivergeConfig.Confirm", "must be at least 0, got %d", c.Confirm)
-	case c.Class < 0:
-		return fieldErr("DivergeConfig.Class", "must be at least 1, got %d", c.Class)
 	}
-	return checkMemory("DivergeConfig.Walks", c.Walks, bytesPerCountsLine)
+	return c.Validate()
 }
 
 // Diverge runs phase 3a on the representative of class cfg.Class: the

@@ -101,7 +101,9 @@
 // it ("Config.Walks must be at least 1, got 0") and may suggest a command
 // of the macepc command line (ConfigError.Hints, as data); Render names
 // them as a front end does (the command line: "--walks", and its own
-// binary's name), without the prefix. Run, the
+// binary's name), without the prefix. DefaultConfig holds the defaults
+// and Validate (of Config and of each phase's configuration) the rules of
+// the settings, which the command line takes as they are. Run, the
 // phases, Replay, NewTarget, TargetFromPathFile and the methods of Dir
 // that return an error return one for a nil argument (context, *Dir,
 // path file, scenario, profile) instead of panicking.

@@ -86,10 +86,8 @@ func (c *ProfileConfig) check() error {
 	switch {
 	case c.Target == nil:
 		return errors.New("no target to profile (ProfileConfig.Target)")
-	case c.Runs < 1:
-		return fieldErr("ProfileConfig.Runs", "must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("ProfileConfig.Runs", c.Runs, bytesPerExecLine)
+	return c.Validate()
 }
 
 // Profile runs phase 1b, the normal execution time: cfg.Runs executions

@@ -119,12 +119,8 @@ func (c *SearchConfig) check() error {
 	switch {
 	case c.Profile == nil:
 		return errors.New("no profile to search against (SearchConfig.Profile)")
-	case c.MaxRuns < 1:
-		return fieldErr("SearchConfig.MaxRuns", "must be at least 1, got %d", c.MaxRuns)
-	case c.TriageRuns < 0:
-		return fieldErr("SearchConfig.TriageRuns", "must be at least 0, got %d", c.TriageRuns)
 	}
-	return c.Verdict.check()
+	return c.Validate()
 }
 
 // target is c.Target, or the profile's configuration.

@@ -104,10 +104,8 @@ func (c *SimulateConfig) check() error {
 	switch {
 	case c.Target == nil:
 		return errors.New("no target to simulate (SimulateConfig.Target)")
-	case c.Runs < 1:
-		return fieldErr("SimulateConfig.Runs", "must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("SimulateConfig.Runs", c.Runs, bytesPerExecLine)
+	return c.Validate()
 }
 
 // SimulateResult is what Simulate wrote.
