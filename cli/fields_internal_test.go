@@ -107,6 +107,8 @@ func TestMessagesNameFlagsAndBinary(t *testing.T) {
 		{[]string{"train", "--train-runs", "0", "--out", dir}, "hello: --train-runs must be at least 1, got 0\n"},
 		{[]string{"diverge", "--confirm-walks", "-1", "--out", dir}, "hello: --confirm-walks must be at least 0, got -1\n"},
 		{[]string{"simulate", "--runs", "0", "--out", dir}, "hello: --runs must be at least 1, got 0\n"},
+		{[]string{"run", "--alpha", "0", "--out", dir}, "hello: --alpha must be in (0, 1), got 0\n"},
+		{[]string{"run", "--jobs", "-1", "--out", dir}, "hello: --jobs must be at least 0, got -1\n"},
 		{[]string{"search", "--out", filepath.Join(dir, "none")}, "hello: --out " + filepath.Join(dir, "none") + " is not a results directory (run 'hello run' or 'hello profile --out " + filepath.Join(dir, "none") + "' first)\n"},
 	} {
 		var o, e bytes.Buffer

@@ -143,6 +143,12 @@ func (f *pipelineFlags) check(name string) error {
 	if err != nil {
 		return err
 	}
+	// The library reads a zero Alpha as its default (the zero Verdict is
+	// DefaultVerdict); a flag given as 0 is a level of 0, which no test
+	// can reach.
+	if f.alpha == 0 {
+		return fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
+	}
 	if f.out == "" {
 		return fmt.Errorf("--out must name a directory")
 	}

@@ -98,7 +98,7 @@ func firstErr(errs ...error) error {
 
 func checkJobs(n int) error {
 	if n < 0 {
-		return fieldErr("Env.Jobs", "must be positive, got %d", n)
+		return fieldErr("Env.Jobs", "must be at least 0, got %d", n)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func TestConfigErrorNamesFields(t *testing.T) {
 		{"DivergeConfig.Confirm", "pipeline: DivergeConfig.Confirm must be at least 0, got -1", func() error {
 			return (&pipeline.DivergeConfig{Walks: 1, Confirm: -1}).Validate()
 		}},
-		{"Env.Jobs", "pipeline: Env.Jobs must be positive, got -2", func() error {
+		{"Env.Jobs", "pipeline: Env.Jobs must be at least 0, got -2", func() error {
 			_, _, err := pipeline.Train(ctx, pipeline.TrainConfig{Env: pipeline.Env{Dir: d, Jobs: -2}, Target: target, Runs: 1})
 			return err
 		}},
