@@ -55,7 +55,8 @@
 //     first; writes correlation.json (CorrelationFile).
 //
 // Run, and Dir.WriteSummary after a single phase, write summary.json
-// (SummaryFile; paths relative to the directory). StartRegress and
+// (results.Summary; paths relative to the directory, replays as data
+// that a front end renders with its own name). StartRegress and
 // Regression.Run profile the current code as a baseline profile.json was
 // profiled and compare both distributions (anomaly.Compare); Simulate
 // runs the explorer alone; Liveness runs MaceMC's search; Replay and
