@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -82,7 +81,7 @@ func runEnv(ctx context.Context, name string, getenv func(string) string, args [
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
+		fmt.Fprintf(stderr, "%s: %v\n", name, message(name, err))
 		return ExitError
 	}
 	return status
@@ -218,18 +217,6 @@ func (a *app) systems(args []string) (int, error) {
 		}
 	}
 	return ExitOK, nil
-}
-
-// internalPrefix is the package prefix of macepc's own errors ("pipeline:
-// ", "timedsim: "), at the start of a message or after another's colon.
-var internalPrefix = regexp.MustCompile(`(^|: )(?:(?:pipeline|results|timedsim|shard|edd|netmodel|anomaly|divergence|liveness|report|atomicfile): )+`)
-
-// oneLine keeps an error message on one line, without the package
-// prefixes of macepc's errors: the command line speaks for its packages,
-// and a user does not know them.
-func oneLine(err error) string {
-	msg := internalPrefix.ReplaceAllString(err.Error(), "$1")
-	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
 }
 
 func fileExists(path string) bool {

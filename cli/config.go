@@ -45,7 +45,7 @@ func (f *simFlags) register(fs *pflag.FlagSet, defSystem string) {
 	fs.StringVar(&f.variant, "variant", "", "variant of the system (default: the system's default)")
 	fs.StringArrayVar(&f.params, "param", nil, "system parameter, name=value (repeatable; see 'macepc systems'), e.g. --param scenario=rejoin")
 	fs.IntVar(&f.nodes, "nodes", 0, "number of nodes (default: the system's default)")
-	fs.Uint64Var(&f.seed, "seed", 1, "base seed; execution i uses a seed derived from it and i")
+	fs.Uint64Var(&f.seed, "seed", pipeline.DefaultConfig(nil, nil).Seed, "base seed; execution i uses a seed derived from it and i")
 	fs.IntVar(&f.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	fs.StringVar(&f.eddFile, "edd", "", "event duration distributions (edd.json); default: seed distribution uniform 1-10ms")
 	fs.StringArrayVar(&f.scale, "scale", nil, "what-if scaling of an event's durations, label=factor (repeatable), e.g. --scale 'deliver Join=2'")

@@ -20,7 +20,10 @@
 // search), its phases train, profile, search, diverge and correlate,
 // regress (the CI gate), and systems, simulate, merge, replay, report,
 // version. A command parses its own pflag set into a Config of package
-// pipeline, calls it, and prints a human summary: the work, the results
+// pipeline (the flags' defaults are pipeline.DefaultConfig's, their checks
+// the configurations' Validate, whose errors name fields that the
+// command line names by its flags: flagOf), calls it, and prints a human
+// summary: the work, the results
 // directory and its files are package pipeline's (its doc describes each
 // phase and file). Every command returns an exit status: 0 ran and found
 // nothing, 1 found something (an anomaly, a regression, a panic in the

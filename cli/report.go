@@ -56,10 +56,10 @@ func (a *app) printReport(dir string) {
 func (a *app) writeReport(dir string) {
 	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, oneLine(err))
+		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
 	}
 	if err := report.Write(dir); err != nil {
-		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, oneLine(err))
+		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
 		return
 	}
 	a.printReport(dir)

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,15 +10,15 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/results"
 )
 
 // pipelineFlags are the flags of `run` and the phase commands; each
-// command registers the ones it uses.
+// command registers the ones it uses. Their defaults are
+// pipeline.DefaultConfig's (newPipelineFlags) and their rules the
+// pipeline's (check): the command line declares neither.
 type pipelineFlags struct {
 	sim         simFlags
 	defSystem   string // --system's default (app.defaultSystem)
@@ -48,20 +47,38 @@ func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
 }
 
 func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
-	fs.IntVar(&f.sim.jobs, "jobs", 0, "worker goroutines (default GOMAXPROCS); results do not depend on it")
+	fs.IntVar(&f.sim.jobs, "jobs", f.sim.jobs, "worker goroutines (default GOMAXPROCS); results do not depend on it")
 	fs.BoolVar(&f.sim.checkDet, "check-determinism", false, checkDetDoc)
 }
 
+// newPipelineFlags are the flags with pipeline.DefaultConfig's values,
+// which the register methods make the flags' defaults: a flag a command
+// does not register keeps its default, which its checks accept.
+func newPipelineFlags(defSystem string) *pipelineFlags {
+	def := pipeline.DefaultConfig(nil, nil)
+	minExcess := "auto"
+	if def.Thresholds.MinExcessNS != pipeline.AutoMinExcess {
+		minExcess = time.Duration(def.Thresholds.MinExcessNS).String()
+	}
+	return &pipelineFlags{defSystem: defSystem, trainRuns: def.TrainRuns, profileRuns: def.ProfileRuns, maxRuns: def.MaxRuns, triageRuns: def.TriageRuns,
+		alpha: def.Verdict.Alpha, fenceOnly: def.Verdict.FenceOnly, class: 1, walks: def.Walks, confirm: def.Confirm,
+		iqrFactor: def.Thresholds.IQRFactor, minSlowdown: def.Thresholds.MinSlowdown, minExcess: minExcess, sim: simFlags{jobs: def.Jobs}}
+}
+
 func (f *pipelineFlags) registerTrain(fs *pflag.FlagSet) {
-	fs.IntVar(&f.trainRuns, "train-runs", 20, "phase 1a: executions whose real handler times train the EDDs")
+	fs.IntVar(&f.trainRuns, "train-runs", f.trainRuns, "phase 1a: executions whose real handler times train the EDDs")
 }
 
 func (f *pipelineFlags) registerProfile(fs *pflag.FlagSet) {
-	fs.IntVar(&f.profileRuns, "profile-runs", 50, "phase 1b: executions that define the normal execution time (quartiles)")
-	fs.Float64Var(&f.iqrFactor, "iqr-factor", anomaly.MildOutliers, "anomaly threshold Q3 + factor*(Q3-Q1): 1.5 mild outliers (the paper), 3 extreme")
-	fs.Float64Var(&f.minSlowdown, "min-slowdown", pipeline.DefaultMinSlowdown, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
-	fs.StringVar(&f.minExcess, "min-excess", "auto", "an anomaly is also at least this much slower than the median, e.g. 100ms for a protocol whose executions take milliseconds (auto: one link latency of the scenario's network; 0: none)")
+	fs.IntVar(&f.profileRuns, "profile-runs", f.profileRuns, "phase 1b: executions that define the normal execution time (quartiles)")
+	fs.Float64Var(&f.iqrFactor, "iqr-factor", f.iqrFactor, "anomaly threshold Q3 + factor*(Q3-Q1): 1.5 mild outliers (the paper), 3 extreme")
+	fs.Float64Var(&f.minSlowdown, "min-slowdown", f.minSlowdown, "an anomaly is also at least this many times the median execution time (0: the paper's threshold alone)")
+	fs.StringVar(&f.minExcess, "min-excess", f.minExcess, "an anomaly is also at least this much slower than the median, e.g. 100ms for a protocol whose executions take milliseconds (auto: one link latency of the scenario's network; 0: none)")
 }
+
+// seedEDDSource is the EDD source of a profile without trained or given
+// event durations (profile.json's edd_source).
+const seedEDDSource = "seed (uniform 1-10ms)"
 
 // thresholds parses the threshold flags.
 func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
@@ -81,11 +98,10 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 }
 
 func (f *pipelineFlags) registerSearch(fs *pflag.FlagSet) {
-	fs.IntVar(&f.maxRuns, "max-runs", 1000, "phase 2: executions explored at most to find an anomaly")
-	fs.IntVar(&f.triageRuns, "triage-runs", 200, "phase 2: executions explored after the first execution above the threshold, to find the others and class them (0: stop at the first); when none of them is significant the search goes on to --max-runs and judges again")
-	def := pipeline.DefaultVerdict()
-	fs.Float64Var(&f.alpha, "alpha", def.Alpha, "phase 2: family-wise error rate of the significance test: an execution above the threshold is an anomaly only if normal variance (a tail model of the faster executions) explains it with probability below this, given how many executions were searched")
-	fs.BoolVar(&f.fenceOnly, "fence-only", def.FenceOnly, "phase 2: MacePC's verdict: every execution above the threshold is an anomaly, with no significance test (the paper's tables)")
+	fs.IntVar(&f.maxRuns, "max-runs", f.maxRuns, "phase 2: executions explored at most to find an anomaly")
+	fs.IntVar(&f.triageRuns, "triage-runs", f.triageRuns, "phase 2: executions explored after the first execution above the threshold, to find the others and class them (0: stop at the first); when none of them is significant the search goes on to --max-runs and judges again")
+	fs.Float64Var(&f.alpha, "alpha", f.alpha, "phase 2: family-wise error rate of the significance test: an execution above the threshold is an anomaly only if normal variance (a tail model of the faster executions) explains it with probability below this, given how many executions were searched")
+	fs.BoolVar(&f.fenceOnly, "fence-only", f.fenceOnly, "phase 2: MacePC's verdict: every execution above the threshold is an anomaly, with no significance test (the paper's tables)")
 	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted run in --out: keep its training, profile and search executions where they are this configuration's (the files are those of an uninterrupted run); the default when --out holds an interrupted run, --resume=false starts afresh")
 }
 
@@ -95,31 +111,42 @@ func (f *pipelineFlags) verdict() pipeline.Verdict {
 }
 
 func (f *pipelineFlags) registerDiverge(fs *pflag.FlagSet) {
-	fs.IntVar(&f.walks, "walks", 20, "phase 3a: random walks per prefix (k)")
-	fs.IntVar(&f.confirm, "confirm-walks", divergence.DefaultConfirm, "phase 3a: more walks, cut short at the recovery limit, before a prefix none of whose k walks recovered counts as doomed (0: none, as in MacePC)")
+	fs.IntVar(&f.walks, "walks", f.walks, "phase 3a: random walks per prefix (k)")
+	fs.IntVar(&f.confirm, "confirm-walks", f.confirm, "phase 3a: more walks, cut short at the recovery limit, before a prefix none of whose k walks recovered counts as doomed (0: none, as in MacePC)")
 }
 
 func (f *pipelineFlags) registerClass(fs *pflag.FlagSet) {
-	fs.IntVar(&f.class, "class", 1, "phase 3a: analyse the representative of this class of anomalies (1: the most severe; see search.json)")
+	fs.IntVar(&f.class, "class", f.class, "phase 3a: analyse the representative of this class of anomalies (1: the most severe; see search.json)")
 }
 
-func (f *pipelineFlags) check(fs *pflag.FlagSet) error {
-	for _, c := range []struct {
-		name string
-		v    int
-		min  int
-	}{{"train-runs", f.trainRuns, 1}, {"profile-runs", f.profileRuns, 1}, {"max-runs", f.maxRuns, 1}, {"triage-runs", f.triageRuns, 0}, {"walks", f.walks, 1}, {"confirm-walks", f.confirm, 0}, {"class", f.class, 1}, {"jobs", f.sim.jobs, 0}} {
-		if fs.Lookup(c.name) != nil && c.v < c.min {
-			return fmt.Errorf("--%s must be at least %d, got %d", c.name, c.min, c.v)
-		}
+// check checks the flags of command name with the pipeline's rules
+// (their errors name the pipeline's fields, which message names by these
+// flags), before anything is opened or printed: the settings of `run` as
+// pipeline.Config's, a phase command's as its phase configuration's.
+func (f *pipelineFlags) check(name string) error {
+	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessNS: pipeline.AutoMinExcess} // --min-excess: thresholds
+	env := pipeline.Env{Jobs: f.sim.jobs}
+	var err error
+	switch name {
+	case "train":
+		err = (&pipeline.TrainConfig{Env: env, Runs: f.trainRuns}).Validate()
+	case "profile":
+		err = (&pipeline.ProfileConfig{Env: env, Runs: f.profileRuns, Thresholds: th}).Validate()
+	case "search":
+		err = (&pipeline.SearchConfig{Env: env, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Verdict: f.verdict()}).Validate()
+	case "diverge":
+		err = (&pipeline.DivergeConfig{Env: env, Class: f.class, Walks: f.walks, Confirm: f.confirm}).Validate()
+	default:
+		err = (&pipeline.Config{Env: env, TrainRuns: f.trainRuns, ProfileRuns: f.profileRuns, Thresholds: th, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns,
+			Verdict: f.verdict(), Walks: f.walks, Confirm: f.confirm}).Validate()
 	}
-	if fs.Lookup("iqr-factor") != nil && (f.iqrFactor <= 0 || math.IsNaN(f.iqrFactor) || math.IsInf(f.iqrFactor, 0)) {
-		return fmt.Errorf("--iqr-factor must be a positive number, got %v", f.iqrFactor)
+	if err != nil {
+		return err
 	}
-	if fs.Lookup("min-slowdown") != nil && (f.minSlowdown < 0 || math.IsNaN(f.minSlowdown) || math.IsInf(f.minSlowdown, 0)) {
-		return fmt.Errorf("--min-slowdown must be a number >= 0, got %v", f.minSlowdown)
-	}
-	if fs.Lookup("alpha") != nil && !(f.alpha > 0 && f.alpha < 1) {
+	// The library reads a zero Alpha as its default (the zero Verdict is
+	// DefaultVerdict); a flag given as 0 is a level of 0, which no test
+	// can reach.
+	if f.alpha == 0 {
 		return fmt.Errorf("--alpha must be in (0, 1), got %v", f.alpha)
 	}
 	if f.out == "" {
@@ -154,7 +181,7 @@ func (a *app) env(f *pipelineFlags) (pipeline.Env, error) {
 // parsePipeline registers the given flag groups, parses and checks.
 func (a *app) parsePipeline(name string, args []string, groups ...func(*pipelineFlags, *pflag.FlagSet)) (*pipelineFlags, *pflag.FlagSet, error) {
 	fs := a.flags(name)
-	f := &pipelineFlags{defSystem: a.defaultSystem()}
+	f := newPipelineFlags(a.defaultSystem())
 	for _, g := range groups {
 		g(f, fs)
 	}
@@ -168,7 +195,7 @@ func (a *app) parsePipeline(name string, args []string, groups ...func(*pipeline
 		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
 	}
 	f.resumeSet = fs.Changed("resume")
-	return f, fs, f.check(fs)
+	return f, fs, f.check(name)
 }
 
 func withSim(f *pipelineFlags, fs *pflag.FlagSet) { f.sim.register(fs, f.defSystem) }
@@ -211,14 +238,18 @@ func (a *app) runAll(args []string) (int, error) {
 		cfg.Resume = true
 		fmt.Fprintf(a.stderr, "%s: note: %s holds an interrupted run: resuming it where it is this configuration's (--resume=false starts afresh)\n", a.name, env.Dir.Path())
 	}
-	if fs.Changed("edd") { // phase 1a is skipped
+	switch {
+	case fs.Changed("edd"): // phase 1a is skipped
 		cfg.TrainRuns, cfg.EDDSource = 0, "--edd "+f.sim.eddFile
 		// Keep this directory's training only if --edd is its edd.json.
 		cfg.KeepTraining = pipeline.SameFile(f.sim.eddFile, env.Dir.File(results.FileEDD))
+	case cfg.TrainRuns == 0: // pipeline.Config: no training
+		cfg.EDDSource = seedEDDSource
+		fmt.Fprintf(a.stderr, "%s: warning: --train-runs 0 and no --edd: profiling with the seed distributions\n", a.name)
 	}
 	cfg.OnPhase = func(p pipeline.Phase, r *pipeline.Result) {
 		if p == pipeline.PhaseTrain && r.Train == nil {
-			fmt.Fprintf(a.stdout, "phase 1a train: skipped, using --edd %s\n", f.sim.eddFile)
+			fmt.Fprintf(a.stdout, "phase 1a train: skipped, using %s\n", cfg.EDDSource)
 			return
 		}
 		a.printPhase(env.Dir, p, r)
@@ -316,7 +347,7 @@ func (a *app) profileCmd(args []string) (int, error) {
 			f.sim.eddFile = trained
 			eddSource = "trained: " + results.FileEDD
 		} else {
-			eddSource = "seed (uniform 1-10ms)"
+			eddSource = seedEDDSource
 			fmt.Fprintf(a.stderr, "%s: warning: %s has no %s and no --edd was given: profiling with the seed distributions\n", a.name, f.out, results.FileEDD)
 		}
 	}

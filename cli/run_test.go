@@ -14,6 +14,7 @@ import (
 
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/edd"
+	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -128,7 +129,7 @@ func readSummary(t *testing.T, dir string) *summary {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Format != "macepc-summary" || s.Version != 1 {
+	if s.Format != "macepc-summary" || s.Version != results.SummaryVersion {
 		t.Fatalf("summary format %q version %d", s.Format, s.Version)
 	}
 	return &s

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,14 +280,15 @@ func TestPrintedCommandsAreShellQuoted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "PWNED")); err == nil {
 		t.Fatal("a printed command ran a command substitution")
 	}
-	// The results files name the commands with quoted paths too.
+	// summary.json holds the replays as data, not as command lines.
 	b, err := os.ReadFile(filepath.Join(out, results.FileSummary))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s struct{ Replay []string }
-	if err := json.Unmarshal(b, &s); err != nil || len(s.Replay) != 2 || s.Replay[0] != "macepc replay --path anomaly.path.json" {
-		t.Errorf("summary.json replay %q (%v)", s.Replay, err)
+	var s struct{ Replay []results.Replay }
+	if err := json.Unmarshal(b, &s); err != nil || len(s.Replay) != 2 || !slices.Equal(s.Replay[0].Args, []string{"replay", "--path", results.FileAnomalyPath}) ||
+		s.Replay[0].Path != results.FileAnomalyPath || s.Replay[0].Execution != results.ReplayAnomaly || s.Replay[1].Execution != results.ReplaySimilar {
+		t.Errorf("summary.json replay %+v (%v)", s.Replay, err)
 	}
 	// A hostile path in summary.json is quoted in report.html and
 	// summary.md.

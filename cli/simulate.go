@@ -25,8 +25,8 @@ func (a *app) simulate(args []string) (int, error) {
 	if fs.NArg() > 0 {
 		return ExitError, fmt.Errorf("simulate takes no arguments, got %q", fs.Args())
 	}
-	if *runs < 1 {
-		return ExitError, fmt.Errorf("--runs must be at least 1, got %d", *runs)
+	if err := (&pipeline.SimulateConfig{Env: pipeline.Env{Jobs: sf.jobs}, Runs: *runs}).Validate(); err != nil {
+		return ExitError, err
 	}
 	t, err := a.resolve(&sf)
 	if err != nil {

@@ -108,17 +108,17 @@ const minCorrelate = 3
 func tooFewToCorrelate(d *Dir, sf *SearchFile, search, walks int) error {
 	why := fmt.Sprintf("the search explored %d execution%s", search, plural(search, "", "s"))
 	if sf != nil && sf.FirstIndex >= 0 && sf.TriageRuns == 0 && search == sf.FirstIndex+1 {
-		why = fmt.Sprintf("the search stopped at execution %d, its first anomalous one (--triage-runs 0)", sf.FirstIndex)
+		why = fmt.Sprintf("the search stopped at execution %d, its first anomalous one ({SearchConfig.TriageRuns} 0)", sf.FirstIndex)
 	}
 	added := "the divergence phase has not run"
 	if walks > 0 {
 		added = fmt.Sprintf("the divergence phase added %d walk%s", walks, plural(walks, "", "s"))
 	}
-	more := fmt.Sprintf("search again with more executions ('%s')", command("search", "--triage-runs", "200", "--out", d.path))
+	more, hints := "search again with more executions ('{hint}')", [][]string{{"search", "--triage-runs", "200", "--out", d.path}}
 	if walks == 0 {
-		more = fmt.Sprintf("run the divergence phase, whose walks are correlated too ('%s'), or %s", command("diverge", "--out", d.path), more)
+		more, hints = "run the divergence phase, whose walks are correlated too ('{hint}'), or "+more, append([][]string{{"diverge", "--out", d.path}}, hints...)
 	}
-	return fmt.Errorf("only %d execution%s to correlate, at least %d needed: %s and %s; %s", search+walks, plural(search+walks, "", "s"), minCorrelate, why, added, more)
+	return configErr("", hints, "only %d execution%s to correlate, at least %d needed: "+why+" and %s; "+more, search+walks, plural(search+walks, "", "s"), minCorrelate, added)
 }
 
 // CorrelateConfig configures phase 3b.
@@ -160,7 +160,7 @@ func Correlate(ctx context.Context, cfg CorrelateConfig) (cf *CorrelationFile, e
 	var df *DivergenceFile
 	if d.exists(results.FileWalks) {
 		if df, err = d.loadDivergence(pf); err != nil {
-			return nil, fmt.Errorf("%w (%s is there without a valid %s: run '%s' again)", err, results.FileWalks, results.FileDivergence, command("diverge", "--out", d.path))
+			return nil, configErr("", [][]string{{"diverge", "--out", d.path}}, "%w (%s is there without a valid %s: run '{hint}' again)", err, results.FileWalks, results.FileDivergence)
 		}
 	}
 	cf, err = correlate(d, pf, sf, df)
@@ -176,7 +176,7 @@ func correlate(d *Dir, pf *results.Profile, sf *SearchFile, df *DivergenceFile) 
 	search, err := results.ReadCountsLines(d.File(results.FileSearchExecs), false, searchLines(sf))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
+			return nil, configErr("", [][]string{{"search", "--out", d.path}}, "%w (run '{hint}' first)", err)
 		}
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -105,10 +104,10 @@ func OpenDir(path string) (d *Dir, err error) {
 
 func (d *Dir) create() error {
 	if d.path == "" {
-		return errors.New("--out must name a directory")
+		return fieldErr("Env.Dir", "must name a directory")
 	}
 	if err := os.MkdirAll(d.path, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 	}
 	return nil
 }
@@ -118,7 +117,7 @@ func (d *Dir) create() error {
 func ExistingDir(path string) (d *Dir, err error) {
 	defer wrapErr(&err)
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--out %s is not a results directory (run 'macepc run' or '%s' first)", path, command("profile", "--out", path))
+		return nil, configErr("Env.Dir", [][]string{{"run"}, {"profile", "--out", path}}, "{Env.Dir} %s is not a results directory (run '{hint}' or '{hint}' first)", path)
 	}
 	return NewDir(path), nil
 }
@@ -170,10 +169,10 @@ func (d *Dir) clearPlots() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("--out: %w", err)
+		return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 	case st.Mode()&fs.ModeSymlink != 0:
 		if err := os.Remove(dir); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 		}
 		return nil
 	case !st.IsDir():
@@ -181,11 +180,11 @@ func (d *Dir) clearPlots() error {
 	}
 	for _, f := range report.PlotFiles() {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("--out: %w", err)
+			return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 		}
 	}
 	if _, err := atomicfile.RemoveStale(dir); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 	}
 	os.Remove(dir) // fails, and leaves it, unless it is empty
 	return nil
@@ -207,7 +206,7 @@ func (d *Dir) remove(files ...string) error {
 		}
 		for _, name := range names {
 			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("--out: %w", err)
+				return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 			}
 		}
 	}

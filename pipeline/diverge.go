@@ -144,14 +144,8 @@ func (c *DivergeConfig) check() error {
 	switch {
 	case c.Profile == nil:
 		return errors.New("no profile (DivergeConfig.Profile)")
-	case c.Walks < 1:
-		return fmt.Errorf("--walks must be at least 1, got %d", c.Walks)
-	case c.Confirm < 0:
-		return fmt.Errorf("--confirm-walks must be at least 0, got %d", c.Confirm)
-	case c.Class < 0:
-		return fmt.Errorf("--class must be at least 1, got %d", c.Class)
 	}
-	return checkMemory("--walks", c.Walks, bytesPerCountsLine)
+	return c.Validate()
 }
 
 // Diverge runs phase 3a on the representative of class cfg.Class: the
@@ -202,7 +196,7 @@ func Diverge(ctx context.Context, cfg DivergeConfig) (df *DivergenceFile, err er
 func checkDivergeable(d *Dir, sf *SearchFile) error {
 	if sf.Anomaly == nil {
 		if !sf.Complete {
-			return fmt.Errorf("the search in %s was interrupted before finding an anomaly: run 'macepc search' again", d.path)
+			return configErr("", [][]string{{"search"}}, "the search in %s was interrupted before finding an anomaly: run '{hint}' again", d.path)
 		}
 		return fmt.Errorf("the search in %s found no anomaly in %d executions: nothing to analyse", d.path, sf.Explored)
 	}
@@ -216,7 +210,7 @@ func pickClass(d *Dir, t *Target, sf *SearchFile, rank int) (*Anomaly, error) {
 		return nil, err
 	}
 	if rank < 1 || rank > len(sf.Classes) {
-		return nil, fmt.Errorf("--class %d: the search in %s found %d class(es) of anomalies", rank, d.path, len(sf.Classes))
+		return nil, fieldErr("DivergeConfig.Class", "%d: the search in %s found %d class(es) of anomalies", rank, d.path, len(sf.Classes))
 	}
 	an := sf.Classes[rank-1].Representative
 	if an.Path == "" {
@@ -237,7 +231,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	d := env.Dir
 	apf, err := readPathFile(d.File(an.Path))
 	if err != nil {
-		return nil, fmt.Errorf("the anomalous execution's path file %s: %w (run '%s' again)", an.Path, errors.Unwrap(err), command("search", "--out", d.path))
+		return nil, configErr("", [][]string{{"search", "--out", d.path}}, "the anomalous execution's path file %s: %w (run '{hint}' again)", an.Path, errors.Unwrap(err))
 	}
 	if apf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", an.Path, apf.ConfigHash, pf.ConfigHash)

@@ -55,7 +55,8 @@
 //     first; writes correlation.json (CorrelationFile).
 //
 // Run, and Dir.WriteSummary after a single phase, write summary.json
-// (SummaryFile; paths relative to the directory). StartRegress and
+// (results.Summary; paths relative to the directory, replays as data
+// that a front end renders with its own name). StartRegress and
 // Regression.Run profile the current code as a baseline profile.json was
 // profiled and compare both distributions (anomaly.Compare); Simulate
 // runs the explorer alone; Liveness runs MaceMC's search; Replay and
@@ -95,9 +96,15 @@
 // Every error is an *Error, whose message starts with "pipeline: " once;
 // errors.Is and errors.As see its cause: an interrupted phase's error says
 // what it left and is context.Canceled (or context.DeadlineExceeded, and
-// the cause given to context.WithCancelCause's cancel). The messages name
-// the command-line flag of the field at fault (Config.Walks is --walks):
-// the command line prints them as they are, without the prefix. Run, the
+// the cause given to context.WithCancelCause's cancel). A bad setting or
+// argument, or a results directory without the files a phase needs, is a
+// *ConfigError: its message names the field at fault as a Go caller spells
+// it ("Config.Walks must be at least 1, got 0") and may suggest a command
+// of the macepc command line (ConfigError.Hints, as data); Render names
+// them as a front end does (the command line: "--walks", and its own
+// binary's name), without the prefix. DefaultConfig holds the defaults
+// and Validate (of Config and of each phase's configuration) the rules of
+// the settings, which the command line takes as they are. Run, the
 // phases, Replay, NewTarget, TargetFromPathFile and the methods of Dir
 // that return an error return one for a nil argument (context, *Dir,
 // path file, scenario, profile) instead of panicking.

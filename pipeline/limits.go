@@ -1,7 +1,5 @@
 package pipeline
 
-import "fmt"
-
 // Bytes a phase keeps in memory per execution until it writes its files
 // (measured upper bounds of the in-memory line and its JSON): a count
 // whose total exceeds the machine's memory is refused before anything
@@ -12,16 +10,16 @@ const (
 	bytesPerTrainRun   = 4096 // training: the real handler times of one execution (a few hundred events)
 )
 
-// checkMemory refuses a count (the flag's value) whose executions would
+// checkMemory refuses a count (field's value) whose executions would
 // need more memory than the machine has, at perItem bytes each.
-func checkMemory(flag string, n, perItem int) error {
+func checkMemory(field string, n, perItem int) error {
 	mem := totalMemory()
 	if mem == 0 || n <= 0 {
 		return nil
 	}
 	if need := uint64(n) * uint64(perItem); uint64(n) > mem/uint64(perItem) {
-		return fmt.Errorf("%s %d is beyond this machine's memory: its executions are kept until the phase ends, about %d bytes each (%.1f GiB in all, %.1f GiB installed); at most %d",
-			flag, n, perItem, float64(need)/(1<<30), float64(mem)/(1<<30), mem/uint64(perItem))
+		return fieldErr(field, "%d is beyond this machine's memory: its executions are kept until the phase ends, about %d bytes each (%.1f GiB in all, %.1f GiB installed); at most %d",
+			n, perItem, float64(need)/(1<<30), float64(mem)/(1<<30), mem/uint64(perItem))
 	}
 	return nil
 }
@@ -43,7 +41,7 @@ const MaxResamples = 100_000
 // checkResamples refuses a number of resamples outside [1, MaxResamples].
 func checkResamples(n int) error {
 	if n < 1 || n > MaxResamples {
-		return fmt.Errorf("--resamples must be between 1 and %d, got %d", MaxResamples, n)
+		return fieldErr("RegressConfig.Compare.Resamples", "must be between 1 and %d, got %d", MaxResamples, n)
 	}
 	return nil
 }

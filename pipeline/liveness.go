@@ -209,13 +209,13 @@ func ReadLivenessPath(name string) (pf *LivenessPathFile, err error) {
 func readLivenessPath(name string) (*LivenessPathFile, error) {
 	var pf LivenessPathFile
 	if err := results.ReadJSON(name, &pf); err != nil {
-		return nil, fmt.Errorf("--prefix: %w", err)
+		return nil, configErr("ReadLivenessPath.name", nil, "{ReadLivenessPath.name}: %w", err)
 	}
 	if err := results.CheckFormat(name, pf.Format, pf.Version, results.FormatLivenessPath); err != nil {
-		return nil, fmt.Errorf("--prefix: %w", err)
+		return nil, configErr("ReadLivenessPath.name", nil, "{ReadLivenessPath.name}: %w", err)
 	}
 	if err := pf.Path.Validate(); err != nil {
-		return nil, fmt.Errorf("--prefix %s: %w", name, err)
+		return nil, configErr("ReadLivenessPath.name", nil, "{ReadLivenessPath.name} %s: %w", name, err)
 	}
 	return &pf, nil
 }

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -46,14 +45,14 @@ func (d *Dir) lock() (unlock func(), err error) {
 	}
 	f, err := os.Open(d.path)
 	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+		return nil, configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 	}
 	if busy, err := flock(f); err != nil || busy {
 		f.Close()
 		if busy {
-			return nil, fmt.Errorf("--out %s is in use: another macepc process is writing into it (wait for it to end, or choose another --out)", d.path)
+			return nil, fieldErr("Env.Dir", "%s is in use: another process is writing into it (wait for it to end, or choose another {Env.Dir})", d.path)
 		}
-		return nil, fmt.Errorf("--out %s: lock: %w", d.path, err)
+		return nil, configErr("Env.Dir", nil, "{Env.Dir} %s: lock: %w", d.path, err)
 	}
 	d.mu.Lock()
 	d.locked = true
@@ -70,7 +69,7 @@ func (d *Dir) lock() (unlock func(), err error) {
 	for _, dir := range []string{d.path, filepath.Join(d.path, results.DirPlots)} {
 		if _, err := atomicfile.RemoveStale(dir); err != nil {
 			unlock()
-			return nil, fmt.Errorf("--out: removing stale temporary files: %w", err)
+			return nil, configErr("Env.Dir", nil, "{Env.Dir}: removing stale temporary files: %w", err)
 		}
 	}
 	return unlock, nil
@@ -86,7 +85,7 @@ func (d *Dir) hold() (release func(), err error) {
 	d.mu.Lock()
 	if d.busy {
 		d.mu.Unlock()
-		return nil, fmt.Errorf("--out %s is in use: another Run or phase of this process is writing into it (one at a time per results directory)", d.path)
+		return nil, fieldErr("Env.Dir", "%s is in use: another Run or phase of this process is writing into it (one at a time per results directory)", d.path)
 	}
 	d.busy = true
 	locked := d.locked

@@ -250,7 +250,7 @@ func TestConfigIsChecked(t *testing.T) {
 			cfg.Walks = 0
 			_, err := pipeline.Run(ctx, cfg)
 			return err
-		}, "--walks must be at least 1"},
+		}, "Config.Walks must be at least 1"},
 		{"no dir", func() error {
 			_, err := pipeline.Run(ctx, pipeline.DefaultConfig(nil, target))
 			return err
@@ -258,7 +258,7 @@ func TestConfigIsChecked(t *testing.T) {
 		{"train runs", func() error {
 			_, _, err := pipeline.Train(ctx, pipeline.TrainConfig{Env: pipeline.Env{Dir: d}, Target: target})
 			return err
-		}, "--train-runs must be at least 1"},
+		}, "TrainConfig.Runs must be at least 1"},
 		{"no profile", func() error {
 			_, err := pipeline.Search(ctx, pipeline.SearchConfig{Env: pipeline.Env{Dir: d}, MaxRuns: 1})
 			return err

@@ -86,10 +86,8 @@ func (c *ProfileConfig) check() error {
 	switch {
 	case c.Target == nil:
 		return errors.New("no target to profile (ProfileConfig.Target)")
-	case c.Runs < 1:
-		return fmt.Errorf("--profile-runs must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("--profile-runs", c.Runs, bytesPerExecLine)
+	return c.Validate()
 }
 
 // Profile runs phase 1b, the normal execution time: cfg.Runs executions
@@ -260,7 +258,7 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*results.Profile, *Target,
 	path := d.File(results.FileProfile)
 	var pf results.Profile
 	if err := results.ReadJSON(path, &pf); err != nil {
-		return nil, nil, fmt.Errorf("%w (run '%s' first)", err, command("profile", "--out", d.path))
+		return nil, nil, configErr("", [][]string{{"profile", "--out", d.path}}, "%w (run '{hint}' first)", err)
 	}
 	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return nil, nil, err

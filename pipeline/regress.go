@@ -165,17 +165,17 @@ func StartRegress(cfg RegressConfig) (r *Regression, err error) {
 	}
 	switch {
 	case cfg.MaxRuns < 0:
-		return nil, fmt.Errorf("--max-runs must be at least 1, got %d", cfg.MaxRuns)
+		return nil, fieldErr("RegressConfig.MaxRuns", "must be at least 1, got %d", cfg.MaxRuns)
 	case r.MaxRuns < r.Runs:
-		return nil, fmt.Errorf("--max-runs %d is below the current profile's %d executions (--profile-runs)", r.MaxRuns, r.Runs)
+		return nil, fieldErr("RegressConfig.MaxRuns", "%d is below the current profile's %d executions ({RegressConfig.Runs})", r.MaxRuns, r.Runs)
 	case math.IsNaN(cfg.MaxSlowRate) || cfg.MaxSlowRate < 0 || cfg.MaxSlowRate > anomaly.MaxAllowedRate:
-		return nil, fmt.Errorf("--max-slow-rate must be in (0, %g], got %v", anomaly.MaxAllowedRate, cfg.MaxSlowRate)
+		return nil, fieldErr("RegressConfig.MaxSlowRate", "must be in (0, %g], got %v", anomaly.MaxAllowedRate, cfg.MaxSlowRate)
 	}
-	if err := checkMemory("--max-runs", r.MaxRuns, bytesPerExecLine); err != nil {
+	if err := checkMemory("RegressConfig.MaxRuns", r.MaxRuns, bytesPerExecLine); err != nil {
 		return nil, err
 	}
 	if SameFile(cfg.Dir.File(results.FileProfile), basePath) {
-		return nil, fmt.Errorf("--out %s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
+		return nil, fieldErr("Env.Dir", "%s holds the baseline %s: write the current profile elsewhere", cfg.Dir.path, basePath)
 	}
 	if err := cfg.Dir.create(); err != nil {
 		return nil, err
@@ -386,28 +386,28 @@ func readBaseline(arg string) (string, *results.Profile, error) {
 	var pf results.Profile
 	if err := results.ReadJSON(path, &pf); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, fmt.Errorf("--baseline: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: 'macepc profile --out DIR' writes one)", path)
+			return "", nil, configErr("RegressConfig.Baseline", [][]string{{"profile", "--out", "DIR"}}, "{RegressConfig.Baseline}: %s does not exist (a baseline is a results directory with a profile.json, or the file itself: '{hint}' writes one)", path)
 		}
-		return "", nil, fmt.Errorf("--baseline: %w", err)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %w", err)
 	}
 	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
-		return "", nil, fmt.Errorf("--baseline: %w", err)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %w", err)
 	}
 	switch {
 	case pf.Template == nil:
-		return "", nil, fmt.Errorf("--baseline: %s has no template: it cannot say how it was profiled", path)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s has no template: it cannot say how it was profiled", path)
 	case pf.Template.ConfigHash != pf.ConfigHash:
-		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s is inconsistent: config hash %s, its template's %s", path, pf.ConfigHash, pf.Template.ConfigHash)
 	case pf.Template.System != pf.System || pf.Template.Variant != pf.Variant || pf.Template.Nodes != pf.Nodes:
-		return "", nil, fmt.Errorf("--baseline: %s is inconsistent: its header and its template name different configurations", path)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s is inconsistent: its header and its template name different configurations", path)
 	case pf.Q3NS < pf.Q1NS || pf.Threshold < pf.NormalQ3NS() || pf.Threshold <= 0:
-		return "", nil, fmt.Errorf("--baseline: %s is malformed: inconsistent quartiles or threshold", path)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s is malformed: inconsistent quartiles or threshold", path)
 	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
-		return "", nil, fmt.Errorf("--baseline: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
+		return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s has %d executions for %d runs", path, len(pf.Executions), pf.Runs)
 	}
 	for i, e := range pf.Executions {
 		if e.Index != i || e.ExecTimeNS < 0 {
-			return "", nil, fmt.Errorf("--baseline: %s: execution %d is malformed (index %d, time %d ns)", path, i, e.Index, e.ExecTimeNS)
+			return "", nil, configErr("RegressConfig.Baseline", nil, "{RegressConfig.Baseline}: %s: execution %d is malformed (index %d, time %d ns)", path, i, e.Index, e.ExecTimeNS)
 		}
 	}
 	return path, &pf, nil
@@ -417,10 +417,10 @@ func readBaseline(arg string) (string, *results.Profile, error) {
 // EDD than cfg pins.
 func checkBaselineAgainst(cfg *RegressConfig, path string, base *results.Profile) error {
 	if cfg.System != nil && *cfg.System != base.System {
-		return fmt.Errorf("--baseline %s is a profile of system %s, not %s", path, base.System, *cfg.System)
+		return fieldErr("RegressConfig.Baseline", "%s is a profile of system %s, not %s", path, base.System, *cfg.System)
 	}
 	if cfg.Nodes != nil && *cfg.Nodes != base.Nodes {
-		return fmt.Errorf("--baseline %s is a profile of %d nodes, not %d", path, base.Nodes, *cfg.Nodes)
+		return fieldErr("RegressConfig.Baseline", "%s is a profile of %d nodes, not %d", path, base.Nodes, *cfg.Nodes)
 	}
 	if cfg.EDDFile != nil {
 		set, err := readEDD(*cfg.EDDFile)
@@ -429,10 +429,10 @@ func checkBaselineAgainst(cfg *RegressConfig, path string, base *results.Profile
 		}
 		opts, err := base.Template.Options()
 		if err != nil {
-			return fmt.Errorf("--baseline %s: %w", path, err)
+			return fieldErr("RegressConfig.Baseline", "%s: %w", path, err)
 		}
 		if set.Hash() != opts.EDD.Hash() {
-			return fmt.Errorf("--baseline %s was profiled with other event duration distributions than --edd %s: profile the baseline again with this edd.json", path, *cfg.EDDFile)
+			return fieldErr("RegressConfig.Baseline", "%s was profiled with other event duration distributions than {RegressConfig.EDDFile} %s: profile the baseline again with this edd.json", path, *cfg.EDDFile)
 		}
 	}
 	return nil
@@ -447,11 +447,11 @@ func ReadEDD(path string) (set *edd.Set, err error) {
 func readEDD(path string) (*edd.Set, error) {
 	b, err := readlimit.ReadJSONFile(path, readlimit.MaxEDDFile)
 	if err != nil {
-		return nil, fmt.Errorf("--edd: %w", err)
+		return nil, configErr("ReadEDD.path", nil, "{ReadEDD.path}: %w", err)
 	}
 	set, err := edd.Read(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("--edd %s: %w", path, err)
+		return nil, fieldErr("ReadEDD.path", "%s: %w", path, err)
 	}
 	return set, nil
 }

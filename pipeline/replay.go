@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/macepc/macepc/timedsim"
 )
@@ -67,7 +66,7 @@ func replay(ctx context.Context, systems timedsim.Registry, pf *timedsim.PathFil
 		// The steps before branchAt are the path's own, so the path itself
 		// ends there: a branch past its end would silently be a plain
 		// replay.
-		return nil, fmt.Errorf("--branch-at %d is past the end of the path, which has %d steps: branch at a step from 0 to %d", branchAt, res.Steps, res.Steps-1)
+		return nil, fieldErr("Replay.branchAt", "%d is past the end of the path, which has %d steps: branch at a step from 0 to %d", branchAt, res.Steps, res.Steps-1)
 	}
 	return &ReplayResult{Target: &Target{System: sys, Variant: pf.Variant, Scenario: sc, Options: opts, Hash: pf.ConfigHash}, Path: p, Result: res,
 		Header: timedsim.LogHeader{System: pf.System, Variant: pf.Variant, Nodes: pf.Nodes, ConfigHash: pf.ConfigHash, Params: pf.Params, Path: p}}, nil

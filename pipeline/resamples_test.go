@@ -26,7 +26,7 @@ func TestStartRegressBoundsResamples(t *testing.T) {
 		cmp.Resamples = n
 		_, err := pipeline.StartRegress(pipeline.RegressConfig{Env: pipeline.Env{Dir: openDir(t), Systems: timedsim.Registry{randtree.System()}},
 			Baseline: base.Path(), Compare: cmp})
-		refused := err != nil && strings.Contains(err.Error(), fmt.Sprintf("--resamples must be between 1 and %d, got %d", pipeline.MaxResamples, n))
+		refused := err != nil && strings.Contains(err.Error(), fmt.Sprintf("RegressConfig.Compare.Resamples must be between 1 and %d, got %d", pipeline.MaxResamples, n))
 		if want := n < 1 || n > pipeline.MaxResamples; refused != want || !want && err != nil {
 			t.Errorf("resamples %d: %v", n, err)
 		}

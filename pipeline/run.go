@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
-	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/edd"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
 
 // Config configures the whole pipeline (Run). DefaultConfig has the
-// command line's defaults.
+// defaults (the command line's flags take theirs from it) and Validate
+// the rules of its settings.
 type Config struct {
 	Env
 	// Target is the configuration under test. Its EDD gives the event
@@ -56,16 +55,6 @@ type Config struct {
 	OnPhase func(Phase, *Result)
 }
 
-// DefaultConfig is the command line's configuration of the pipeline for
-// target with seed 1, writing into dir: 20 training executions, 50
-// profile executions, the default thresholds, a search of at most 1000
-// executions with 200 more to triage, 20 walks per prefix and
-// divergence.DefaultConfirm confirmation walks.
-func DefaultConfig(dir *Dir, target *Target) Config {
-	return Config{Env: Env{Dir: dir}, Target: target, Seed: 1, TrainRuns: 20, ProfileRuns: 50, Thresholds: DefaultThresholds(),
-		MaxRuns: 1000, TriageRuns: 200, Verdict: DefaultVerdict(), Walks: 20, Confirm: divergence.DefaultConfirm}
-}
-
 // Result is what the phases of a run wrote: nil for a phase that did not
 // run (no anomaly: no divergence and no correlation).
 type Result struct {
@@ -90,29 +79,13 @@ func (c *Config) check() error {
 	if err := c.Env.check(); err != nil {
 		return err
 	}
-	checks := []struct {
-		name string
-		v    int
-		min  int
-	}{{"train-runs", c.TrainRuns, 0}, {"profile-runs", c.ProfileRuns, 1}, {"max-runs", c.MaxRuns, 1}, {"triage-runs", c.TriageRuns, 0}, {"walks", c.Walks, 1}, {"confirm-walks", c.Confirm, 0}}
-	for _, k := range checks {
-		if k.v < k.min {
-			return fmt.Errorf("--%s must be at least %d, got %d", k.name, k.min, k.v)
-		}
-	}
-	if err := checkMemory("--train-runs", c.TrainRuns, bytesPerTrainRun); err != nil {
-		return err
-	}
-	if err := checkMemory("--profile-runs", c.ProfileRuns, bytesPerExecLine); err != nil {
-		return err
-	}
-	if err := checkMemory("--walks", c.Walks, bytesPerCountsLine); err != nil {
+	if err := c.Validate(); err != nil {
 		return err
 	}
 	if c.Target == nil {
 		return errors.New("no target (Config.Target)")
 	}
-	return c.Verdict.check()
+	return nil
 }
 
 // Run runs the whole pipeline into cfg.Dir: phase 1a (if cfg.TrainRuns >

@@ -119,12 +119,8 @@ func (c *SearchConfig) check() error {
 	switch {
 	case c.Profile == nil:
 		return errors.New("no profile to search against (SearchConfig.Profile)")
-	case c.MaxRuns < 1:
-		return fmt.Errorf("--max-runs must be at least 1, got %d", c.MaxRuns)
-	case c.TriageRuns < 0:
-		return fmt.Errorf("--triage-runs must be at least 0, got %d", c.TriageRuns)
 	}
-	return c.Verdict.check()
+	return c.Validate()
 }
 
 // target is c.Target, or the profile's configuration.
@@ -494,7 +490,7 @@ func (d *Dir) loadSearch(pf *results.Profile) (*SearchFile, error) {
 	path := d.File(results.FileSearch)
 	var sf SearchFile
 	if err := results.ReadJSON(path, &sf); err != nil {
-		return nil, fmt.Errorf("%w (run '%s' first)", err, command("search", "--out", d.path))
+		return nil, configErr("", [][]string{{"search", "--out", d.path}}, "%w (run '{hint}' first)", err)
 	}
 	if err := results.CheckFormat(path, sf.Format, sf.Version, results.FormatSearch); err != nil {
 		return nil, err

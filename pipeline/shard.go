@@ -430,7 +430,7 @@ func ReadShards(phase string, dirs []string) (set *shard.Set, err error) {
 		phases[f.Header.Phase] = true
 	}
 	if len(phases) > 1 {
-		return nil, fmt.Errorf("%s hold shards of phases %s: pass --phase", strings.Join(dirs, " "), strings.Join(slices.Sorted(maps.Keys(phases)), " and "))
+		return nil, configErr("ReadShards.phase", nil, "%s hold shards of phases %s: pass {ReadShards.phase}", strings.Join(dirs, " "), strings.Join(slices.Sorted(maps.Keys(phases)), " and "))
 	}
 	set, err = shard.Merge(files)
 	if err != nil {

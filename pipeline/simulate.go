@@ -74,7 +74,7 @@ func clearSimulate(d *Dir) error {
 	old, _ := filepath.Glob(d.File(results.FindingPathGlob))
 	for _, f := range append(old, d.File(results.FileSlowest)) {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("--out: %w", err)
+			return configErr("Env.Dir", nil, "{Env.Dir}: %w", err)
 		}
 	}
 	return nil
@@ -104,10 +104,8 @@ func (c *SimulateConfig) check() error {
 	switch {
 	case c.Target == nil:
 		return errors.New("no target to simulate (SimulateConfig.Target)")
-	case c.Runs < 1:
-		return fmt.Errorf("--runs must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("--runs", c.Runs, bytesPerExecLine)
+	return c.Validate()
 }
 
 // SimulateResult is what Simulate wrote.
@@ -254,20 +252,20 @@ func PathFromRun(dir string, index int) (pf *timedsim.PathFile, err error) {
 	defer wrapErr(&err)
 	b, err := readlimit.ReadJSONFile(filepath.Join(dir, results.FileSimulate), readlimit.MaxJSONFile)
 	if err != nil {
-		return nil, fmt.Errorf("--run: %w", err)
+		return nil, configErr("PathFromRun.dir", nil, "{PathFromRun.dir}: %w", err)
 	}
 	var m SimulateFile
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("--run: malformed simulate.json: %w", err)
+		return nil, configErr("PathFromRun.dir", nil, "{PathFromRun.dir}: malformed simulate.json: %w", err)
 	}
 	if m.Format != results.FormatSimulate || m.Version != 1 {
-		return nil, fmt.Errorf("--run: %s is not a version-1 simulate.json", dir)
+		return nil, configErr("PathFromRun.dir", nil, "{PathFromRun.dir}: %s is not a version-1 simulate.json", dir)
 	}
 	if index < 0 || index >= m.Completed {
-		return nil, fmt.Errorf("--index %d out of range: the run has executions 0..%d", index, m.Completed-1)
+		return nil, fieldErr("PathFromRun.index", "%d out of range: the run has executions 0..%d", index, m.Completed-1)
 	}
 	if m.Template == nil {
-		return nil, fmt.Errorf("--run: %s/simulate.json has no path template", dir)
+		return nil, configErr("PathFromRun.dir", nil, "{PathFromRun.dir}: %s/simulate.json has no path template", dir)
 	}
 	p := *m.Template
 	p.Segments = timedsim.Seeded(m.Seed)(index).Segments

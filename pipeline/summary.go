@@ -8,18 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/results"
 )
-
-// command is the macepc command line with the arguments args, each
-// quoted for a POSIX shell where it needs it: a path is one word,
-// whatever characters it holds.
-func command(args ...string) string { return shellquote.Join(append([]string{"macepc"}, args...)...) }
-
-// replayCommand is the command that replays the path file path.
-func replayCommand(path string) string { return command("replay", "--path", path) }
 
 const summaryTop = 5
 
@@ -69,7 +60,7 @@ func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 		ConfigHash: pf.ConfigHash, EDD: pf.EDDSource,
 		Profile: results.SummaryProfile{Runs: pf.Runs, Q1: Secs(pf.Q1NS), Median: Secs(pf.MedianNS), Q3: Secs(pf.Q3NS), Threshold: Secs(pf.Threshold),
 			IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcess: Secs(pf.MinExcessNS), Unfinished: pf.Unfinished, Warnings: pf.Warnings},
-		Correlations: []results.SummaryCorr{}, LengthOnly: []results.SummaryCorr{}, Replay: []string{}}
+		Correlations: []results.SummaryCorr{}, LengthOnly: []results.SummaryCorr{}, Replay: []results.Replay{}}
 	if pf.FastMode > 0 {
 		s.Profile.FastMode, s.Profile.FastMedian, s.Profile.FastQ3 = pf.FastMode, Secs(pf.FastMedianNS), Secs(pf.FastQ3NS)
 	}
@@ -117,7 +108,7 @@ func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 				s.Anomaly.Cause = k.Headline
 			}
 		}
-		s.Replay = append(s.Replay, replayCommand(an.Path))
+		s.Replay = append(s.Replay, results.NewReplay(results.ReplayAnomaly, an.Path))
 	}
 	switch {
 	case err == nil:
@@ -129,7 +120,7 @@ func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 		}
 		if sim := df.Similar; sim != nil {
 			s.Divergence.SimilarExecutionTime, s.Divergence.SimilarPath, s.Divergence.SimilarLog = Secs(sim.ExecTimeNS), sim.Path, sim.Log
-			s.Replay = append(s.Replay, replayCommand(sim.Path))
+			s.Replay = append(s.Replay, results.NewReplay(results.ReplaySimilar, sim.Path))
 		}
 	case !notExist(err):
 		return nil, err

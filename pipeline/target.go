@@ -129,7 +129,7 @@ func ReadPathFile(name string) (pf *timedsim.PathFile, err error) {
 func readPathFile(name string) (*timedsim.PathFile, error) {
 	f, err := readlimit.Open(name, readlimit.MaxPathFile)
 	if err != nil {
-		return nil, fmt.Errorf("--path: %w", err)
+		return nil, configErr("ReadPathFile.name", nil, "{ReadPathFile.name}: %w", err)
 	}
 	defer f.Close()
 	pf, err := timedsim.ReadPathFile(f)
@@ -144,7 +144,7 @@ func readPathFile(name string) (*timedsim.PathFile, error) {
 func ApplyScale(set *edd.Set, specs []string) (err error) {
 	defer wrapErr(&err)
 	if set == nil {
-		return errors.New("--scale: no event duration distributions to scale (nil *edd.Set)")
+		return configErr("ApplyScale.set", nil, "{ApplyScale.set}: no event duration distributions to scale (nil *edd.Set)")
 	}
 	return applyScale(set, specs)
 }
@@ -158,13 +158,13 @@ func applyScale(set *edd.Set, specs []string) error {
 	for _, spec := range specs {
 		label, factor, err := edd.ParseScale(spec)
 		if err != nil {
-			return fmt.Errorf("--scale: %w", err)
+			return configErr("ApplyScale.specs", nil, "{ApplyScale.specs}: %w", err)
 		}
 		if labels := set.Labels(); len(labels) > 0 && !scaleMatches(label, labels) {
-			return fmt.Errorf("--scale %q: no event is labelled %q in the trained distributions; closest labels: %s", spec, label, strings.Join(closest(label, labels, 3), ", "))
+			return fieldErr("ApplyScale.specs", "%q: no event is labelled %q in the trained distributions; closest labels: %s", spec, label, strings.Join(closest(label, labels, 3), ", "))
 		}
 		if err := set.Scale(label, factor); err != nil {
-			return fmt.Errorf("--scale: %w", err)
+			return configErr("ApplyScale.specs", nil, "{ApplyScale.specs}: %w", err)
 		}
 	}
 	return nil

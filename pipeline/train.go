@@ -52,10 +52,8 @@ func (e *Env) check() error {
 	switch {
 	case e.Dir == nil:
 		return errors.New("no results directory (Env.Dir)")
-	case e.Jobs < 0:
-		return fmt.Errorf("--jobs must be positive, got %d", e.Jobs)
 	}
-	return nil
+	return checkJobs(e.Jobs)
 }
 
 // explorer runs t's executions with e's workers.
@@ -146,10 +144,8 @@ func (c *TrainConfig) check() error {
 	switch {
 	case c.Target == nil:
 		return errors.New("no target to train (TrainConfig.Target)")
-	case c.Runs < 1:
-		return fmt.Errorf("--train-runs must be at least 1, got %d", c.Runs)
 	}
-	return checkMemory("--train-runs", c.Runs, bytesPerTrainRun)
+	return c.Validate()
 }
 
 // train runs phase 1a; it writes nothing (writeTraining).

@@ -40,7 +40,7 @@ func (v Verdict) resolved() Verdict {
 
 func (v Verdict) check() error {
 	if v = v.resolved(); !(v.Alpha > 0 && v.Alpha < 1) {
-		return fmt.Errorf("--alpha must be in (0, 1), got %v", v.Alpha)
+		return fieldErr("Verdict.Alpha", "must be in (0, 1), got %v", v.Alpha)
 	}
 	return nil
 }

@@ -340,8 +340,23 @@ func readJSON(path, format string, v any) (bool, error) {
 	if err := json.Unmarshal(b, &h); err != nil {
 		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
 	}
-	if h.Format != format || h.Version != 1 {
-		return false, fmt.Errorf("report: %s is not a version-1 %s file (format %q, version %d)", path, format, h.Format, h.Version)
+	want := results.FormatVersion(format)
+	if format == results.FormatSummary && h.Format == format && h.Version == 1 {
+		// Version 1 held the replays as command lines; the report renders
+		// its own from the paths, so it reads the rest.
+		var v1 struct {
+			*results.Summary
+			Replay []string `json:"replay"`
+		}
+		v1.Summary = v.(*results.Summary)
+		if err := json.Unmarshal(b, &v1); err != nil {
+			return false, fmt.Errorf("report: %s is malformed: %w", path, err)
+		}
+		v1.Summary.Replay = []results.Replay{}
+		return true, nil
+	}
+	if h.Format != format || h.Version != want {
+		return false, fmt.Errorf("report: %s is not a version-%d %s file (format %q, version %d)", path, want, format, h.Format, h.Version)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return false, fmt.Errorf("report: %s is malformed: %w", path, err)

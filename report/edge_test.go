@@ -159,7 +159,7 @@ func TestLoadRefusesBadDirectories(t *testing.T) {
 		{name: "missing", dir: filepath.Join(t.TempDir(), "nope"), want: "not a results directory"},
 		{name: "empty", files: map[string]string{}, want: "has no summary.json"},
 		{name: "garbage", files: map[string]string{results.FileSummary: "not json"}, want: "summary.json is malformed"},
-		{name: "other format", files: map[string]string{results.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-1 macepc-summary file"},
+		{name: "other format", files: map[string]string{results.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-2 macepc-summary file"},
 		{name: "garbage later phase", files: map[string]string{results.FileSummary: summaryJSON,
 			results.FileProfile: `{"format":"macepc-profile","version":1}`, results.FileSearch: "{"}, want: "search.json is malformed"},
 	} {
@@ -321,4 +321,35 @@ func cropImage(img image.Image, r image.Rectangle) image.Image {
 	return img.(interface {
 		SubImage(image.Rectangle) image.Image
 	}).SubImage(r)
+}
+
+// A summary.json of version 1, whose replays were command lines, and one
+// of version 2, whose replays are data, both load: the report renders
+// its replay commands from the paths.
+func TestLoadSummaryVersions(t *testing.T) {
+	v1 := strings.Replace(summaryJSON, `"replay":[]`, `"replay":["macepc replay --path anomaly.path.json"]`, 1)
+	v2 := strings.Replace(strings.Replace(summaryJSON, `"version":1`, `"version":2`, 1), `"replay":[]`,
+		`"replay":[{"execution":"anomaly","path":"anomaly.path.json","args":["replay","--path","anomaly.path.json"]}]`, 1)
+	bad := strings.Replace(summaryJSON, `"version":1`, `"version":3`, 1)
+	for name, c := range map[string]struct {
+		summary string
+		replays int
+		err     string
+	}{"v1": {v1, 0, ""}, "v2": {v2, 1, ""}, "v3": {bad, 0, "not a version-2 macepc-summary file"}} {
+		dir := writeFiles(t, map[string]string{
+			results.FileSummary: c.summary,
+			results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+		})
+		r, err := report.Load(dir)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want %q", name, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", name, err)
+		case len(r.Summary.Replay) != c.replays || r.Summary.Seed != 7:
+			t.Errorf("%s: replays %+v, seed %d", name, r.Summary.Replay, r.Summary.Seed)
+		}
+	}
 }

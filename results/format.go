@@ -10,10 +10,24 @@ import (
 	"github.com/macepc/macepc/internal/readlimit"
 )
 
-// Version is the version of every format of this package. A reader
-// refuses a file of another version: a change that an older reader would
-// misread takes a new version.
+// Version is the version of every format of this package but those
+// FormatVersion names. A reader refuses a file of another version: a
+// change that an older reader would misread takes a new version.
 const Version = 1
+
+// SummaryVersion is summary.json's version: 2 since its replays are data
+// (Replay) that a front end renders with its own program name; version 1
+// held command lines that named the program macepc.
+const SummaryVersion = 2
+
+// FormatVersion is the version of format that this package writes and
+// its readers accept.
+func FormatVersion(format string) int {
+	if format == FormatSummary {
+		return SummaryVersion
+	}
+	return Version
+}
 
 // The format field of each JSON file, which a reader checks with its
 // version before it trusts the rest.
@@ -42,17 +56,17 @@ type Header struct {
 	Seed    uint64 `json:"seed"`
 }
 
-// NewHeader is the header of a file of the given format, this package's
-// Version.
+// NewHeader is the header of a file of the given format, its
+// FormatVersion.
 func NewHeader(format, system, variant string, nodes int, seed uint64) Header {
-	return Header{Format: format, Version: Version, System: system, Variant: variant, Nodes: nodes, Seed: seed}
+	return Header{Format: format, Version: FormatVersion(format), System: system, Variant: variant, Nodes: nodes, Seed: seed}
 }
 
 // CheckFormat says whether a file at path whose format and version fields
 // are format and version is a file of wantFormat this package reads.
 func CheckFormat(path, format string, version int, wantFormat string) error {
-	if format != wantFormat || version != Version {
-		return fmt.Errorf("results: %s is not a version-%d %s file (format %q, version %d)", path, Version, wantFormat, format, version)
+	if format != wantFormat || version != FormatVersion(wantFormat) {
+		return fmt.Errorf("results: %s is not a version-%d %s file (format %q, version %d)", path, FormatVersion(wantFormat), wantFormat, format, version)
 	}
 	return nil
 }

@@ -115,3 +115,25 @@ func TestPathNamesMatchTheirGlobs(t *testing.T) {
 		}
 	}
 }
+
+// summary.json is at version 2, whose replays are data; the other formats
+// stay at Version, and CheckFormat refuses a summary of version 1.
+func TestSummaryVersion(t *testing.T) {
+	h := results.NewHeader(results.FormatSummary, "s", "v", 2, 1)
+	if h.Version != results.SummaryVersion || results.SummaryVersion != 2 {
+		t.Errorf("summary header version %d", h.Version)
+	}
+	if p := results.NewHeader(results.FormatProfile, "s", "v", 2, 1); p.Version != results.Version {
+		t.Errorf("profile header version %d", p.Version)
+	}
+	if err := results.CheckFormat("summary.json", results.FormatSummary, 2, results.FormatSummary); err != nil {
+		t.Error(err)
+	}
+	if err := results.CheckFormat("summary.json", results.FormatSummary, 1, results.FormatSummary); err == nil || !strings.Contains(err.Error(), "not a version-2 macepc-summary file") {
+		t.Errorf("a version-1 summary: %v", err)
+	}
+	r := results.NewReplay(results.ReplayAnomaly, "class-1.path.json")
+	if r.Path != "class-1.path.json" || strings.Join(r.Args, " ") != "replay --path class-1.path.json" {
+		t.Errorf("NewReplay: %+v", r)
+	}
+}

@@ -17,10 +17,37 @@ type Summary struct {
 	// LengthOnly lists labels that correlate with execution time only
 	// because long executions run longer (periodic timers…).
 	LengthOnly []SummaryCorr `json:"length_only"`
-	// Replay holds the commands that replay the anomalous and the similar
-	// fast execution, run from the results directory, their paths quoted
-	// for a POSIX shell where needed.
-	Replay []string `json:"replay"`
+	// Replay are the executions to replay: the anomalous one and the
+	// similar fast execution.
+	Replay []Replay `json:"replay"`
+}
+
+// Replay is an execution of a run to replay, as data: a front end renders
+// the command with its own program name (macepc, or a binary built on
+// cli.Main) and Args, or replays Path itself.
+type Replay struct {
+	// Execution says which: ReplayAnomaly or ReplaySimilar.
+	Execution string `json:"execution"`
+	// Path is its path file, relative to the results directory.
+	Path string `json:"path"`
+	// Args are the arguments of the command line that replays it, after
+	// the program's name: ["replay", "--path", Path].
+	Args []string `json:"args"`
+}
+
+// The executions of a Replay.
+const (
+	// ReplayAnomaly is the analysed anomaly (SummaryAnomaly.Path).
+	ReplayAnomaly = "anomaly"
+	// ReplaySimilar is phase 3a's similar fast execution
+	// (SummaryDivergence.SimilarPath).
+	ReplaySimilar = "similar"
+)
+
+// NewReplay is the Replay of execution (ReplayAnomaly, ReplaySimilar)
+// whose path file is path.
+func NewReplay(execution, path string) Replay {
+	return Replay{Execution: execution, Path: path, Args: []string{"replay", "--path", path}}
 }
 
 // PhaseSeeds are the base seeds of the phases (pipeline.PhaseSeed).
