@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -237,21 +235,15 @@ func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Resu
 // jsonLines collects JSON Lines in memory; the file is written with the
 // phase's others at its end (phaseWrite.writeLines).
 type jsonLines struct {
-	buf bytes.Buffer
+	buf []byte
 	err error
 }
 
-func (j *jsonLines) add(v any) {
+func (j *jsonLines) add(l results.CountsLine) {
 	if j.err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		j.err = err
-		return
-	}
-	j.buf.Write(b)
-	j.buf.WriteByte('\n')
+	j.buf, j.err = results.AppendCountsLine(j.buf, &l)
 }
 
 func fileExists(path string) bool {

@@ -207,7 +207,7 @@ func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) erro
 
 // traceLiveness traces a liveness path file.
 func traceLiveness(systems timedsim.Registry, pf *LivenessPathFile, name string) (*explore.Execution, error) {
-	cfg, err := pf.config(systems)
+	cfg, err := livenessPathConfig(pf, systems)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -41,6 +42,29 @@ func ValidOutcome(s string) bool {
 		}
 	}
 	return false
+}
+
+// AppendCountsLine appends l to b as a line of a CountsLine file: compact
+// JSON, newline-ended, fields in declaration order and map keys sorted.
+func AppendCountsLine(b []byte, l *CountsLine) ([]byte, error) {
+	j, err := json.Marshal(l)
+	if err != nil {
+		return b, fmt.Errorf("results: %w", err)
+	}
+	return append(append(b, j...), '\n'), nil
+}
+
+// WriteCountsLines writes lines to path as a CountsLine file (a line
+// each, AppendCountsLine), atomically.
+func WriteCountsLines(path string, lines []CountsLine) error {
+	var b []byte
+	for i := range lines {
+		var err error
+		if b, err = AppendCountsLine(b, &lines[i]); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteBytes(path, b)
 }
 
 // ReadCountsLines reads and validates a JSON Lines file of CountsLine;
