@@ -103,12 +103,12 @@ func TestCriterionFindsTheRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Deadline: crit.Limit,
+		rep, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Confirm: DefaultConfirm, Deadline: crit.Limit,
 			Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) }}, a.Result.Path, a.Result.Steps)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mace, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Confirm: -1,
+		mace, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed,
 			Recovers: func(r *timedsim.Result) bool { return r.Finished && r.ExecTime <= prof.Q3 }}, a.Result.Path, a.Result.Steps)
 		if err != nil {
 			t.Fatal(err)

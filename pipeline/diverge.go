@@ -158,9 +158,6 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	total := walks * 4
 	prog := start(env.Progress, PhaseDiverge, total)
 	probes := 0
-	if confirm == 0 {
-		confirm = -1 // divergence.Config: none
-	}
 	cfg := divergence.Config{Explorer: ex, Walks: walks, Confirm: confirm, Deadline: crit.Limit, Seed: seed,
 		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 		Each: func(prefix, walk int, r *timedsim.Result) {
