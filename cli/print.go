@@ -295,7 +295,7 @@ func (a *app) printDivergence(d *pipeline.Dir, df *pipeline.DivergenceFile) {
 		cut += pr.Cut
 	}
 	fmt.Fprintf(a.stdout, "phase 3a divergence of class %d, execution %d: %d probes, %d walks and %d confirmation walks cut at %s (k=%d, seed %d); a walk recovers if it %s\n",
-		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, fmtNS(df.LimitNS), df.Walks, df.Seed, df.Criterion)
+		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, fmtNS(df.LimitNS), df.Walks, df.Seed, df.Criterion.Describe())
 	if df.Step < 0 {
 		fmt.Fprintf(a.stdout, "  no walk recovers even from the start\n")
 		return

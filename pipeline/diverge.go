@@ -218,7 +218,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	out := d.newPhaseWrite()
 	defer out.abort()
 	df := &DivergenceFile{Format: results.FormatDivergence, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
-		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
+		Criterion: crit.Bound(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
 		WalksFrom: rep.Mode, ReplayedProbes: rep.Replayed + replayed,
 		AnomalyLog: results.FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -21,12 +22,13 @@ type Divergence struct {
 	// LimitNS) a probe ran when none of its k walks recovered.
 	Confirm int `json:"confirm_walks"`
 	// A walk recovers if it finishes within LimitNS: max(Q3, min(threshold,
-	// √(median·anomaly))) (divergence.NewCriterion).
-	Criterion   string `json:"criterion"`
-	LimitNS     int64  `json:"limit_ns"`
-	MedianNS    int64  `json:"median_ns"`
-	Q3NS        int64  `json:"q3_ns"`
-	ThresholdNS int64  `json:"threshold_ns"`
+	// √(median·anomaly))) (divergence.NewCriterion); Criterion says which
+	// of these the limit is ("" in files written before the limit: Q3).
+	Criterion   divergence.Bound `json:"criterion"`
+	LimitNS     int64            `json:"limit_ns"`
+	MedianNS    int64            `json:"median_ns"`
+	Q3NS        int64            `json:"q3_ns"`
+	ThresholdNS int64            `json:"threshold_ns"`
 	// Step is the divergence step: the longest prefix of the anomalous
 	// execution from which a walk recovers; the event at this (0-based)
 	// step is the one after which none does. -1: no walk recovers even

@@ -1,5 +1,7 @@
 package results
 
+import "github.com/macepc/macepc/divergence"
+
 // Summary is summary.json (FileSummary): the run at a glance, for CI and the
 // report. Paths are relative to the results directory.
 type Summary struct {
@@ -112,9 +114,10 @@ type SummaryDivergence struct {
 	Diff                 string  `json:"diff,omitempty"`
 	Executions           int     `json:"executions"`
 	// WalksFrom: "snapshot" or "replay" (divergence.json's walks_from).
-	WalksFrom string  `json:"walks_from,omitempty"`
-	Criterion string  `json:"criterion"`
-	Limit     float64 `json:"limit"`
+	WalksFrom string `json:"walks_from,omitempty"`
+	// Criterion is divergence.json's: which bound Limit (seconds) is.
+	Criterion divergence.Bound `json:"criterion"`
+	Limit     float64          `json:"limit"`
 	// Why says in one line why the divergence step decides the outcome.
 	Why string `json:"why,omitempty"`
 }
