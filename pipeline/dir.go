@@ -229,7 +229,7 @@ func (d *Dir) write(name string, fill func(io.Writer) error) error {
 func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Result) results.CountsLine {
 	smp := anomaly.NewSample(r) // plain and composite labels merged, as phase 3b reads them
 	return results.CountsLine{Phase: string(phase), Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-		Outcome: r.Outcome.String(), Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
+		Outcome: r.Outcome, Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
 // jsonLines collects JSON Lines in memory; the file is written with the

@@ -177,7 +177,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	// A panicking execution's Steps does not count the step that panicked;
 	// the prefixes to search include it.
 	steps := an.Steps
-	if an.Outcome == timedsim.Panicked.String() || an.Outcome == timedsim.Hung.String() {
+	if an.Outcome == timedsim.Panicked || an.Outcome == timedsim.Hung {
 		steps++
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
@@ -524,19 +524,19 @@ func countProbeWalks(rep *divergence.Report) int {
 // machine's load (an Env.HandlerTimeout shorter than they take), not a
 // protocol that is not deterministic. It is nil if the watchdog stopped
 // neither, or both at the same step.
-func watchdogMismatch(env Env, name, outcome string, steps int, r *timedsim.Result) error {
-	hung := timedsim.Hung.String()
+func watchdogMismatch(env Env, name string, outcome timedsim.Outcome, steps int, r *timedsim.Result) error {
+	hung := timedsim.Hung
 	if outcome != hung && r.Outcome != timedsim.Hung || outcome == hung && r.Outcome == timedsim.Hung && steps == r.Steps {
 		return nil
 	}
-	what := func(outcome string, steps int) string {
+	what := func(outcome timedsim.Outcome, steps int) string {
 		if outcome == hung {
 			return fmt.Sprintf("stopped by the watchdog at step %d", steps)
 		}
 		return fmt.Sprintf("%s in %d steps", outcome, steps)
 	}
 	return fmt.Errorf("replaying %s: the handler watchdog (Env.HandlerTimeout %s) decided the execution: the search's was %s, the replay's %s; a handler that overruns the watchdog's wall-clock limit on one run and not on another is the limit at fault, not the protocol: raise Env.HandlerTimeout (default %s) above the time the handlers take",
-		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome.String(), r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
+		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome, r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
 }
 
 // record replays a path with the event log on.

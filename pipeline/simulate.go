@@ -182,7 +182,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
 			lines = append(lines, SimLine{ExecLine: results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
+				Finished: r.Finished, Outcome: r.Outcome}, Finding: Finding(r)})
 			if seen != nil {
 				for l := range r.Counts {
 					seen[l] = true

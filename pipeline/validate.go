@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // The checks of the results files beyond their schema (readJSONFile):
@@ -31,7 +32,7 @@ func validateProfile(pf *results.Profile) error {
 		return errors.New("negative threshold settings")
 	}
 	for i, e := range pf.Executions {
-		if e.Index != i || e.ExecTimeNS < 0 || e.Steps < 0 || !results.ValidOutcome(e.Outcome) || e.Finished != (e.Outcome == "finished") {
+		if e.Index != i || e.ExecTimeNS < 0 || e.Steps < 0 || !results.ValidOutcome(e.Outcome) || e.Finished != (e.Outcome == timedsim.Finished) {
 			return fmt.Errorf("execution %d is malformed (index %d, exec_time_ns %d, steps %d, outcome %q)", i, e.Index, e.ExecTimeNS, e.Steps, e.Outcome)
 		}
 	}

@@ -131,9 +131,9 @@ func modelShape(t *Target) float64 {
 
 // findingOutcome reports whether an execution's outcome is a finding
 // (its time is the scenario's timeout, not a measurement).
-func findingOutcome(o string) bool {
+func findingOutcome(o timedsim.Outcome) bool {
 	switch o {
-	case timedsim.Panicked.String(), timedsim.Hung.String(), timedsim.SafetyViolated.String():
+	case timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated:
 		return true
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // A results directory in which only the profile ran: its plot is drawn,
@@ -23,7 +24,7 @@ func ExampleFigures() {
 	pf := &results.Profile{Header: results.NewHeader(results.FormatProfile, "toy", "v", 2, 1),
 		Runs: 4, Q1NS: 450_000_000, MedianNS: 500_000_000, Q3NS: 550_000_000, Threshold: 750_000_000}
 	for i, ns := range []int64{400_000_000, 500_000_000, 500_000_000, 600_000_000} {
-		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
+		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: timedsim.Finished})
 	}
 	if err := results.WriteJSON(filepath.Join(dir, results.FileSummary), sum); err != nil {
 		panic(err)

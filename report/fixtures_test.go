@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // The report's tests build the results directories they read as values of
@@ -55,7 +56,7 @@ func toyProfile(q1, median, q3, threshold int64, execNS ...int64) *results.Profi
 	pf := &results.Profile{Header: toyHeader(results.FormatProfile), Runs: len(execNS), Q1NS: q1, MedianNS: median, Q3NS: q3, Threshold: threshold,
 		Executions: []results.ExecLine{}}
 	for i, ns := range execNS {
-		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
+		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: timedsim.Finished})
 	}
 	return pf
 }
@@ -65,7 +66,7 @@ func toyProfile(q1, median, q3, threshold int64, execNS ...int64) *results.Profi
 // only class, judged by the fence alone. Its search-executions.jsonl is
 // oneAnomalyExecs.
 func oneAnomaly(maxRuns int, thresholdNS, execNS int64, steps int) *results.Search {
-	an := results.Anomaly{Index: 0, ExecTimeNS: execNS, Steps: steps, Outcome: "timed-out", Class: 1}
+	an := results.Anomaly{Index: 0, ExecTimeNS: execNS, Steps: steps, Outcome: timedsim.TimedOut, Class: 1}
 	return &results.Search{Format: results.FormatSearch, Version: results.Version, MaxRuns: maxRuns, Explored: 1, Complete: true, ThresholdNS: thresholdNS,
 		Verdict: results.Verdict{FenceOnly: true}, Candidates: 1, FirstIndex: 0, Anomalies: 1,
 		Classes: []results.Class{{Rank: 1, Executions: 1, Members: []int{0}, MinNS: execNS, MedianNS: execNS, MaxNS: execNS, Signature: []string{}, Representative: an}},
@@ -75,7 +76,7 @@ func oneAnomaly(maxRuns int, thresholdNS, execNS int64, steps int) *results.Sear
 // oneAnomalyExecs is search-executions.jsonl of oneAnomaly: the execution
 // ran one Ping.
 func oneAnomalyExecs(execNS int64, steps int) []results.CountsLine {
-	return []results.CountsLine{{Phase: "search", ExecTimeNS: execNS, Steps: steps, Outcome: "timed-out", Counts: map[string]int{"deliver Ping": 1}, Window: map[string]int{}}}
+	return []results.CountsLine{{Phase: "search", ExecTimeNS: execNS, Steps: steps, Outcome: timedsim.TimedOut, Counts: map[string]int{"deliver Ping": 1}, Window: map[string]int{}}}
 }
 
 // toySummaryJSON is toySummary's file, for the tests of damaged

@@ -33,15 +33,11 @@ type CountsSpec struct {
 // be left out).
 var countsFields = []string{"phase", "index", "prefix", "seed", "exec_time_ns", "steps", "outcome", "counts", "window"}
 
-// ValidOutcome reports whether s is an outcome an execution in a results
-// file can have (a timedsim.Outcome other than Interrupted).
-func ValidOutcome(s string) bool {
-	for o := timedsim.Outcome(0); o.String() != "unknown"; o++ {
-		if o.String() == s && o != timedsim.Interrupted {
-			return true
-		}
-	}
-	return false
+// ValidOutcome reports whether o is an outcome an execution in a results
+// file can have: a named timedsim.Outcome other than Interrupted (the
+// files hold the name, timedsim.Outcome.MarshalText).
+func ValidOutcome(o timedsim.Outcome) bool {
+	return o >= 0 && o.String() != "unknown" && o != timedsim.Interrupted
 }
 
 // AppendCountsLine appends l to b as a line of a CountsLine file: compact

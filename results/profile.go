@@ -50,12 +50,12 @@ type Profile struct {
 // ExecLine is one execution of a profile or of `macepc simulate` (a line
 // of executions.jsonl).
 type ExecLine struct {
-	Index      int    `json:"index"`
-	Seed       uint64 `json:"seed"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Finished   bool   `json:"finished"`
-	Outcome    string `json:"outcome"`
+	Index      int              `json:"index"`
+	Seed       uint64           `json:"seed"`
+	ExecTimeNS int64            `json:"exec_time_ns"`
+	Steps      int              `json:"steps"`
+	Finished   bool             `json:"finished"`
+	Outcome    timedsim.Outcome `json:"outcome"`
 }
 
 // NormalMedianNS is the median of the normal executions: the fast mode's

@@ -10,12 +10,13 @@ import (
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // search is a search of 10 executions whose execution 4 is the anomaly
 // of its only class.
 func search() *results.Search {
-	an := results.Anomaly{Index: 4, ExecTimeNS: 9e9, Steps: 30, Outcome: "timed-out", Path: results.FileAnomalyPath, Class: 1}
+	an := results.Anomaly{Index: 4, ExecTimeNS: 9e9, Steps: 30, Outcome: timedsim.TimedOut, Path: results.FileAnomalyPath, Class: 1}
 	return &results.Search{Format: results.FormatSearch, Version: results.Version, MaxRuns: 10, Explored: 10, Complete: true, ThresholdNS: 3e9,
 		Verdict: results.Verdict{Alpha: 0.01}, Candidates: 1, FirstIndex: 4, Anomalies: 1,
 		Classes: []results.Class{{Rank: 1, Executions: 1, Members: []int{4}, MinNS: 9e9, MedianNS: 9e9, MaxNS: 9e9, Signature: []string{}, Representative: an}},
@@ -114,8 +115,8 @@ func TestReadersRoundTripAndRefuse(t *testing.T) {
 func TestWriteCountsLinesRoundTrip(t *testing.T) {
 	rec := true
 	lines := []results.CountsLine{
-		{Phase: "diverge", Index: 0, Prefix: 3, Seed: 9, ExecTimeNS: 1e9, Steps: 5, Outcome: "finished", Recovered: &rec, Counts: map[string]int{"b": 2, "a": 1}, Window: map[string]int{}},
-		{Phase: "diverge", Index: 1, Prefix: 3, Seed: 10, ExecTimeNS: 2e9, Steps: 6, Outcome: "timed-out", Counts: map[string]int{"a": 3}, Window: map[string]int{"a": 1}},
+		{Phase: "diverge", Index: 0, Prefix: 3, Seed: 9, ExecTimeNS: 1e9, Steps: 5, Outcome: timedsim.Finished, Recovered: &rec, Counts: map[string]int{"b": 2, "a": 1}, Window: map[string]int{}},
+		{Phase: "diverge", Index: 1, Prefix: 3, Seed: 10, ExecTimeNS: 2e9, Steps: 6, Outcome: timedsim.TimedOut, Counts: map[string]int{"a": 3}, Window: map[string]int{"a": 1}},
 	}
 	path := filepath.Join(t.TempDir(), results.FileWalks)
 	if err := results.WriteCountsLines(path, lines); err != nil {

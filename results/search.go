@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macepc/macepc/internal/units"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // Search is search.json (FileSearch): phase 2's anomaly search, its
@@ -58,14 +59,14 @@ type Verdict struct {
 
 // Anomaly is an anomalous execution of the search.
 type Anomaly struct {
-	Index      int    `json:"index"`
-	Seed       uint64 `json:"seed"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Outcome    string `json:"outcome"`
-	Finding    string `json:"finding,omitempty"` // a panic or safety violation, beyond slowness
-	Path       string `json:"path"`              // its path file in the results directory, if written
-	Class      int    `json:"class"`             // the rank of its class
+	Index      int              `json:"index"`
+	Seed       uint64           `json:"seed"`
+	ExecTimeNS int64            `json:"exec_time_ns"`
+	Steps      int              `json:"steps"`
+	Outcome    timedsim.Outcome `json:"outcome"`
+	Finding    string           `json:"finding,omitempty"` // a panic or safety violation, beyond slowness
+	Path       string           `json:"path"`              // its path file in the results directory, if written
+	Class      int              `json:"class"`             // the rank of its class
 }
 
 // Class is one class of anomalies, or of the normal tail (anomaly.Class).
