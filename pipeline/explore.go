@@ -159,16 +159,12 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 // exploreLiveness adds the dead path and, with a critical transition, the
 // live path, with the critical step.
 func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) error {
-	path := d.File(results.FileLiveness)
-	var lf LivenessFile
-	if err := results.ReadJSON(path, &lf); err != nil {
-		return err
-	}
-	if err := results.CheckFormat(path, lf.Format, lf.Version, results.FormatLiveness); err != nil {
+	lf, err := results.ReadLiveness(d.File(results.FileLiveness))
+	if err != nil {
 		return err
 	}
 	rep := lf.Report
-	if rep == nil || rep.Violation == nil || !d.exists(results.FileDeadPath) {
+	if rep.Violation == nil || !d.exists(results.FileDeadPath) {
 		return nil
 	}
 	if data.Title == "" {
