@@ -265,7 +265,7 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*results.Profile, *Target,
 	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return nil, nil, err
 	}
-	if err := validateProfile(&pf); err != nil {
+	if err := pf.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	t, err := fromPathFile(systems, pf.Template)

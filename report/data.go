@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,13 +52,6 @@ func Load(dir string) (*Results, error) {
 	if _, err := os.Stat(filepath.Join(dir, results.FileExplore)); err == nil {
 		r.Explore = true
 	}
-	read := func(name, format string, v any, required bool) (bool, error) {
-		ok, err := readJSON(filepath.Join(dir, name), format, v)
-		if err == nil && !ok && required {
-			err = fmt.Errorf("report: %s has no %s: not a results directory of 'macepc run' (or of a phase command)", dir, name)
-		}
-		return ok, err
-	}
 	if lf, err := readFile(dir, results.FileLiveness, results.ReadLiveness); err != nil {
 		return nil, err
 	} else if lf != nil {
@@ -74,16 +66,18 @@ func Load(dir string) (*Results, error) {
 			return r, nil
 		}
 	}
-	var sum results.Summary
-	if _, err := read(results.FileSummary, results.FormatSummary, &sum, true); err != nil {
+	if r.Summary, err = readFile(dir, results.FileSummary, results.ReadSummary); err == nil && r.Summary == nil {
+		err = notResults(dir, results.FileSummary)
+	}
+	if err != nil {
 		return nil, err
 	}
-	r.Summary = &sum
-	var pf results.Profile
-	if _, err := read(results.FileProfile, results.FormatProfile, &pf, true); err != nil {
+	if r.Profile, err = readFile(dir, results.FileProfile, results.ReadProfile); err == nil && r.Profile == nil {
+		err = notResults(dir, results.FileProfile)
+	}
+	if err != nil {
 		return nil, err
 	}
-	r.Profile = &pf
 	if sf, err := readFile(dir, results.FileSearch, results.ReadSearch); err != nil {
 		return nil, err
 	} else if sf != nil {
@@ -100,11 +94,8 @@ func Load(dir string) (*Results, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	var ef results.Events
-	if ok, err := read(results.FileEvents, results.FormatEvents, &ef, false); err != nil {
+	if r.Events, err = readFile(dir, results.FileEvents, results.ReadEvents); err != nil {
 		return nil, err
-	} else if ok {
-		r.Events = &ef
 	}
 	if r.Correlation, err = readFile(dir, results.FileCorrelation, results.ReadCorrelation); err != nil {
 		return nil, err
@@ -114,11 +105,9 @@ func Load(dir string) (*Results, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var rg results.Regress
-	if ok, err := read(results.FileRegress, results.FormatRegress, &rg, false); err != nil {
+	if r.Regress, err = readFile(dir, results.FileRegress, results.ReadRegress); err != nil {
 		return nil, err
-	} else if ok {
-		r.Regress = &rg
+	} else if r.Regress != nil {
 		for _, f := range []struct {
 			name string
 			dst  *[]byte
@@ -133,6 +122,12 @@ func Load(dir string) (*Results, error) {
 	return r, nil
 }
 
+// notResults is the error of a directory without the file name that
+// every results directory has.
+func notResults(dir, name string) error {
+	return fmt.Errorf("report: %s has no %s: not a results directory of 'macepc run' (or of a phase command)", dir, name)
+}
+
 // readFile reads dir's file name with read, a reader of package results;
 // a missing file is (nil, nil).
 func readFile[T any](dir, name string, read func(string) (*T, error)) (*T, error) {
@@ -144,32 +139,4 @@ func readFile[T any](dir, name string, read func(string) (*T, error)) (*T, error
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return v, nil
-}
-
-// readJSON decodes one JSON file after checking its format and version;
-// a missing file is (false, nil). A file larger than
-// readlimit.MaxJSONFile, or one that does not start as a JSON object does
-// (a device), is an error.
-func readJSON(path, format string, v any) (bool, error) {
-	b, err := readlimit.ReadJSONFile(path, readlimit.MaxJSONFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("report: %w", err)
-	}
-	var h struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-	}
-	if err := json.Unmarshal(b, &h); err != nil {
-		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
-	}
-	if h.Format != format || h.Version != 1 {
-		return false, fmt.Errorf("report: %s is not a version-1 %s file (format %q, version %d)", path, format, h.Format, h.Version)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("report: %s is malformed: %w", path, err)
-	}
-	return true, nil
 }

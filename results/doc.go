@@ -14,12 +14,15 @@
 //
 // The files declared here: Summary, Profile, Search, Divergence, Events,
 // Correlation, Regress, Liveness and LivenessPath, and the CountsLine of
-// the JSON Lines files. ReadSearch, ReadDivergence, ReadCorrelation,
-// ReadLiveness and ReadCountsLines check a file's schema (unknown fields
-// refused), its format and version and its numbers; the other files are
-// read with ReadJSON and CheckFormat (pipeline checks profile.json's
-// numbers). train.json and simulate.json, which only pipeline reads, are
-// still declared there.
+// the JSON Lines files. Each has a reader that checks the schema
+// (unknown fields refused), the format and the version: ReadSummary,
+// ReadProfile, ReadSearch, ReadDivergence, ReadEvents, ReadCorrelation,
+// ReadRegress, ReadLiveness, ReadCountsLines. ReadSearch,
+// ReadDivergence, ReadCorrelation, ReadLiveness and ReadCountsLines
+// check the numbers too; a profile's are Profile.Validate's, which the
+// later phases need (pipeline.Dir.LoadProfile) and the report does not
+// (it draws whatever profile there is). train.json and simulate.json,
+// which only pipeline reads, are still declared there.
 //
 // # Units and values
 //

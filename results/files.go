@@ -81,3 +81,16 @@ type EventsTimer struct {
 	Cancel bool   `json:"cancel,omitempty"`
 	AtNS   int64  `json:"at_ns,omitempty"`
 }
+
+// ReadEvents reads a divergence-events.json: its schema, format and
+// version.
+func ReadEvents(path string) (*Events, error) {
+	var ef Events
+	if err := ReadJSON(path, &ef); err != nil {
+		return nil, err
+	}
+	if err := CheckFormat(path, ef.Format, ef.Version, FormatEvents); err != nil {
+		return nil, err
+	}
+	return &ef, nil
+}

@@ -39,29 +39,21 @@ func livenessFile() *results.Liveness {
 	return &results.Liveness{Header: results.NewHeader(results.FormatLiveness, "randtree", "liveness-bug", 3, 1), Report: &liveness.Report{}, Files: []string{}}
 }
 
+type reader func(string) (any, error)
+
+func wrap[T any](read func(string) (*T, error)) reader {
+	return func(p string) (any, error) { return read(p) }
+}
+
 // Each reader reads back what WriteJSON wrote, and refuses a file whose
 // numbers disagree, of another format, or with a field it does not know,
 // naming the file.
 func TestReadersRoundTripAndRefuse(t *testing.T) {
-	type reader func(string) (any, error)
-	wrap := func(f any) reader {
-		switch f := f.(type) {
-		case func(string) (*results.Search, error):
-			return func(p string) (any, error) { return f(p) }
-		case func(string) (*results.Divergence, error):
-			return func(p string) (any, error) { return f(p) }
-		case func(string) (*results.Correlation, error):
-			return func(p string) (any, error) { return f(p) }
-		case func(string) (*results.Liveness, error):
-			return func(p string) (any, error) { return f(p) }
-		}
-		panic("not a reader")
-	}
 	for _, c := range []struct {
 		name   string
 		read   reader
 		good   any
-		broken func() any // good with numbers that disagree
+		broken func() any // good with numbers that disagree (nil: the reader checks no numbers)
 		want   string
 	}{
 		{"search", wrap(results.ReadSearch), search(), func() any { s := search(); s.Anomalies = 0; return s }, "anomalies of 10 explored"},
@@ -71,6 +63,10 @@ func TestReadersRoundTripAndRefuse(t *testing.T) {
 		{"divergence step", wrap(results.ReadDivergence), divergence(), func() any { d := divergence(); d.Step = 31; return d }, "step 31 of 30"},
 		{"correlation", wrap(results.ReadCorrelation), correlation(), func() any { c := correlation(); c.WalkExecutions = 0; return c }, "executions 13 of 10 search and 0 walk"},
 		{"liveness", wrap(results.ReadLiveness), livenessFile(), func() any { l := livenessFile(); l.Report = nil; return l }, "missing report"},
+		{"summary", wrap(results.ReadSummary), &results.Summary{Header: results.NewHeader(results.FormatSummary, "s", "v", 2, 1)}, nil, ""},
+		{"profile", wrap(results.ReadProfile), &results.Profile{Header: results.NewHeader(results.FormatProfile, "s", "v", 2, 1)}, nil, ""},
+		{"events", wrap(results.ReadEvents), &results.Events{Format: results.FormatEvents, Version: results.Version}, nil, ""},
+		{"regress", wrap(results.ReadRegress), &results.Regress{Header: results.NewHeader(results.FormatRegress, "s", "v", 2, 1)}, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -85,9 +81,13 @@ func TestReadersRoundTripAndRefuse(t *testing.T) {
 			if !reflect.DeepEqual(got, c.good) {
 				t.Errorf("read back %+v, wrote %+v", got, c.good)
 			}
-			bad := filepath.Join(dir, "bad.json")
-			if err := results.WriteJSON(bad, c.broken()); err != nil {
-				t.Fatal(err)
+			refusals := map[string]string{}
+			if c.broken != nil {
+				bad := filepath.Join(dir, "bad.json")
+				if err := results.WriteJSON(bad, c.broken()); err != nil {
+					t.Fatal(err)
+				}
+				refusals[bad] = c.want
 			}
 			b, err := os.ReadFile(good)
 			if err != nil {
@@ -101,7 +101,8 @@ func TestReadersRoundTripAndRefuse(t *testing.T) {
 			if err := os.WriteFile(extra, []byte(strings.Replace(string(b), "{", `{"surplus": 1,`, 1)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for path, want := range map[string]string{bad: c.want, other: "not a version-1", extra: "unknown field"} {
+			refusals[other], refusals[extra] = "not a version-1", "unknown field"
+			for path, want := range refusals {
 				_, err := c.read(path)
 				if err == nil || !strings.HasPrefix(err.Error(), "results: "+path) || !strings.Contains(err.Error(), want) {
 					t.Errorf("%s: %v, want an error naming it with %q", filepath.Base(path), err, want)

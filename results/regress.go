@@ -81,3 +81,15 @@ type RegressSlowest struct {
 	ExecLine
 	Path string `json:"path"`
 }
+
+// ReadRegress reads a regress.json: its schema, format and version.
+func ReadRegress(path string) (*Regress, error) {
+	var rg Regress
+	if err := ReadJSON(path, &rg); err != nil {
+		return nil, err
+	}
+	if err := CheckFormat(path, rg.Format, rg.Version, FormatRegress); err != nil {
+		return nil, err
+	}
+	return &rg, nil
+}

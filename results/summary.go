@@ -131,3 +131,15 @@ type SummaryCorr struct {
 	// signature, or what its critical path's waiting node did).
 	Critical bool `json:"critical,omitempty"`
 }
+
+// ReadSummary reads a summary.json: its schema, format and version.
+func ReadSummary(path string) (*Summary, error) {
+	var s Summary
+	if err := ReadJSON(path, &s); err != nil {
+		return nil, err
+	}
+	if err := CheckFormat(path, s.Format, s.Version, FormatSummary); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
