@@ -28,18 +28,10 @@ type Correlation struct {
 // ReadCorrelation reads a correlation.json: its schema, format and
 // version and its numbers (Validate).
 func ReadCorrelation(path string) (*Correlation, error) {
-	var cf Correlation
-	if err := ReadJSON(path, &cf); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, cf.Format, cf.Version, FormatCorrelation); err != nil {
-		return nil, err
-	}
-	if err := cf.Validate(); err != nil {
-		return nil, fmt.Errorf("results: %s is malformed: %w", path, err)
-	}
-	return &cf, nil
+	return readFile(path, FormatCorrelation, (*Correlation).Validate)
 }
+
+func (cf *Correlation) formatVersion() (string, int) { return cf.Format, cf.Version }
 
 // Validate checks a correlation's counts: the executions of both phases
 // add up, the window is not negative and each label is named. Its error

@@ -113,18 +113,10 @@ type Probe struct {
 // and its numbers (Validate). Whether it belongs to a profile is the
 // caller's to check.
 func ReadDivergence(path string) (*Divergence, error) {
-	var df Divergence
-	if err := ReadJSON(path, &df); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, df.Format, df.Version, FormatDivergence); err != nil {
-		return nil, err
-	}
-	if err := df.Validate(); err != nil {
-		return nil, fmt.Errorf("results: %s is malformed: %w", path, err)
-	}
-	return &df, nil
+	return readFile(path, FormatDivergence, (*Divergence).Validate)
 }
+
+func (df *Divergence) formatVersion() (string, int) { return df.Format, df.Version }
 
 // Validate checks a divergence's numbers: its step within the anomaly,
 // its probes' walks against its executions. Its error says what is

@@ -85,12 +85,7 @@ type EventsTimer struct {
 // ReadEvents reads a divergence-events.json: its schema, format and
 // version.
 func ReadEvents(path string) (*Events, error) {
-	var ef Events
-	if err := ReadJSON(path, &ef); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, ef.Format, ef.Version, FormatEvents); err != nil {
-		return nil, err
-	}
-	return &ef, nil
+	return readFile[Events](path, FormatEvents, nil)
 }
+
+func (ef *Events) formatVersion() (string, int) { return ef.Format, ef.Version }

@@ -2,7 +2,6 @@ package results
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/timedsim"
@@ -44,17 +43,7 @@ type LivenessPath struct {
 // ReadLiveness reads a liveness.json: its schema, format and version,
 // and that it has a report.
 func ReadLiveness(path string) (*Liveness, error) {
-	var lf Liveness
-	if err := ReadJSON(path, &lf); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, lf.Format, lf.Version, FormatLiveness); err != nil {
-		return nil, err
-	}
-	if err := lf.Validate(); err != nil {
-		return nil, fmt.Errorf("results: %s is malformed: %w", path, err)
-	}
-	return &lf, nil
+	return readFile(path, FormatLiveness, (*Liveness).Validate)
 }
 
 // Validate checks that a liveness file has a report. Its error says what

@@ -105,14 +105,7 @@ func (pf *Profile) ExecTimes() []time.Duration {
 // it holds (none of its executions, even), the later phases need a valid
 // one (pipeline.Dir.LoadProfile).
 func ReadProfile(path string) (*Profile, error) {
-	var pf Profile
-	if err := ReadJSON(path, &pf); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, pf.Format, pf.Version, FormatProfile); err != nil {
-		return nil, err
-	}
-	return &pf, nil
+	return readFile[Profile](path, FormatProfile, nil)
 }
 
 // Validate checks a profile's numbers: its executions against its runs,

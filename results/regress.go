@@ -84,12 +84,5 @@ type RegressSlowest struct {
 
 // ReadRegress reads a regress.json: its schema, format and version.
 func ReadRegress(path string) (*Regress, error) {
-	var rg Regress
-	if err := ReadJSON(path, &rg); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, rg.Format, rg.Version, FormatRegress); err != nil {
-		return nil, err
-	}
-	return &rg, nil
+	return readFile[Regress](path, FormatRegress, nil)
 }

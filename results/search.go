@@ -187,18 +187,10 @@ type TailWindow struct {
 // version (CheckFormat) and its numbers (Validate). Whether it belongs to
 // a profile is the caller's to check.
 func ReadSearch(path string) (*Search, error) {
-	var sf Search
-	if err := ReadJSON(path, &sf); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, sf.Format, sf.Version, FormatSearch); err != nil {
-		return nil, err
-	}
-	if err := sf.Validate(); err != nil {
-		return nil, fmt.Errorf("results: %s is malformed: %w", path, err)
-	}
-	return &sf, nil
+	return readFile(path, FormatSearch, (*Search).Validate)
 }
+
+func (sf *Search) formatVersion() (string, int) { return sf.Format, sf.Version }
 
 // Validate checks a search's numbers: the ranges of its counts and the
 // agreement of its classes, members and anomaly. Its error says what is

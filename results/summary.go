@@ -134,12 +134,5 @@ type SummaryCorr struct {
 
 // ReadSummary reads a summary.json: its schema, format and version.
 func ReadSummary(path string) (*Summary, error) {
-	var s Summary
-	if err := ReadJSON(path, &s); err != nil {
-		return nil, err
-	}
-	if err := CheckFormat(path, s.Format, s.Version, FormatSummary); err != nil {
-		return nil, err
-	}
-	return &s, nil
+	return readFile[Summary](path, FormatSummary, nil)
 }
