@@ -43,4 +43,20 @@ type (
 	LivenessFile = results.Liveness
 	// LivenessPathFile is a liveness path file (results.LivenessPath).
 	LivenessPathFile = results.LivenessPath
+
+	// TrainFile is DIR/train.json (results.Train).
+	TrainFile = results.Train
+	// TrainOptions are the simulator options of a training
+	// (results.TrainOptions).
+	TrainOptions = results.TrainOptions
+	// TrainLabel is one trained label (results.TrainLabel).
+	TrainLabel = results.TrainLabel
+
+	// SimulateFile is DIR/simulate.json (results.Simulate).
+	SimulateFile = results.Simulate
+	// TimeSummary is the five-number summary of execution times
+	// (results.TimeSummary).
+	TimeSummary = results.TimeSummary
+	// SimLine is an execution of simulate (results.SimLine).
+	SimLine = results.SimLine
 )

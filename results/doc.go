@@ -13,25 +13,25 @@
 // the pipeline.
 //
 // The files declared here: Summary, Profile, Search, Divergence, Events,
-// Correlation, Regress, Liveness and LivenessPath, and the CountsLine of
-// the JSON Lines files. Each has a reader that checks the schema
+// Correlation, Regress, Liveness, LivenessPath, Train and Simulate, and
+// the CountsLine and SimLine of the JSON Lines files. Each has a reader that checks the schema
 // (unknown fields refused), the format and the version: ReadSummary,
 // ReadProfile, ReadSearch, ReadDivergence, ReadEvents, ReadCorrelation,
 // ReadRegress, ReadLiveness, ReadCountsLines. ReadSearch,
 // ReadDivergence, ReadCorrelation, ReadLiveness and ReadCountsLines
 // check the numbers too; a profile's are Profile.Validate's, which the
 // later phases need (pipeline.Dir.LoadProfile) and the report does not
-// (it draws whatever profile there is). train.json and simulate.json,
-// which only pipeline reads, are still declared there.
+// (it draws whatever profile there is). Train and Simulate, which only
+// pipeline reads, have their types here too (ReadTrain).
 //
 // # Units and values
 //
-// A time is int64 nanoseconds in a field whose name ends in _ns
-// (summary.json alone gives seconds, for people); in Go it is a
-// time.Duration. An outcome is a timedsim.Outcome, written as its name
-// ("timed-out"); the divergence criterion is a divergence.Bound, a word
-// ("q3"), whose Describe is the sentence the report prints. A count of 0
-// is none.
+// A time is int64 nanoseconds in a field whose name ends in _ns (and NS
+// in Go; time.Duration(f.ExecTimeNS) is the duration); summary.json and
+// simulate.json's summary alone give seconds, for people. An outcome is
+// a timedsim.Outcome, written as its name ("timed-out"); the divergence
+// criterion is a divergence.Bound, a word ("q3"), whose Describe is the
+// sentence the report prints. A count of 0 is none.
 //
 // # Usage
 //
