@@ -169,49 +169,6 @@ func TestLoadRefusesBadDirectories(t *testing.T) {
 	}
 }
 
-// TestReportCommand: `macepc report DIR` re-renders from the files alone,
-// renders what it can of a partial run, and exits 2 on a bad directory.
-func TestReportCommand(t *testing.T) {
-	run := func(args ...string) (int, string, string) {
-		var o, e bytes.Buffer
-		st := cli.Run(context.Background(), args, &o, &e, randtree.System())
-		return st, o.String(), e.String()
-	}
-	// A profile-only directory: later phases are placeholders.
-	dir := filepath.Join(t.TempDir(), "p")
-	if st, _, e := run("profile", "--system", "randtree", "--variant", "buggy", "--edd", "testdata/edd.json", "--profile-runs", "10", "--progress", "never", "--out", dir); st != cli.ExitOK {
-		t.Fatalf("profile: exit %d: %s", st, e)
-	}
-	for _, n := range []string{results.FileReport, results.FileMarkdown} {
-		if err := os.Remove(filepath.Join(dir, n)); err != nil {
-			t.Fatalf("the profile command did not write %s: %v", n, err)
-		}
-	}
-	st, out, e := run("report", "--out", dir)
-	if st != cli.ExitOK || !strings.Contains(out, results.FileReport) {
-		t.Fatalf("report: exit %d: %s%s", st, out, e)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(html, []byte("phase 2 did not run")) || !bytes.Contains(html, []byte("Profile only")) {
-		t.Fatal("report.html of a profile-only run does not say the search did not run")
-	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"report", "--out", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
-		{[]string{"report", "--out", resultsDir(t, map[string]any{results.FileSummary: "garbage"})}, "malformed"},
-	} {
-		st, _, e := run(c.args...)
-		if st != cli.ExitError || !strings.Contains(e, c.want) {
-			t.Errorf("macepc %v: exit %d, stderr %q; want exit 2 and %q", c.args, st, e, c.want)
-		}
-	}
-}
-
 // TestLivenessReport: a liveness run's directory (liveness.json, no
 // summary.json) gets its own report: the critical-transition search as
 // Figure 3, the state diff and the replay commands of both paths.
