@@ -23,14 +23,8 @@ import (
 // renderAll renders every figure of a directory, checking SVG and PNG.
 func renderAll(t *testing.T, dir string) []report.Rendered {
 	t.Helper()
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs, err := report.RenderFigures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
+	figs := renderFigures(t, r)
 	for _, f := range figs {
 		checkSVG(t, f.ID, f.SVG)
 		checkPNG(t, f.ID, f.PNG)
@@ -179,10 +173,7 @@ func TestLivenessReport(t *testing.T) {
 	if st != cli.ExitFinding {
 		t.Fatalf("liveness run: exit %d\n%s%s", st, o.String(), e.String())
 	}
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	lv := r.Liveness
 	if lv == nil || r.Summary != nil || lv.System != "randtree" || lv.Report.Violation == nil || lv.Report.Critical == nil {
 		t.Fatalf("liveness.json not decoded: %+v", lv)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -87,4 +88,24 @@ func toySummaryJSON() string {
 		panic(err) // a Summary always marshals
 	}
 	return string(b)
+}
+
+// load is report.Load of dir; an error fails the test.
+func load(t *testing.T, dir string) *report.Results {
+	t.Helper()
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// renderFigures is report.RenderFigures of r; an error fails the test.
+func renderFigures(t *testing.T, r *report.Results) []report.Rendered {
+	t.Helper()
+	figs, err := report.RenderFigures(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return figs
 }

@@ -108,10 +108,7 @@ func golden(t *testing.T, name string, got []byte) {
 // fed, and summary.md.
 func TestGoldenPlotData(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	figs := report.Figures(r)
 	if len(figs) != 6 {
 		t.Fatalf("%d figures, want 6", len(figs))
@@ -138,10 +135,7 @@ func TestGoldenPlotData(t *testing.T) {
 // drift from the files package cli writes.
 func TestLoadDecodesPipelineOutput(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	s := r.Summary
 	if s.System != "randtree" || s.Variant != "buggy" || s.Seed != 1 || s.Nodes < 2 {
 		t.Fatalf("summary header: %+v", s)
@@ -310,14 +304,8 @@ func nonWhite(img image.Image) float64 {
 // with something drawn.
 func TestRenderNormal(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs, err := report.RenderFigures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
+	figs := renderFigures(t, r)
 	for _, f := range figs {
 		checkSVG(t, f.ID, f.SVG)
 		if frac := nonWhite(checkPNG(t, f.ID, f.PNG)); frac < 0.01 {

@@ -20,10 +20,7 @@ func TestVerdictNamesCause(t *testing.T) {
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	ev := r.Divergence.Event
 	if c := r.Summary.Anomaly.Cause; !strings.Contains(c, "waiting on timer recovery") {
 		t.Fatalf("the critical path does not name the recovery timer: %q", c)
