@@ -92,7 +92,7 @@ func RunDivergence(ctx context.Context, cfg DivergenceConfig, c *DivergenceCase)
 	}
 	var events int64
 	start := time.Now()
-	rep, err := divergence.Find(ctx, divergence.Config{Explorer: ex, Walks: cfg.Walks, Seed: cfg.Seed + 2,
+	rep, err := divergence.Find(ctx, divergence.Config{Explorer: ex, Walks: cfg.Walks, Confirm: divergence.DefaultConfirm, Seed: cfg.Seed + 2,
 		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 		Each:     func(_, _ int, r *timedsim.Result) { events += int64(r.Steps) }}, c.Path, c.Steps)
 	elapsed := time.Since(start)

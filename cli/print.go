@@ -28,11 +28,11 @@ func fmtNS(ns int64) string { return units.Duration(time.Duration(ns)) }
 // the line that prints their times, which count an unfinished execution at
 // the scenario's timeout: " (50 of 50 executions timed out: an unfinished
 // execution counts at the scenario's timeout)"; "" when all finished.
-func unfinishedNote(outcomes []string) string {
-	counts := map[string]int{}
+func unfinishedNote(outcomes []timedsim.Outcome) string {
+	counts := map[timedsim.Outcome]int{}
 	n := 0
 	for _, o := range outcomes {
-		if o != "" && o != timedsim.Finished.String() {
+		if o != timedsim.Finished {
 			counts[o]++
 			n++
 		}
@@ -42,12 +42,12 @@ func unfinishedNote(outcomes []string) string {
 	}
 	var parts []string
 	for _, o := range []timedsim.Outcome{timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit, timedsim.Panicked, timedsim.SafetyViolated} {
-		if k := counts[o.String()]; k > 0 {
+		if k := counts[o]; k > 0 {
 			parts = append(parts, fmt.Sprintf("%d of %d execution%s %s", k, len(outcomes), plural(len(outcomes), "", "s"), outcomeVerb(o)))
-			delete(counts, o.String())
+			delete(counts, o)
 		}
 	}
-	for _, o := range slices.Sorted(maps.Keys(counts)) {
+	for _, o := range slices.SortedFunc(maps.Keys(counts), func(a, b timedsim.Outcome) int { return strings.Compare(a.String(), b.String()) }) {
 		parts = append(parts, fmt.Sprintf("%d of %d ended %s", counts[o], len(outcomes), o))
 	}
 	return " (" + strings.Join(parts, ", ") + ": an unfinished execution counts at the scenario's timeout)"
@@ -196,7 +196,7 @@ func (a *app) printTrain(d *pipeline.Dir, tf *pipeline.TrainFile) {
 }
 
 func (a *app) printProfile(pf *results.Profile) {
-	outcomes := make([]string, len(pf.Executions))
+	outcomes := make([]timedsim.Outcome, len(pf.Executions))
 	for i, e := range pf.Executions {
 		outcomes[i] = e.Outcome
 	}
@@ -295,7 +295,7 @@ func (a *app) printDivergence(d *pipeline.Dir, df *pipeline.DivergenceFile) {
 		cut += pr.Cut
 	}
 	fmt.Fprintf(a.stdout, "phase 3a divergence of class %d, execution %d: %d probes, %d walks and %d confirmation walks cut at %s (k=%d, seed %d); a walk recovers if it %s\n",
-		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, fmtNS(df.LimitNS), df.Walks, df.Seed, df.Criterion)
+		df.Anomaly.Class, df.Anomaly.Index, len(df.Probes), df.Executions-cut, cut, fmtNS(df.LimitNS), df.Walks, df.Seed, df.Criterion.Describe())
 	if df.Step < 0 {
 		fmt.Fprintf(a.stdout, "  no walk recovers even from the start\n")
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // With a fast-mode fence the summary's normal execution time is the fast
@@ -45,7 +46,7 @@ func TestPrintDivergenceAndProfileWording(t *testing.T) {
 		if i < 7 {
 			ns = 200
 		}
-		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: "finished"})
+		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: timedsim.Finished})
 	}
 	a.printProfile(pf)
 	if want := "7 of 50 profile executions already above the threshold (the slowest 0 s): not rare: see the warning on standard error"; !strings.Contains(out.String(), want) {

@@ -9,6 +9,7 @@ import (
 	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 func (a *app) simulate(args []string) (int, error) {
@@ -74,7 +75,7 @@ func (a *app) printSimulate(d *pipeline.Dir, res *pipeline.SimulateResult) int {
 		fmt.Fprintf(a.stderr, "%s: warning: %s\n", a.name, w)
 	}
 	if sum := res.File.Summary; sum != nil {
-		outcomes := make([]string, len(res.Lines))
+		outcomes := make([]timedsim.Outcome, len(res.Lines))
 		for i, l := range res.Lines {
 			outcomes[i] = l.Outcome
 		}

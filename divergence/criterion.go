@@ -50,13 +50,62 @@ func (c Criterion) Recovered(finished bool, d time.Duration) bool {
 }
 
 // Describe says in words what a walk must do to recover.
-func (c Criterion) Describe() string {
+func (c Criterion) Describe() string { return c.Bound().Describe() }
+
+// Bound is which of its bounds a criterion's Limit is: the value a
+// results file stores for the criterion (divergence.json's and
+// summary.json's "criterion"), a word a program compares rather than a
+// sentence.
+type Bound string
+
+// The bounds of NewCriterion's limit.
+const (
+	BoundThreshold     Bound = "threshold"      // the anomaly threshold
+	BoundQ3            Bound = "q3"             // the profile's Q3 (MacePC's criterion)
+	BoundGeometricMean Bound = "geometric-mean" // √(median·anomaly), between them
+)
+
+// Bound is which bound c's Limit is (BoundThreshold when the threshold
+// and Q3 are equal).
+func (c Criterion) Bound() Bound {
 	switch {
 	case c.Limit == c.Threshold:
-		return "finishes within the anomaly threshold"
+		return BoundThreshold
 	case c.Limit == c.Q3:
-		return "finishes within Q3"
+		return BoundQ3
 	default:
+		return BoundGeometricMean
+	}
+}
+
+// Describe says in words what a walk must do to recover under b
+// ("finishes within Q3"); "" for the zero Bound.
+func (b Bound) Describe() string {
+	switch b {
+	case BoundThreshold:
+		return "finishes within the anomaly threshold"
+	case BoundQ3:
+		return "finishes within Q3"
+	case BoundGeometricMean:
 		return "finishes within the geometric mean of the median and the anomaly's time"
 	}
+	return ""
+}
+
+// UnmarshalText accepts the three bounds, "" (a file written before the
+// recovery limit: MacePC's Q3, which the reader supplies), and the
+// sentences files held before the bounds were words (Describe's).
+func (b *Bound) UnmarshalText(text []byte) error {
+	s := Bound(text)
+	for _, k := range []Bound{BoundThreshold, BoundQ3, BoundGeometricMean} {
+		if s == k || string(s) == k.Describe() {
+			*b = k
+			return nil
+		}
+	}
+	if s != "" {
+		return fmt.Errorf("divergence: unknown criterion %q (want %s, %s or %s)", s, BoundThreshold, BoundQ3, BoundGeometricMean)
+	}
+	*b = ""
+	return nil
 }

@@ -12,6 +12,27 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
+// TestBoundText: a criterion is stored as the word of its bound, which
+// reads back, as do "" and the sentences of older files; another word is
+// refused.
+func TestBoundText(t *testing.T) {
+	for _, b := range []Bound{BoundThreshold, BoundQ3, BoundGeometricMean} {
+		for _, text := range []string{string(b), b.Describe()} {
+			var got Bound
+			if err := got.UnmarshalText([]byte(text)); err != nil || got != b {
+				t.Errorf("UnmarshalText(%q) = %q, %v; want %q", text, got, err, b)
+			}
+		}
+	}
+	var got Bound = BoundQ3
+	if err := got.UnmarshalText(nil); err != nil || got != "" {
+		t.Errorf("UnmarshalText(\"\") = %q, %v; want the zero Bound", got, err)
+	}
+	if err := got.UnmarshalText([]byte("finishes whenever")); err == nil {
+		t.Error("an unknown criterion is accepted")
+	}
+}
+
 // TestNewCriterion: the recovery limit is max(Q3, min(threshold,
 // √(median·anomaly))) for a slow anomaly and the threshold for a finding.
 func TestNewCriterion(t *testing.T) {
@@ -36,7 +57,7 @@ func TestNewCriterion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cr.Limit != c.limit || cr.Describe() != c.describe {
+			if cr.Limit != c.limit || cr.Describe() != c.describe || cr.Bound().Describe() != c.describe {
 				t.Errorf("limit %v (%q), want %v (%q)", cr.Limit, cr.Describe(), c.limit, c.describe)
 			}
 			if !cr.Recovered(true, cr.Limit) || cr.Recovered(true, cr.Limit+1) || cr.Recovered(false, 0) {
@@ -103,12 +124,12 @@ func TestCriterionFindsTheRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Deadline: crit.Limit,
+		rep, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Confirm: DefaultConfirm, Deadline: crit.Limit,
 			Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) }}, a.Result.Path, a.Result.Steps)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mace, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed, Confirm: -1,
+		mace, err := Find(context.Background(), Config{Explorer: ex, Seed: walkSeed,
 			Recovers: func(r *timedsim.Result) bool { return r.Finished && r.ExecTime <= prof.Q3 }}, a.Result.Path, a.Result.Steps)
 		if err != nil {
 			t.Fatal(err)

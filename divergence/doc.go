@@ -49,6 +49,7 @@
 //	rep, err := divergence.Find(ctx, divergence.Config{
 //		Explorer: &timedsim.Explorer{Scenario: sc, Options: opts},
 //		Walks:    20,
+//		Confirm:  divergence.DefaultConfirm,
 //		Seed:     seed,
 //		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 //		Each:     func(p, j int, r *timedsim.Result) { corr.Add(r) }, // phase 3b
@@ -118,7 +119,7 @@
 // 12% plateau in 2 of 20 fresh runs.
 //
 // So a probe none of whose k walks recovered runs Config.Confirm more
-// (DefaultConfirm, 80: 100 in all) before it calls the prefix doomed: a
+// (DefaultConfirm, 80: 100 in all; 0: none) before it calls the prefix doomed: a
 // recovery probability of 5% is then missed with probability 0.6%, one
 // of 2% with probability 13%. Only whether a confirmation walk recovers
 // matters, so they are cut short at Config.Deadline, the recovery limit

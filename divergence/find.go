@@ -12,10 +12,11 @@ import (
 // is 0. The paper does not say which k it used.
 const DefaultWalks = 20
 
-// DefaultConfirm is the number of confirmation walks when Config.Confirm
-// is 0: with the k = 20 walks, a probe runs 100 before it calls a prefix
-// doomed, so it misses a recovery probability of 5% with probability
-// 0.6% (20 walks: 36%). See the package documentation, "Confirmation".
+// DefaultConfirm is the number of confirmation walks the command line
+// asks for (Config.Confirm): with the k = 20 walks, a probe runs 100
+// before it calls a prefix doomed, so it misses a recovery probability of
+// 5% with probability 0.6% (20 walks: 36%). See the package
+// documentation, "Confirmation".
 const DefaultConfirm = 80
 
 // Config configures Find.
@@ -28,7 +29,8 @@ type Config struct {
 	Walks int
 	// Confirm is the number of confirmation walks a probe runs after its
 	// k walks when none of them recovered, before it calls the prefix
-	// doomed (DefaultConfirm when 0; -1 for none, MacePC's probe).
+	// doomed: 0 for none (MacePC's probe), as everywhere in macepc a
+	// count of 0 is none; DefaultConfirm is the command line's.
 	Confirm int
 	// Deadline, if positive, cuts the confirmation walks short at this
 	// simulated time (timedsim.Options.Deadline): a walk still running
@@ -179,6 +181,8 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		panic("divergence: Find with a nil Config.Recovers")
 	case cfg.Walks < 0:
 		panic(fmt.Sprintf("divergence: Find with %d walks per probe", cfg.Walks))
+	case cfg.Confirm < 0:
+		panic(fmt.Sprintf("divergence: Find with %d confirmation walks", cfg.Confirm))
 	case totalSteps < 0:
 		panic(fmt.Sprintf("divergence: Find over %d steps", totalSteps))
 	case cfg.MinRecovered < 0 || cfg.MinRecovered > max(cfg.Walks, DefaultWalks*boolInt(cfg.Walks == 0)):
@@ -192,11 +196,8 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 	if k == 0 {
 		k = DefaultWalks
 	}
-	switch {
-	case need > 1 || confirm < 0:
+	if need > 1 {
 		confirm = 0
-	case confirm == 0:
-		confirm = DefaultConfirm
 	}
 	cut := *cfg.Explorer
 	if cfg.Deadline > 0 {

@@ -100,7 +100,7 @@ type eachCall struct {
 // Each calls.
 func (c *randTreeCase) find(t *testing.T, jobs, k int) (*Report, []eachCall) {
 	t.Helper()
-	return c.findConfirm(t, jobs, k, 0)
+	return c.findConfirm(t, jobs, k, DefaultConfirm)
 }
 
 // findConfirm is find with Config.Confirm = confirm.
@@ -285,7 +285,7 @@ func TestFindCriterionExtremes(t *testing.T) {
 	c := newRandTreeCase(t)
 	e := &timedsim.Explorer{Scenario: c.sc}
 
-	never, err := Find(context.Background(), Config{Explorer: e, Confirm: -1, Recovers: func(*timedsim.Result) bool { return false }}, c.bad.Path, c.bad.Steps)
+	never, err := Find(context.Background(), Config{Explorer: e, Recovers: func(*timedsim.Result) bool { return false }}, c.bad.Path, c.bad.Steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestFindCriterionExtremes(t *testing.T) {
 // counts agree with what Each saw.
 func TestFindCancel(t *testing.T) {
 	c := newRandTreeCase(t)
-	full, _ := c.findConfirm(t, 1, DefaultWalks, -1)
+	full, _ := c.findConfirm(t, 1, DefaultWalks, 0)
 	// mid is halfway through the first probe that does not recover: with
 	// one worker, cancelling there interrupts that probe after exactly
 	// DefaultWalks/2 walks.
@@ -344,7 +344,6 @@ func TestFindCancel(t *testing.T) {
 		rep, err := Find(ctx, Config{
 			Explorer: &timedsim.Explorer{Scenario: c.sc, Jobs: 1},
 			Seed:     walkSeed,
-			Confirm:  -1,
 			Recovers: c.recovers,
 			Each: func(int, int, *timedsim.Result) {
 				seen++
@@ -445,6 +444,7 @@ func BenchmarkFind(b *testing.B) {
 			cfg := Config{
 				Explorer: &timedsim.Explorer{Scenario: c.sc},
 				Walks:    20,
+				Confirm:  DefaultConfirm,
 				Deadline: c.q3,
 				Seed:     walkSeed,
 				Recovers: c.recovers,

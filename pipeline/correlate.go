@@ -13,21 +13,6 @@ import (
 
 // ---- phase 3b: frequency correlation ----
 
-// CorrelationFile is DIR/correlation.json.
-type CorrelationFile struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	ConfigHash string `json:"config_hash"`
-	// Executions of phases 2 and 3a that were correlated.
-	Executions       int                   `json:"executions"`
-	SearchExecutions int                   `json:"search_executions"`
-	WalkExecutions   int                   `json:"walk_executions"`
-	WindowNS         int64                 `json:"window_ns"`
-	MinR             float64               `json:"min_r"`
-	Method           string                `json:"method"`
-	Labels           []anomaly.Correlation `json:"labels"`
-}
-
 const correlationMethod = "Pearson r of each label's count per execution with the execution time (r), and of its count among the events starting within the window (window_ns, the profile's Q1) over the executions that ran the whole window (window_r); length_only marks labels whose correlation disappears in the window: they happen because the execution is long (periodic timers and the work they trigger), not before it became long; a composite label 'event → type' counts the events whose handler sent that type, 'event → note' those whose handler made that note (timedsim.Context.Note), 'event → (nothing)' those that did neither, and same_as marks a composite whose counts equal its event's in every execution (ranked last)"
 
 // criticalLabels are the labels the analysis of the anomaly points at

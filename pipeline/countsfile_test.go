@@ -8,6 +8,7 @@ import (
 
 	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // walksFixture is a divergence.json and the lines of its
@@ -19,7 +20,7 @@ func walksFixture(t testing.TB) (*DivergenceFile, []byte) {
 		for j := range 3 {
 			rec := j == 2
 			l := results.CountsLine{Phase: string(PhaseDiverge), Index: j, Prefix: p, Seed: divergence.WalkSeed(df.Seed, p, j), ExecTimeNS: 5e8 + int64(j), Steps: 100,
-				Outcome: "finished", Recovered: &rec, Counts: map[string]int{"deliver Join": 3, "timer probe": 2}, Window: map[string]int{"deliver Join": 1}}
+				Outcome: timedsim.Finished, Recovered: &rec, Counts: map[string]int{"deliver Join": 3, "timer probe": 2}, Window: map[string]int{"deliver Join": 1}}
 			line, err := json.Marshal(l)
 			if err != nil {
 				t.Fatal(err)

@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -230,27 +228,21 @@ func (d *Dir) write(name string, fill func(io.Writer) error) error {
 func newCountsLine(phase Phase, index, prefix int, seed uint64, r *timedsim.Result) results.CountsLine {
 	smp := anomaly.NewSample(r) // plain and composite labels merged, as phase 3b reads them
 	return results.CountsLine{Phase: string(phase), Index: index, Prefix: prefix, Seed: seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-		Outcome: r.Outcome.String(), Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
+		Outcome: r.Outcome, Finding: Finding(r), Counts: smp.Counts, Window: smp.Window}
 }
 
 // jsonLines collects JSON Lines in memory; the file is written with the
 // phase's others at its end (phaseWrite.writeLines).
 type jsonLines struct {
-	buf bytes.Buffer
+	buf []byte
 	err error
 }
 
-func (j *jsonLines) add(v any) {
+func (j *jsonLines) add(l results.CountsLine) {
 	if j.err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		j.err = err
-		return
-	}
-	j.buf.Write(b)
-	j.buf.WriteByte('\n')
+	j.buf, j.err = results.AppendCountsLine(j.buf, &l)
 }
 
 func fileExists(path string) bool {

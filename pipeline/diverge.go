@@ -19,103 +19,6 @@ import (
 
 // ---- phase 3a: divergence ----
 
-// DivergenceFile is DIR/divergence.json.
-type DivergenceFile struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	ConfigHash string `json:"config_hash"`
-	Seed       uint64 `json:"seed"` // walk j of the probe at prefix p continues with divergence.WalkSeed(Seed, p, j)
-	Walks      int    `json:"walks"`
-	// Confirm is the number of confirmation walks (k, k+1, …, cut short at
-	// LimitNS) a probe ran when none of its k walks recovered.
-	Confirm int `json:"confirm_walks"`
-	// A walk recovers if it finishes within LimitNS: max(Q3, min(threshold,
-	// √(median·anomaly))) (divergence.NewCriterion).
-	Criterion   string `json:"criterion"`
-	LimitNS     int64  `json:"limit_ns"`
-	MedianNS    int64  `json:"median_ns"`
-	Q3NS        int64  `json:"q3_ns"`
-	ThresholdNS int64  `json:"threshold_ns"`
-	// Step is the divergence step: the longest prefix of the anomalous
-	// execution from which a walk recovers; the event at this (0-based)
-	// step is the one after which none does. -1: no walk recovers even
-	// from the start.
-	Step              int      `json:"step"`
-	TotalSteps        int      `json:"total_steps"`
-	IgnorableFraction float64  `json:"ignorable_fraction"`
-	Event             *Event   `json:"event"` // the divergence event of the anomalous execution
-	Similar           *Similar `json:"similar"`
-	AnomalyLog        string   `json:"anomaly_log"`
-	Diff              string   `json:"diff"`
-	Executions        int      `json:"executions"`
-	// WalksFrom says how the walks reached their prefixes: "snapshot"
-	// (forked from a snapshot of each prefix: the system's services
-	// implement timedsim.Cloner) or "replay" (each walk replayed its prefix
-	// from step 0); the walks are the same either way. ReplayedProbes
-	// counts the probes that replayed although WalksFrom is "snapshot"
-	// (their prefix could not be snapshot).
-	WalksFrom      string  `json:"walks_from"`
-	ReplayedProbes int     `json:"replayed_probes,omitempty"`
-	Probes         []Probe `json:"probes"`
-	// Why says in one line why step Step decides the outcome.
-	Why string `json:"why"`
-	// BudgetStep is the step at which the first search (one recovering
-	// walk suffices) put the divergence point when that was only where
-	// the time budget ran out: the walks from the step after it were as
-	// fast after their prefix as the similar one after its own, but
-	// started too late to finish within the limit. Step is then where
-	// half the walks stop recovering (Majority). Nil: not so.
-	BudgetStep *int `json:"budget_step,omitempty"`
-	Majority   bool `json:"majority,omitempty"`
-	// BudgetExecutions are the walks of that first search (its walks
-	// are the ones in divergence-walks.jsonl; Probes are the second's).
-	BudgetExecutions int `json:"budget_executions,omitempty"`
-	// Contrast are the labels (plain and composite) of the anomaly's
-	// events from the divergence step on, within the similar fast
-	// execution's time, that the similar execution has nowhere from that
-	// step on: what the anomaly does, after the two part, that the fast
-	// continuation never does (phase 3b ranks them first). Sorted.
-	Contrast    []string `json:"contrast,omitempty"`
-	Interrupted bool     `json:"interrupted,omitempty"`
-	Anomaly     *Anomaly `json:"anomaly"`
-}
-
-// Event is one event of an execution in a results file.
-type Event struct {
-	Step    int    `json:"step"`
-	Node    string `json:"node"`
-	Label   string `json:"label"`
-	From    string `json:"from,omitempty"`
-	StartNS int64  `json:"start_ns"`
-}
-
-// Similar is the similar fast execution: the anomaly's first Prefix
-// steps, then a walk that recovers.
-type Similar struct {
-	Prefix int `json:"prefix"`
-	Walk   int `json:"walk"`
-	// Event is the similar execution's step Prefix: where the anomaly
-	// runs the divergence event, the similar execution runs this one.
-	Event      *Event `json:"event"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Path       string `json:"path"`
-	Log        string `json:"log"`
-}
-
-// Probe is one prefix length the divergence search tried, with its walks.
-type Probe struct {
-	Prefix        int     `json:"prefix"`
-	Walks         int     `json:"walks"`
-	Recovered     bool    `json:"recovered"`
-	RecoveredWalk int     `json:"recovered_walk"`
-	ExecTimesNS   []int64 `json:"exec_times_ns"`
-	Cut           int     `json:"cut_walks"` // confirmation walks that did not recover (exec_times_ns holds the others)
-	// Recoveries counts the recovering walks (several when the search
-	// asked for half the walks: DivergenceFile.Majority).
-	Recoveries int `json:"recoveries,omitempty"`
-}
-
 // DivergeConfig configures phase 3a.
 type DivergeConfig struct {
 	Env
@@ -249,9 +152,6 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	total := walks * 4
 	prog := start(env.Progress, PhaseDiverge, total)
 	probes := 0
-	if confirm == 0 {
-		confirm = -1 // divergence.Config: none
-	}
 	cfg := divergence.Config{Explorer: ex, Walks: walks, Confirm: confirm, Deadline: crit.Limit, Seed: seed,
 		Recovers: func(r *timedsim.Result) bool { return crit.Recovered(r.Finished, r.ExecTime) },
 		Each: func(prefix, walk int, r *timedsim.Result) {
@@ -271,7 +171,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	// A panicking execution's Steps does not count the step that panicked;
 	// the prefixes to search include it.
 	steps := an.Steps
-	if an.Outcome == timedsim.Panicked.String() || an.Outcome == timedsim.Hung.String() {
+	if an.Outcome == timedsim.Panicked || an.Outcome == timedsim.Hung {
 		steps++
 	}
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
@@ -312,7 +212,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	out := d.newPhaseWrite()
 	defer out.abort()
 	df := &DivergenceFile{Format: results.FormatDivergence, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, Walks: rep.Walks, Confirm: rep.Confirm,
-		Criterion: crit.Describe(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
+		Criterion: crit.Bound(), LimitNS: int64(crit.Limit), MedianNS: pf.NormalMedianNS(), Q3NS: pf.NormalQ3NS(), ThresholdNS: pf.Threshold,
 		Step: rep.Step, TotalSteps: rep.TotalSteps, IgnorableFraction: round6(rep.IgnorableFraction), Executions: rep.Executions,
 		WalksFrom: rep.Mode, ReplayedProbes: rep.Replayed + replayed,
 		AnomalyLog: results.FileAnomalyLog, Anomaly: an, BudgetStep: budgetStep, Majority: budgetStep != nil, BudgetExecutions: budgetExecs}
@@ -369,7 +269,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 			return nil, err
 		}
 	}
-	df.Why = df.why(aEv, sEv)
+	df.Why = why(df, aEv, sEv)
 	if err := out.writeJSON(results.FileEvents, newEventsFile(pf.ConfigHash, t.Scenario.Nodes, rep.Step, aRes, sRes)); err != nil {
 		return nil, err
 	}
@@ -455,7 +355,7 @@ func newEvent(e timedsim.TimedEvent) *Event {
 // probes on either side of it, and what the similar fast execution does
 // there instead (a, s: the two executions' events at that step; s nil
 // without a similar execution).
-func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
+func why(df *DivergenceFile, a, s *timedsim.TimedEvent) string {
 	if df.Step < 0 || a == nil {
 		return ""
 	}
@@ -492,11 +392,11 @@ func (df *DivergenceFile) why(a, s *timedsim.TimedEvent) string {
 	}
 	switch {
 	case s == nil:
-		fmt.Fprintf(&b, " the anomaly runs %s", eventWhat(newEvent(*a)))
+		fmt.Fprintf(&b, " the anomaly runs %s", newEvent(*a).What())
 	case s.Label != a.Label || s.Node != a.Node || s.From != a.From:
-		fmt.Fprintf(&b, " at this step the anomaly runs %s, the similar fast execution %s", eventWhat(newEvent(*a)), eventWhat(newEvent(*s)))
+		fmt.Fprintf(&b, " at this step the anomaly runs %s, the similar fast execution %s", newEvent(*a).What(), newEvent(*s).What())
 	default:
-		fmt.Fprintf(&b, " both executions run %s here, with other random draws: %s", eventWhat(newEvent(*a)), drawsDiffer(a, s))
+		fmt.Fprintf(&b, " both executions run %s here, with other random draws: %s", newEvent(*a).What(), drawsDiffer(a, s))
 	}
 	if df.BudgetStep != nil {
 		fmt.Fprintf(&b, " (asking for one recovering walk puts the point at step %d, but only because the time budget runs out there: the walks from the step after it are as fast after it as the similar one, they start too late; so the point is where half the walks stop recovering)",
@@ -604,19 +504,6 @@ func twoTimes(a, b time.Duration) (string, string) {
 	return sa, sb
 }
 
-// eventWhat is "label [on node] [from node]" (a driver's partition is
-// on no node).
-func eventWhat(e *Event) string {
-	s := e.Label
-	if e.Node != timedsim.None.String() {
-		s += " on " + e.Node
-	}
-	if e.From != "" {
-		s += " from " + e.From
-	}
-	return s
-}
-
 func countProbeWalks(rep *divergence.Report) int {
 	if rep == nil {
 		return 0
@@ -631,19 +518,19 @@ func countProbeWalks(rep *divergence.Report) int {
 // machine's load (an Env.HandlerTimeout shorter than they take), not a
 // protocol that is not deterministic. It is nil if the watchdog stopped
 // neither, or both at the same step.
-func watchdogMismatch(env Env, name, outcome string, steps int, r *timedsim.Result) error {
-	hung := timedsim.Hung.String()
+func watchdogMismatch(env Env, name string, outcome timedsim.Outcome, steps int, r *timedsim.Result) error {
+	hung := timedsim.Hung
 	if outcome != hung && r.Outcome != timedsim.Hung || outcome == hung && r.Outcome == timedsim.Hung && steps == r.Steps {
 		return nil
 	}
-	what := func(outcome string, steps int) string {
+	what := func(outcome timedsim.Outcome, steps int) string {
 		if outcome == hung {
 			return fmt.Sprintf("stopped by the watchdog at step %d", steps)
 		}
 		return fmt.Sprintf("%s in %d steps", outcome, steps)
 	}
 	return fmt.Errorf("replaying %s: the handler watchdog (Env.HandlerTimeout %s) decided the execution: the search's was %s, the replay's %s; a handler that overruns the watchdog's wall-clock limit on one run and not on another is the limit at fault, not the protocol: raise Env.HandlerTimeout (default %s) above the time the handlers take",
-		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome.String(), r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
+		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome, r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
 }
 
 // record replays a path with the event log on.
@@ -694,7 +581,7 @@ func (d *Dir) loadDivergence(pf *results.Profile) (*DivergenceFile, error) {
 	if df.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s)", path, df.ConfigHash, pf.ConfigHash)
 	}
-	if err := df.validate(); err != nil {
+	if err := df.Validate(); err != nil {
 		return nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	if df.Seed != PhaseSeed(pf.Seed, PhaseDiverge) {

@@ -20,7 +20,7 @@ func newEventsFile(configHash string, nodes, step int, anomalous, similar *timed
 	ef := &results.Events{Format: results.FormatEvents, Version: 1, ConfigHash: configHash, Nodes: nodes, Step: step,
 		FromStep: max(0, step-eventsBefore), ToStep: max(0, step) + eventsAfter}
 	add := func(name string, r *timedsim.Result) {
-		ex := results.EventsExec{Name: name, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Outcome: r.Outcome.String(),
+		ex := results.EventsExec{Name: name, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Outcome: r.Outcome,
 			NodeLastNS: make([]int64, nodes), NodeEvents: make([]int, nodes), Events: []results.EventsStep{}}
 		for i := range ex.NodeLastNS {
 			ex.NodeLastNS[i] = -1

@@ -103,7 +103,7 @@ func ExampleDiverge() {
 	}
 	fmt.Printf("class %d, execution %d: divergence at %s\n", df.Anomaly.Class, df.Anomaly.Index, df.Event.Describe())
 	fmt.Printf("%.1f%% of the steps can be ignored; %d walk executions\n", 100*df.IgnorableFraction, df.Executions)
-	fmt.Printf("a walk recovers if it %s\n", df.Criterion)
+	fmt.Printf("a walk recovers if it %s\n", df.Criterion.Describe())
 	// Output:
 	// class 1, execution 241: divergence at step 66: timer start on n7 at 10.63 ms
 	// 32.2% of the steps can be ignored; 621 walk executions

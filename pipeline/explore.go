@@ -159,16 +159,12 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 // exploreLiveness adds the dead path and, with a critical transition, the
 // live path, with the critical step.
 func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) error {
-	path := d.File(results.FileLiveness)
-	var lf LivenessFile
-	if err := results.ReadJSON(path, &lf); err != nil {
-		return err
-	}
-	if err := results.CheckFormat(path, lf.Format, lf.Version, results.FormatLiveness); err != nil {
+	lf, err := results.ReadLiveness(d.File(results.FileLiveness))
+	if err != nil {
 		return err
 	}
 	rep := lf.Report
-	if rep == nil || rep.Violation == nil || !d.exists(results.FileDeadPath) {
+	if rep.Violation == nil || !d.exists(results.FileDeadPath) {
 		return nil
 	}
 	if data.Title == "" {
@@ -207,7 +203,7 @@ func exploreLiveness(systems timedsim.Registry, d *Dir, data *explore.Data) erro
 
 // traceLiveness traces a liveness path file.
 func traceLiveness(systems timedsim.Registry, pf *LivenessPathFile, name string) (*explore.Execution, error) {
-	cfg, err := pf.config(systems)
+	cfg, err := livenessPathConfig(pf, systems)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func TestHungHandlerIsAFindingWithAPathFile(t *testing.T) {
 		t.Fatalf("%d findings in %d executions", len(res.Findings), len(res.Lines))
 	}
 	f := res.Findings[0]
-	if f.Outcome != "hung" || !strings.Contains(f.Finding, "handler hung at step") || !strings.Contains(f.Finding, `"timer tick"`) {
+	if f.Outcome != timedsim.Hung || !strings.Contains(f.Finding, "handler hung at step") || !strings.Contains(f.Finding, `"timer tick"`) {
 		t.Fatalf("finding %+v", f)
 	}
 	pf, err := pipeline.ReadPathFile(env.Dir.File(results.FindingPath(f.Index)))

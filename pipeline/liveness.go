@@ -19,37 +19,6 @@ func livenessFiles() []string {
 	return []string{results.FileLiveness, results.FileDeadPath, results.FileLivePath, results.FileDeadLog, results.FileLiveLog, results.FileStateDiff, results.FilePrefix, results.FileExplore}
 }
 
-// LivenessFile is DIR/liveness.json.
-type LivenessFile struct {
-	results.Header
-	Report *liveness.Report `json:"report"`
-	// Files written next to it (relative to DIR).
-	Files []string `json:"files"`
-}
-
-// LivenessPathFile is a liveness path with what is needed to replay it or
-// start a prefix-based search from its end (liveness.Config.Prefix).
-type LivenessPathFile struct {
-	results.Header
-	Note string `json:"note"`
-	// Params are the system parameters the path was made with.
-	Params timedsim.Params `json:"params,omitempty"`
-	// The settings a replay needs: the choice weights decide the random
-	// part, the properties what the log reports.
-	Weights  map[string]int `json:"weights"`
-	Unbiased bool           `json:"unbiased,omitempty"`
-	Faults   int            `json:"faults,omitempty"`
-	Breaks   int            `json:"breaks,omitempty"`
-	Drops    int            `json:"drops,omitempty"`
-	// Crashes and Partitions are absent from files written before they
-	// existed: none.
-	Crashes    int           `json:"crashes,omitempty"`
-	Partitions int           `json:"partitions,omitempty"`
-	Safety     []string      `json:"safety"`
-	Liveness   []string      `json:"liveness"`
-	Path       liveness.Path `json:"path"`
-}
-
 // LivenessConfig configures MaceMC's liveness search (Liveness).
 type LivenessConfig struct {
 	Dir *Dir
@@ -267,7 +236,7 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pf.config(systems)
+	cfg, err := livenessPathConfig(pf, systems)
 	if err != nil {
 		return nil, err
 	}
@@ -284,9 +253,9 @@ func ReplayLiveness(systems timedsim.Registry, name string) (r *LivenessReplay, 
 	return r, nil
 }
 
-// config is the liveness configuration that replays the path file: its
+// livenessPathConfig is the liveness configuration that replays the path file: its
 // scenario, seed, choice weights, faults and properties.
-func (pf *LivenessPathFile) config(systems timedsim.Registry) (liveness.Config, error) {
+func livenessPathConfig(pf *LivenessPathFile, systems timedsim.Registry) (liveness.Config, error) {
 	_, sc, err := pathScenario(systems, pf.System, pf.Variant, pf.Nodes, pf.Params)
 	if err != nil {
 		return liveness.Config{}, err

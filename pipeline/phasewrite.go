@@ -42,7 +42,7 @@ func (w *phaseWrite) writeLines(name string, j *jsonLines) error {
 		return j.err
 	}
 	return w.write(name, func(out io.Writer) error {
-		_, err := out.Write(j.buf.Bytes())
+		_, err := out.Write(j.buf)
 		return err
 	})
 }

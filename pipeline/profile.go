@@ -150,7 +150,7 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 	prog := start(env.Progress, PhaseProfile, n)
 	path := timedsim.Seeded(seed)
 	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) }, Each: func(j int, r *timedsim.Result) bool {
-		lines = append(lines, results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		lines = append(lines, results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome})
 		for l := range r.Counts {
 			seen[l] = true
 		}
@@ -172,7 +172,7 @@ func profileExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shard
 func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource string, lines []results.ExecLine, seen map[string]bool) (*results.Profile, error) {
 	times := make([]time.Duration, 0, len(lines))
 	unfinished := 0
-	outcomes := map[string]int{}
+	outcomes := map[timedsim.Outcome]int{}
 	for _, l := range lines {
 		times = append(times, time.Duration(l.ExecTimeNS))
 		if !l.Finished {
@@ -192,7 +192,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 		return nil, err
 	}
 	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {
-		if k := outcomes[o.String()]; k > 0 {
+		if k := outcomes[o]; k > 0 {
 			prof.Warnings = append(prof.Warnings, fmt.Sprintf("%d of %d profile executions ended %s", k, runs, o))
 		}
 	}
@@ -263,7 +263,7 @@ func (d *Dir) loadProfile(systems timedsim.Registry) (*results.Profile, *Target,
 	if err := results.CheckFormat(path, pf.Format, pf.Version, results.FormatProfile); err != nil {
 		return nil, nil, err
 	}
-	if err := validateProfile(&pf); err != nil {
+	if err := pf.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	t, err := fromPathFile(systems, pf.Template)

@@ -338,7 +338,7 @@ func regressExecs(ctx context.Context, env Env, t *Target, seed uint64, from, n 
 	prog := start(env.Progress, PhaseRegress, n)
 	path := timedsim.Seeded(seed)
 	_, done, err := ex.Run(ctx, timedsim.Work{N: n, Path: func(j int) timedsim.Path { return path(from + j) }, Each: func(j int, r *timedsim.Result) bool {
-		lines = append(lines, results.ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome.String()})
+		lines = append(lines, results.ExecLine{Index: from + j, Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps, Finished: r.Finished, Outcome: r.Outcome})
 		prog.Add(1, "")
 		return true
 	}})

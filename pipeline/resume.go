@@ -82,7 +82,7 @@ func (d *Dir) keptProfile(cfg *ProfileConfig) *results.Profile {
 // it was interrupted, the executions it kept (every line checked).
 func (d *Dir) keptSearch(pf *results.Profile, cfg *SearchConfig) (*SearchFile, []results.CountsLine) {
 	sf, err := d.loadSearch(pf)
-	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns || sf.Verdict != cfg.Verdict.resolved() {
+	if err != nil || sf.MaxRuns != cfg.MaxRuns || sf.TriageRuns != cfg.TriageRuns || sf.Verdict != results.Verdict(cfg.Verdict.resolved()) {
 		return nil, nil
 	}
 	if sf.Complete {

@@ -14,72 +14,6 @@ import (
 
 // ---- phase 2: anomaly search ----
 
-// SearchFile is DIR/search.json.
-type SearchFile struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	ConfigHash string `json:"config_hash"`
-	Seed       uint64 `json:"seed"` // the phase seed: execution i is SeedPath(ExecutionSeed(Seed, i))
-	MaxRuns    int    `json:"max_runs"`
-	// TriageRuns is how many executions the search explores after the
-	// first anomalous one, to triage the anomalies it finds.
-	TriageRuns int `json:"triage_runs"`
-	Explored   int `json:"explored"`
-	// Complete is false when the search was interrupted before finding an
-	// anomaly or spending its budget.
-	Complete    bool  `json:"complete"`
-	ThresholdNS int64 `json:"threshold_ns"`
-	WindowNS    int64 `json:"window_ns"` // counts in search-executions.jsonl's "window" are of events starting before this (anomaly.Profile.CountWindow: the profile's Q1)
-	// Verdict is how the executions above the threshold were judged;
-	// Significance the test that judged them (nil with the fence alone,
-	// or with nothing above the threshold).
-	Verdict      Verdict           `json:"verdict"`
-	Significance *SignificanceFile `json:"significance"`
-	// Candidates is how many explored executions were above the
-	// threshold or findings.
-	Candidates int     `json:"candidates"`
-	FirstIndex int     `json:"first_index"` // the first anomalous execution, -1 if none
-	Anomalies  int     `json:"anomalies"`   // anomalous executions explored
-	Classes    []Class `json:"classes"`
-	// Tail are the classes of executions above the threshold that the
-	// verdict found to be the normal tail, TailExecutions how many.
-	Tail           []Class `json:"tail"`
-	TailExecutions int     `json:"tail_executions"`
-	// Anomaly is the execution phase 3a analyses: the representative of
-	// the class ranked first, or of the class chosen (Diverge).
-	Anomaly *Anomaly `json:"anomaly"`
-}
-
-// Anomaly is an anomalous execution of the search.
-type Anomaly struct {
-	Index      int    `json:"index"`
-	Seed       uint64 `json:"seed"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Outcome    string `json:"outcome"`
-	Finding    string `json:"finding,omitempty"` // a panic or safety violation, beyond slowness
-	Path       string `json:"path"`              // its path file in the results directory, if written
-	Class      int    `json:"class"`             // the rank of its class
-}
-
-// Class is one class of anomalies (anomaly.Class).
-type Class struct {
-	Rank           int      `json:"rank"`
-	Executions     int      `json:"executions"`
-	Members        []int    `json:"members"`
-	Finding        string   `json:"finding,omitempty"`
-	MinNS          int64    `json:"min_ns"`
-	MedianNS       int64    `json:"median_ns"`
-	MaxNS          int64    `json:"max_ns"`
-	Slowdown       float64  `json:"slowdown"`
-	ExcessNS       int64    `json:"excess_ns"`
-	Signature      []string `json:"signature"`
-	Representative Anomaly  `json:"representative"`
-	// Cause is the representative's critical path against a median
-	// execution of the search (nil for a finding).
-	Cause *Cause `json:"cause,omitempty"`
-}
-
 // MaxClassPaths is the number of classes whose representative gets a
 // path file when the search ends (the others get theirs when Diverge
 // analyses them).
@@ -233,7 +167,7 @@ func search(ctx context.Context, cfg SearchConfig) (*SearchFile, error) {
 		return nil, err
 	}
 	sf := &SearchFile{Format: results.FormatSearch, Version: 1, ConfigHash: pf.ConfigHash, Seed: seed, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns,
-		Explored: explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: cfg.Verdict, Significance: sigFile,
+		Explored: explored, Complete: err == nil, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: results.Verdict(cfg.Verdict), Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	// The explored executions replace the files of an earlier search and
 	// of the phases after it, all together at the end (commit): a search
@@ -498,7 +432,7 @@ func (d *Dir) loadSearch(pf *results.Profile) (*SearchFile, error) {
 	if sf.ConfigHash != pf.ConfigHash {
 		return nil, fmt.Errorf("%s belongs to another configuration (config hash %s, profile.json has %s): run the search again", path, sf.ConfigHash, pf.ConfigHash)
 	}
-	if err := sf.validate(); err != nil {
+	if err := sf.Validate(); err != nil {
 		return nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	if sf.Seed != PhaseSeed(pf.Seed, PhaseSearch) || sf.ThresholdNS != pf.Threshold {

@@ -311,11 +311,10 @@ func mergeSearch(env Env, set *shard.Set, res *MergeResult) error {
 	execs = execs[:limit]
 	var out jsonLines
 	for _, r := range recs[:limit] {
-		out.buf.Write(r.Data)
-		out.buf.WriteByte('\n')
+		out.buf = append(append(out.buf, r.Data...), '\n') // the shard's bytes, as the search wrote them
 	}
 	sf := &SearchFile{Format: results.FormatSearch, Version: 1, ConfigHash: pf.ConfigHash, Seed: par.PhaseSeed, MaxRuns: h.Runs, TriageRuns: par.TriageRuns,
-		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: par.Verdict, Significance: sigFile,
+		Explored: limit, Complete: true, ThresholdNS: pf.Threshold, WindowNS: int64(pf.CountWindow()), Verdict: results.Verdict(par.Verdict), Significance: sigFile,
 		FirstIndex: -1, Classes: []Class{}, Tail: []Class{}}
 	files := d.newPhaseWrite() // the search's files appear together
 	defer files.abort()

@@ -20,37 +20,6 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// SimulateFile is DIR/simulate.json: what was run, so that every
-// execution of executions.jsonl can be replayed (--run DIR --index I).
-type SimulateFile struct {
-	Format     string       `json:"format"`
-	Version    int          `json:"version"`
-	System     string       `json:"system"`
-	Variant    string       `json:"variant"`
-	Nodes      int          `json:"nodes"`
-	Seed       uint64       `json:"seed"`
-	Runs       int          `json:"runs"`
-	Completed  int          `json:"completed"`
-	ConfigHash string       `json:"config_hash"`
-	Summary    *TimeSummary `json:"summary,omitempty"`
-	// Template is the path file of execution 0; execution i's is the same
-	// with the segments of SeedPath(ExecutionSeed(Seed, i)).
-	Template *timedsim.PathFile `json:"template"`
-}
-
-// TimeSummary is the five-number summary of execution times. Quartiles
-// use gonum stat.Quantile with stat.LinInterp (Hyndman–Fan type 4: linear
-// interpolation of the empirical CDF with p(k) = k/n).
-type TimeSummary struct {
-	Count    int     `json:"count"`
-	Finished int     `json:"finished"`
-	MinS     float64 `json:"min_s"`
-	Q1S      float64 `json:"q1_s"`
-	MedianS  float64 `json:"median_s"`
-	Q3S      float64 `json:"q3_s"`
-	MaxS     float64 `json:"max_s"`
-}
-
 func summarize(lines []SimLine) *TimeSummary {
 	if len(lines) == 0 {
 		return nil
@@ -78,13 +47,6 @@ func clearSimulate(d *Dir) error {
 		}
 	}
 	return nil
-}
-
-// SimLine is an execution of simulate: its executions.jsonl line and
-// what is wrong with it beyond slowness (finding).
-type SimLine struct {
-	results.ExecLine
-	Finding string `json:"finding,omitempty"`
 }
 
 // SimulateConfig configures the explorer's plain run (Simulate).
@@ -180,7 +142,7 @@ func simulateExecs(ctx context.Context, env Env, t *Target, seed uint64, sp shar
 		N: n, Path: func(j int) timedsim.Path { return path(sp.Global(j)) },
 		Each: func(j int, r *timedsim.Result) bool {
 			lines = append(lines, SimLine{ExecLine: results.ExecLine{Index: sp.Global(j), Seed: r.Path.Segments[0].Seed, ExecTimeNS: int64(r.ExecTime), Steps: r.Steps,
-				Finished: r.Finished, Outcome: r.Outcome.String()}, Finding: Finding(r)})
+				Finished: r.Finished, Outcome: r.Outcome}, Finding: Finding(r)})
 			if seen != nil {
 				for l := range r.Counts {
 					seen[l] = true
@@ -216,8 +178,7 @@ func writeSimulate(d *Dir, t *Target, seed uint64, runs int, lines []SimLine) (*
 	if err != nil {
 		return nil, err
 	}
-	meta := &SimulateFile{Template: tmpl, Format: results.FormatSimulate, Version: 1, System: t.System.Name, Variant: t.Variant, Nodes: t.Scenario.Nodes,
-		Seed: seed, Runs: runs, Completed: done, ConfigHash: timedsim.ConfigHash(t.System.Name, t.Variant, t.Scenario, t.Options), Summary: sum}
+	meta := &SimulateFile{Template: tmpl, Header: results.NewHeader(results.FormatSimulate, t.System.Name, t.Variant, t.Scenario.Nodes, seed), Runs: runs, Completed: done, ConfigHash: timedsim.ConfigHash(t.System.Name, t.Variant, t.Scenario, t.Options), Summary: sum}
 	if err := d.writeJSON(results.FileSimulate, meta); err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"time"
 
@@ -147,63 +146,6 @@ func (d *Dir) buildSummary(pf *results.Profile) (*results.Summary, error) {
 		}
 	}
 	return s, nil
-}
-
-// Describe is "step S: label [on node] [from node] at time".
-func (e *Event) Describe() string {
-	return fmt.Sprintf("step %d: %s at %s", e.Step, eventWhat(e), units.Duration(time.Duration(e.StartNS)))
-}
-
-// Describe says what a class of anomalies is, in one line: its executions,
-// their times and slowdown, and the events that set them apart (or its
-// finding).
-func (c *Class) Describe() string {
-	n := fmt.Sprintf("%d execution%s", c.Executions, plural(c.Executions, "", "s"))
-	if c.Finding != "" {
-		return fmt.Sprintf("%s, FINDING: %s", n, c.Representative.Finding)
-	}
-	span := ShortTime(time.Duration(c.MinNS))
-	if hi := ShortTime(time.Duration(c.MaxNS)); hi != span { // not "20 s–20 s"
-		span += "–" + hi
-	}
-	sig := "no event within the normal time sets them apart"
-	if len(c.Signature) > 0 {
-		sig = "set apart by " + strings.Join(c.Signature, ", ")
-	}
-	return fmt.Sprintf("%s of %s (their median %.1fx the profile's), %s", n, span, c.Slowdown, sig)
-}
-
-// DescribeTail says what a class of the normal tail is, in one line: its
-// executions, their times, slowdown and share of the search, and why they
-// are not anomalies.
-func (c *Class) DescribeTail(sf *SearchFile) string {
-	n := fmt.Sprintf("%d execution%s", c.Executions, plural(c.Executions, "", "s"))
-	span := ShortTime(time.Duration(c.MinNS))
-	if hi := ShortTime(time.Duration(c.MaxNS)); hi != span {
-		span += "–" + hi
-	}
-	var why []string
-	if sf.Significance != nil {
-		// The class's slowest member is the one most likely to be
-		// significant: judge the class by it.
-		slowest, at := -1, int64(-1)
-		for _, t := range sf.Significance.Tests {
-			if slices.Contains(c.Members, t.Index) && t.ExecTimeNS > at {
-				slowest, at = t.Index, t.ExecTimeNS
-			}
-		}
-		if t := sf.Significance.tailText(slowest); t != "" {
-			why = append(why, t)
-		}
-	}
-	if c.Cause != nil && c.Cause.Draws {
-		why = append(why, fmt.Sprintf("%.0f%% of the excess is the simulator's own draws (event durations, network delays) at a rate its models have", 100*c.Cause.DrawShare))
-	}
-	if len(why) == 0 {
-		why = append(why, "normal variance explains them")
-	}
-	return fmt.Sprintf("%s of %s (their median %.1fx the profile's, %.2g%% of the %d searched), not anomalies: %s", n, span, c.Slowdown,
-		100*float64(c.Executions)/float64(max(sf.Explored, 1)), sf.Explored, strings.Join(why, "; "))
 }
 
 // ShortTime is d with 4 significant digits in the unit that fits it

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -62,37 +61,6 @@ func (e *Env) explorer(t *Target, opts timedsim.Options) *timedsim.Explorer {
 }
 
 // ---- phase 1a: EDD training ----
-
-// TrainFile is DIR/train.json: how edd.json was trained.
-type TrainFile struct {
-	results.Header
-	// Options are the simulator options training ran with; profile takes
-	// them, with the system, variant, nodes and seed, from here.
-	Options    TrainOptions `json:"options"`
-	PhaseSeed  uint64       `json:"phase_seed"`
-	Runs       int          `json:"runs"`
-	Note       string       `json:"note"`
-	Labels     []TrainLabel `json:"labels"`
-	SeedLabels []string     `json:"seed_labels"` // labels seen but with no sample (none today: every executed handler is measured)
-}
-
-// TrainOptions are the simulator options of a training.
-type TrainOptions struct {
-	Semantics   string `json:"semantics"`
-	ExecTime    string `json:"exec_time"`
-	MaxSteps    int    `json:"max_steps"`
-	CheckSafety bool   `json:"check_safety"`
-}
-
-// TrainLabel is one trained label: its number of samples and their
-// median, 99th percentile and maximum.
-type TrainLabel struct {
-	Label    string `json:"label"`
-	Samples  int    `json:"samples"`
-	MedianNS int64  `json:"median_ns"`
-	P99NS    int64  `json:"p99_ns"`
-	MaxNS    int64  `json:"max_ns"`
-}
 
 // TrainConfig configures phase 1a.
 type TrainConfig struct {
@@ -214,15 +182,8 @@ func (d *Dir) LoadTraining() (tf *TrainFile, err error) {
 	if !fileExists(path) {
 		return nil, nil
 	}
-	tf = &TrainFile{}
-	if err := results.ReadJSON(path, tf); err != nil {
+	if tf, err = results.ReadTrain(path); err != nil {
 		return nil, err
-	}
-	if err := results.CheckFormat(path, tf.Format, tf.Version, results.FormatTrain); err != nil {
-		return nil, err
-	}
-	if err := tf.validate(); err != nil {
-		return nil, fmt.Errorf("%s is malformed: %w", path, err)
 	}
 	return tf, nil
 }

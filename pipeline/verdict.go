@@ -9,7 +9,6 @@ import (
 
 	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/critpath"
-	"github.com/macepc/macepc/internal/units"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -50,65 +49,6 @@ func (v Verdict) check() error {
 // network delays, critpath.Kind.Draw) at a rate they have, makes its class
 // the normal tail rather than an anomaly.
 const DrawShareTail = 0.5
-
-// SignificanceFile is the significance test of a search, in search.json.
-type SignificanceFile struct {
-	// Look is the look that decided (1: at the first candidate's triage
-	// budget, 2: at the search budget) of Looks planned; each look tests
-	// at the verdict's α/Looks, so that the search errs at most α in all.
-	Look  int `json:"look"`
-	Looks int `json:"looks"`
-	// Alpha is the look's family-wise rate; Level the level of each of its
-	// tests (Alpha over the number of windows).
-	Alpha float64 `json:"alpha"`
-	Level float64 `json:"level"`
-	// Searched is N, the executions the look judged.
-	Searched int `json:"searched"`
-	// CutNS: executions at least this slow are significant (0: none).
-	CutNS  int64            `json:"cut_ns"`
-	Models []TailModelFile  `json:"models"`
-	Tests  []TailTestFile   `json:"tests"`
-	Window []TailWindowFile `json:"windows"`
-}
-
-// TailModelFile is an anomaly.TailModel.
-type TailModelFile struct {
-	UNS       int64   `json:"u_ns"`
-	BelowNS   int64   `json:"below_ns"`
-	Excesses  int     `json:"excesses"`
-	Reference int     `json:"reference"`
-	Rate      float64 `json:"rate"`
-	SigmaNS   float64 `json:"sigma_ns"`
-	Xi        float64 `json:"xi"`
-	XiLow     float64 `json:"xi_low"`
-	XiHigh    float64 `json:"xi_high"`
-	MinShape  float64 `json:"min_shape"`
-	// Reason says why no model could be fitted ("" when one was): the
-	// fence then decides.
-	Reason string `json:"reason,omitempty"`
-}
-
-// TailTestFile is an anomaly.TailTest; P and PValue are null without a
-// model.
-type TailTestFile struct {
-	Index       int      `json:"index"`
-	ExecTimeNS  int64    `json:"exec_time_ns"`
-	Rank        int      `json:"rank"`
-	Model       int      `json:"model"`
-	P           *float64 `json:"p"`
-	PValue      *float64 `json:"p_value"`
-	Significant bool     `json:"significant"`
-}
-
-// TailWindowFile is a rejected anomaly.Window.
-type TailWindowFile struct {
-	FromNS int64   `json:"from_ns"`
-	ToNS   int64   `json:"to_ns"`
-	Open   bool    `json:"open"`
-	Count  int     `json:"count"`
-	Mass   float64 `json:"mass"`
-	PValue float64 `json:"p_value"`
-}
 
 // maxTailTests bounds the tests search.json keeps (the slowest).
 const maxTailTests = 50
@@ -191,76 +131,12 @@ func modelShape(t *Target) float64 {
 
 // findingOutcome reports whether an execution's outcome is a finding
 // (its time is the scenario's timeout, not a measurement).
-func findingOutcome(o string) bool {
+func findingOutcome(o timedsim.Outcome) bool {
 	switch o {
-	case timedsim.Panicked.String(), timedsim.Hung.String(), timedsim.SafetyViolated.String():
+	case timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated:
 		return true
 	}
 	return false
-}
-
-// Cause is the critical-path attribution of a class's representative
-// against a median execution of the search (package critpath).
-type Cause struct {
-	// Headline says in one line what most of the excess was spent on.
-	Headline string `json:"headline"`
-	// Against is the median execution compared with: its index and time.
-	AgainstIndex int   `json:"against_index"`
-	AgainstNS    int64 `json:"against_ns"`
-	ExcessNS     int64 `json:"excess_ns"`
-	// DrawShare is the share of the excess made of the models' own draws.
-	DrawShare float64 `json:"draw_share"`
-	// Draws says whether the class is the normal tail because its excess
-	// is the models' draws at a rate they have (DrawShareTail).
-	Draws bool        `json:"draws"`
-	Parts []CausePart `json:"parts"`
-	// Steps are the steps on the representative's critical path.
-	Steps []int `json:"steps"`
-	// Labels are the event labels on the representative's critical path
-	// that the median execution's lacks.
-	Labels []string `json:"labels"`
-	// LeadIn are the labels of what the node of the longest wait behind
-	// the excess did while it waited, before the median execution's end
-	// (critpath.LeadIn); phase 3b ranks first those that normal
-	// executions rarely have.
-	LeadIn []string `json:"lead_in"`
-	// Stranded is the last node to finish when the longest wait was on
-	// another node and it had received nothing since before a normal
-	// execution's end (critpath.FindStranded): where it was left, which
-	// the wait only repaired. The headline ends with it.
-	Stranded *CauseStranded `json:"stranded,omitempty"`
-}
-
-// CauseStranded is a Cause's stranded node (critpath.Stranded).
-type CauseStranded struct {
-	Node    string `json:"node"`
-	Step    int    `json:"step"`
-	StartNS int64  `json:"start_ns"`
-	Next    int    `json:"next"`
-	Text    string `json:"text"`
-	// Labels are the labels of the event at Step and of the lost
-	// messages' error upcalls as phase 3b counts them
-	// (critpath.Stranded.Labels); phase 3b ranks first those that
-	// correlate.
-	Labels []string `json:"labels"`
-	// Lost are the steps of the messages sent to Node before Next that
-	// did not arrive; LostLabels the labels of the error upcalls of
-	// those a full transport queue lost (the protocol's own sending, not
-	// the scenario's faults), which phase 3b ranks first even when their
-	// counts do not follow the execution time (which messages were lost,
-	// not how many, stranded the node).
-	Lost       []int    `json:"lost,omitempty"`
-	LostLabels []string `json:"lost_labels,omitempty"`
-}
-
-// CausePart is one part of a Cause (critpath.Part).
-type CausePart struct {
-	Kind     string `json:"kind"`
-	Label    string `json:"label"`
-	SlowNS   int64  `json:"slow_ns"`
-	NormalNS int64  `json:"normal_ns"`
-	ExcessNS int64  `json:"excess_ns"`
-	Text     string `json:"text"`
 }
 
 // maxCauseParts bounds the parts a Cause keeps.
@@ -397,30 +273,4 @@ func (c *causer) plausibleDraws(a critpath.Attribution) bool {
 		}
 	}
 	return true
-}
-
-// DescribeVerdict says in one line how the search judged its candidates,
-// for the search phase's line and the summary.
-func (sf *SearchFile) DescribeVerdict() string {
-	switch {
-	case sf.Verdict.FenceOnly:
-		return "the fence alone (--fence-only): every execution above the threshold is an anomaly"
-	case sf.Significance == nil:
-		return fmt.Sprintf("significance test at family-wise α = %g", sf.Verdict.Alpha)
-	}
-	g := sf.Significance
-	return fmt.Sprintf("significance test at family-wise α = %g, look %d of %d over %d executions", sf.Verdict.Alpha, g.Look, g.Looks, g.Searched)
-}
-
-// tailText says why the slowest execution of a normal-tail class, idx,
-// is not an anomaly ("" when the test did not judge it).
-func (g *SignificanceFile) tailText(idx int) string {
-	for _, t := range g.Tests {
-		if t.Index != idx || t.P == nil || t.PValue == nil {
-			continue
-		}
-		return fmt.Sprintf("the tail model of the faster executions puts a normal one at %s or more with p = %.2g, and %d of %d that slow with probability %.2g (the test's level is %.2g)",
-			units.Duration(time.Duration(t.ExecTimeNS)), *t.P, t.Rank, g.Searched, *t.PValue, g.Level)
-	}
-	return ""
 }

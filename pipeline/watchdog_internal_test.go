@@ -13,9 +13,9 @@ import (
 // are not.
 func TestWatchdogMismatch(t *testing.T) {
 	env := Env{HandlerTimeout: time.Nanosecond}
-	hung, finished := timedsim.Hung.String(), timedsim.Finished.String()
+	hung, finished := timedsim.Hung, timedsim.Finished
 	for _, c := range []struct {
-		outcome string
+		outcome timedsim.Outcome
 		steps   int
 		replay  timedsim.Result
 		want    string // "" for no error

@@ -87,14 +87,8 @@ func textsOverlapJS(sel string) string {
 // returns its full-page screenshot.
 func openInBrowser(t *testing.T, bin, dir, wantTitle string, minHeight int, checks []check) []byte {
 	t.Helper()
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs, err := report.RenderFigures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
+	figs := renderFigures(t, r)
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}

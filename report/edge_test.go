@@ -13,38 +13,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macepc/macepc/anomaly"
 	"github.com/macepc/macepc/cli"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-const summaryJSON = `{"format":"macepc-summary","version":1,"system":"toy","variant":"v","nodes":2,"seed":7,
-"profile":{"runs":1,"q1":0.5,"median":0.5,"q3":0.5,"threshold":0.75,"iqr_factor":1.5,"min_slowdown":1.5},
-"anomaly":null,"divergence":null,"correlations":[],"length_only":[],"replay":[]}`
-
 // renderAll renders every figure of a directory, checking SVG and PNG.
 func renderAll(t *testing.T, dir string) []report.Rendered {
 	t.Helper()
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs, err := report.RenderFigures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
+	figs := renderFigures(t, r)
 	for _, f := range figs {
 		checkSVG(t, f.ID, f.SVG)
 		checkPNG(t, f.ID, f.PNG)
@@ -58,9 +38,9 @@ func renderAll(t *testing.T, dir string) []report.Rendered {
 // TestRenderEmpty: a profile without executions and no later phase gives a
 // placeholder for every plot, saying why, instead of a panic.
 func TestRenderEmpty(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		results.FileSummary: summaryJSON,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+	dir := resultsDir(t, map[string]any{
+		results.FileSummary: toySummary(),
+		results.FileProfile: toyProfile(0, 0, 0, 0),
 	})
 	for _, f := range renderAll(t, dir) {
 		if f.Missing == "" || f.Data != nil {
@@ -103,21 +83,28 @@ func TestRenderEmpty(t *testing.T) {
 // TestRenderSingleExecution: every phase with one execution (one probe,
 // one event) renders real plots.
 func TestRenderSingleExecution(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		results.FileSummary: summaryJSON,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":500000000,"median_ns":500000000,"q3_ns":500000000,"threshold_ns":750000000,
-			"executions":[{"index":0,"exec_time_ns":500000000,"finished":true}]}`,
-		results.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":1,"explored":1,"complete":true,"threshold_ns":750000000,"anomaly":{"index":0,"exec_time_ns":2000000000,"steps":3}}`,
-		results.FileSearchExecs: `{"phase":"search","index":0,"prefix":0,"seed":0,"exec_time_ns":2000000000,"steps":3,"outcome":"timed-out","counts":{"deliver Ping":1},"window":{}}` + "\n",
-		results.FileDivergence: `{"format":"macepc-divergence","version":1,"walks":1,"q3_ns":500000000,"step":0,"total_steps":3,
-			"probes":[{"prefix":1,"walks":1,"recovered":false,"recovered_walk":-1,"exec_times_ns":[2000000000]}]}`,
-		results.FileEvents: `{"format":"macepc-divergence-events","version":1,"nodes":2,"step":0,"from_step":0,"to_step":3,
-			"executions":[{"name":"anomalous","exec_time_ns":2000000000,"steps":3,"node_last_ns":[100,-1],"node_events":[1,0],
-			"events":[{"step":0,"node":0,"from":-1,"label":"init","start_ns":0,"duration_ns":100,"sends":[{"to":1,"type":"Ping","transport":"tcp","size":10,"status":"queue-full"},
-				{"to":1,"type":"Ping","transport":"udp","size":10,"status":"dropped"}]},
-				{"step":1,"node":1,"from":-1,"label":"reset","start_ns":200,"duration_ns":0},
-				{"step":2,"node":0,"from":1,"label":"error broken","start_ns":300,"duration_ns":50,"timers":[{"name":"retry","at_ns":1000000}],"notes":["held: busy"]}]}]}`,
-		results.FileCorrelation: `{"format":"macepc-correlation","version":1,"executions":1,"min_r":0.3,"labels":[{"label":"deliver Ping","executions":1,"mean_count":1,"r":0.5,"window_r":0.5}]}`,
+	const ns = 2_000_000_000
+	an := oneAnomaly(1, 750_000_000, ns, 3)
+	events := &results.Events{Format: results.FormatEvents, Version: results.Version, Nodes: 2, Step: 0, FromStep: 0, ToStep: 3,
+		Executions: []results.EventsExec{{Name: "anomalous", ExecTimeNS: ns, Steps: 3, NodeLastNS: []int64{100, -1}, NodeEvents: []int{1, 0},
+			Events: []results.EventsStep{
+				{Step: 0, Node: 0, From: -1, Label: "init", StartNS: 0, DurationNS: 100, Sends: []results.EventsSend{
+					{To: 1, Type: "Ping", Transport: "tcp", Size: 10, Status: "queue-full"},
+					{To: 1, Type: "Ping", Transport: "udp", Size: 10, Status: "dropped"}}},
+				{Step: 1, Node: 1, From: -1, Label: "reset", StartNS: 200, DurationNS: 0},
+				{Step: 2, Node: 0, From: 1, Label: "error broken", StartNS: 300, DurationNS: 50, Timers: []results.EventsTimer{{Name: "retry", AtNS: 1000000}}, Notes: []string{"held: busy"}},
+			}}}}
+	r := 0.5
+	dir := resultsDir(t, map[string]any{
+		results.FileSummary:     toySummary(),
+		results.FileProfile:     toyProfile(500_000_000, 500_000_000, 500_000_000, 750_000_000, 500_000_000),
+		results.FileSearch:      an,
+		results.FileSearchExecs: oneAnomalyExecs(ns, 3),
+		results.FileDivergence: &results.Divergence{Format: results.FormatDivergence, Version: results.Version, Walks: 1, Q3NS: 500_000_000, Step: 0, TotalSteps: 3,
+			Probes: []results.Probe{{Prefix: 1, Walks: 1, RecoveredWalk: -1, ExecTimesNS: []int64{ns}}}, Executions: 1, Anomaly: an.Anomaly},
+		results.FileEvents: events,
+		results.FileCorrelation: &results.Correlation{Format: results.FormatCorrelation, Version: results.Version, Executions: 1, SearchExecutions: 1, MinR: 0.3,
+			Labels: []anomaly.Correlation{{Label: "deliver Ping", Executions: 1, MeanCount: 1, R: &r, WindowR: &r}}},
 	})
 	for _, f := range renderAll(t, dir) {
 		if f.Missing != "" {
@@ -153,69 +140,26 @@ func TestLoadRefusesBadDirectories(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		dir   string
-		files map[string]string
+		files map[string]any
 		want  string
 	}{
 		{name: "missing", dir: filepath.Join(t.TempDir(), "nope"), want: "not a results directory"},
-		{name: "empty", files: map[string]string{}, want: "has no summary.json"},
-		{name: "garbage", files: map[string]string{results.FileSummary: "not json"}, want: "summary.json is malformed"},
-		{name: "other format", files: map[string]string{results.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-2 macepc-summary file"},
-		{name: "garbage later phase", files: map[string]string{results.FileSummary: summaryJSON,
+		{name: "empty", files: map[string]any{}, want: "has no summary.json"},
+		{name: "garbage", files: map[string]any{results.FileSummary: "not json"}, want: "summary.json is malformed"},
+		{name: "other format", files: map[string]any{results.FileSummary: `{"format":"macepc-profile","version":1}`}, want: "not a version-2 macepc-summary file"},
+		{name: "garbage later phase", files: map[string]any{results.FileSummary: toySummaryJSON(),
 			results.FileProfile: `{"format":"macepc-profile","version":1}`, results.FileSearch: "{"}, want: "search.json is malformed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.dir
 			if dir == "" {
-				dir = writeFiles(t, c.files)
+				dir = resultsDir(t, c.files)
 			}
 			_, err := report.Load(dir)
 			if err == nil || !strings.HasPrefix(err.Error(), "report: ") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Load: %v, want an error with %q", err, c.want)
 			}
 		})
-	}
-}
-
-// TestReportCommand: `macepc report DIR` re-renders from the files alone,
-// renders what it can of a partial run, and exits 2 on a bad directory.
-func TestReportCommand(t *testing.T) {
-	run := func(args ...string) (int, string, string) {
-		var o, e bytes.Buffer
-		st := cli.Run(context.Background(), args, &o, &e, randtree.System())
-		return st, o.String(), e.String()
-	}
-	// A profile-only directory: later phases are placeholders.
-	dir := filepath.Join(t.TempDir(), "p")
-	if st, _, e := run("profile", "--system", "randtree", "--variant", "buggy", "--edd", "testdata/edd.json", "--profile-runs", "10", "--progress", "never", "--out", dir); st != cli.ExitOK {
-		t.Fatalf("profile: exit %d: %s", st, e)
-	}
-	for _, n := range []string{results.FileReport, results.FileMarkdown} {
-		if err := os.Remove(filepath.Join(dir, n)); err != nil {
-			t.Fatalf("the profile command did not write %s: %v", n, err)
-		}
-	}
-	st, out, e := run("report", "--out", dir)
-	if st != cli.ExitOK || !strings.Contains(out, results.FileReport) {
-		t.Fatalf("report: exit %d: %s%s", st, out, e)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(html, []byte("phase 2 did not run")) || !bytes.Contains(html, []byte("Profile only")) {
-		t.Fatal("report.html of a profile-only run does not say the search did not run")
-	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"report", "--out", filepath.Join(t.TempDir(), "missing")}, "not a results directory"},
-		{[]string{"report", "--out", writeFiles(t, map[string]string{results.FileSummary: "garbage"})}, "malformed"},
-	} {
-		st, _, e := run(c.args...)
-		if st != cli.ExitError || !strings.Contains(e, c.want) {
-			t.Errorf("macepc %v: exit %d, stderr %q; want exit 2 and %q", c.args, st, e, c.want)
-		}
 	}
 }
 
@@ -229,10 +173,7 @@ func TestLivenessReport(t *testing.T) {
 	if st != cli.ExitFinding {
 		t.Fatalf("liveness run: exit %d\n%s%s", st, o.String(), e.String())
 	}
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	lv := r.Liveness
 	if lv == nil || r.Summary != nil || lv.System != "randtree" || lv.Report.Violation == nil || lv.Report.Critical == nil {
 		t.Fatalf("liveness.json not decoded: %+v", lv)
@@ -327,18 +268,26 @@ func cropImage(img image.Image, r image.Rectangle) image.Image {
 // of version 2, whose replays are data, both load: the report renders
 // its replay commands from the paths.
 func TestLoadSummaryVersions(t *testing.T) {
-	v1 := strings.Replace(summaryJSON, `"replay":[]`, `"replay":["macepc replay --path anomaly.path.json"]`, 1)
-	v2 := strings.Replace(strings.Replace(summaryJSON, `"version":1`, `"version":2`, 1), `"replay":[]`,
+	compact, err := json.Marshal(toySummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	summaryJSON := string(compact)
+	if !strings.Contains(summaryJSON, `"version":2`) || !strings.Contains(summaryJSON, `"replay":[]`) {
+		t.Fatalf("the toy summary is not a version-2 one without replays: %s", summaryJSON)
+	}
+	v2 := strings.Replace(summaryJSON, `"replay":[]`,
 		`"replay":[{"execution":"anomaly","path":"anomaly.path.json","args":["replay","--path","anomaly.path.json"]}]`, 1)
-	bad := strings.Replace(summaryJSON, `"version":1`, `"version":3`, 1)
+	v1 := strings.Replace(strings.Replace(summaryJSON, `"version":2`, `"version":1`, 1), `"replay":[]`, `"replay":["macepc replay --path anomaly.path.json"]`, 1)
+	bad := strings.Replace(summaryJSON, `"version":2`, `"version":3`, 1)
 	for name, c := range map[string]struct {
 		summary string
 		replays int
 		err     string
 	}{"v1": {v1, 0, ""}, "v2": {v2, 1, ""}, "v3": {bad, 0, "not a version-2 macepc-summary file"}} {
-		dir := writeFiles(t, map[string]string{
+		dir := resultsDir(t, map[string]any{
 			results.FileSummary: c.summary,
-			results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+			results.FileProfile: toyProfile(5e8, 5e8, 5e8, 75e7, 5e8),
 		})
 		r, err := report.Load(dir)
 		switch {

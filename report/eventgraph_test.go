@@ -10,49 +10,39 @@ import (
 	"github.com/macepc/macepc/results"
 )
 
-// tev is one event of a synthetic divergence-events.json; sends is its
-// "sends" JSON array ("" for none).
-type tev struct {
-	step, node, from int
-	label            string
-	startNS, durNS   int64
-	sends            string
-}
+// tev is one event of a synthetic divergence-events.json.
+type tev = results.EventsStep
 
 // eventsDir writes a results directory whose divergence-events.json holds
 // the anomalous and the similar execution's events of steps [from, to)
 // around the divergence step.
 func eventsDir(t *testing.T, nodes, step, from, to int, anom, sim []tev) string {
 	t.Helper()
-	ex := func(name string, evs []tev) string {
-		var es []string
-		for _, e := range evs {
-			s := fmt.Sprintf(`{"step":%d,"node":%d,"from":%d,"label":%q,"start_ns":%d,"duration_ns":%d`, e.step, e.node, e.from, e.label, e.startNS, e.durNS)
-			if e.sends != "" {
-				s += `,"sends":` + e.sends
-			}
-			es = append(es, s+"}")
-		}
-		last := make([]string, nodes)
+	ex := func(name string, evs []tev) results.EventsExec {
+		last, events := make([]int64, nodes), make([]int, nodes)
 		for i := range last {
-			last[i] = "1"
+			last[i], events[i] = 1, 1
 		}
-		return fmt.Sprintf(`{"name":%q,"exec_time_ns":1000000000,"steps":%d,"node_last_ns":[%s],"node_events":[%s],"events":[%s]}`,
-			name, to, strings.Join(last, ","), strings.Join(last, ","), strings.Join(es, ","))
+		return results.EventsExec{Name: name, ExecTimeNS: 1_000_000_000, Steps: to, NodeLastNS: last, NodeEvents: events, Events: evs}
 	}
-	return writeFiles(t, map[string]string{
-		results.FileSummary: summaryJSON,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":1,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"index":0,"exec_time_ns":1,"finished":true}]}`,
-		results.FileEvents: fmt.Sprintf(`{"format":"macepc-divergence-events","version":1,"nodes":%d,"step":%d,"from_step":%d,"to_step":%d,"executions":[%s,%s]}`,
-			nodes, step, from, to, ex("anomalous", anom), ex("similar", sim)),
+	return resultsDir(t, map[string]any{
+		results.FileSummary: toySummary(),
+		results.FileProfile: toyProfile(1, 1, 1, 2, 1),
+		results.FileEvents: &results.Events{Format: results.FormatEvents, Version: results.Version, Nodes: nodes, Step: step, FromStep: from, ToStep: to,
+			Executions: []results.EventsExec{ex("anomalous", anom), ex("similar", sim)}},
 	})
+}
+
+// sent is a message sent to node to, arriving at arriveNS.
+func sent(to int, typ string, arriveNS int64) results.EventsSend {
+	return results.EventsSend{To: to, Type: typ, Status: "sent", ArriveNS: arriveNS}
 }
 
 // chain is steps [from, to) of deliveries around three nodes, 1 ms apart.
 func chain(from, to int) []tev {
 	var out []tev
 	for s := from; s < to; s++ {
-		out = append(out, tev{step: s, node: s % 3, from: (s + 2) % 3, label: "deliver Ping", startNS: int64(s) * 1e6, durNS: 1000})
+		out = append(out, tev{Step: s, Node: s % 3, From: (s + 2) % 3, Label: "deliver Ping", StartNS: int64(s) * 1e6, DurationNS: 1000})
 	}
 	return out
 }
@@ -88,7 +78,7 @@ func TestEventGraphReachesFirstDifference(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			anom, sim := chain(0, 60), chain(0, 60)
-			sim[c.diff].node = (sim[c.diff].node + 1) % 3
+			sim[c.diff].Node = (sim[c.diff].Node + 1) % 3
 			d, f := eventGraph(t, eventsDir(t, 3, 10, 0, 60, anom, sim))
 			if d.FirstDiff != c.diff || d.FromStep != c.from || d.ToStep != c.to {
 				t.Fatalf("first difference %d, window [%d, %d); want %d, [%d, %d)", d.FirstDiff, d.FromStep, d.ToStep, c.diff, c.from, c.to)
@@ -115,9 +105,9 @@ func TestEventGraphReachesFirstDifference(t *testing.T) {
 // apart: 3 decimals printed both as 1.571s.
 func TestEventGraphArrivalPrecision(t *testing.T) {
 	ev := []tev{
-		{step: 0, node: 0, from: -1, label: "timer t", startNS: 1_570_000_000, durNS: 1000,
-			sends: `[{"to":1,"type":"A","status":"sent","arrive_ns":1571100000},{"to":2,"type":"B","status":"sent","arrive_ns":1571200000}]`},
-		{step: 1, node: 1, from: -1, label: "timer t", startNS: 1_570_500_000, durNS: 1000},
+		{Step: 0, Node: 0, From: -1, Label: "timer t", StartNS: 1_570_000_000, DurationNS: 1000,
+			Sends: []results.EventsSend{sent(1, "A", 1571100000), sent(2, "B", 1571200000)}},
+		{Step: 1, Node: 1, From: -1, Label: "timer t", StartNS: 1_570_500_000, DurationNS: 1000},
 	}
 	_, f := eventGraph(t, eventsDir(t, 3, 0, 0, 2, ev, ev))
 	for _, want := range []string{"A 1.5711s", "B 1.5712s"} {
@@ -134,7 +124,7 @@ func TestEventGraphLabelsFit(t *testing.T) {
 	long := "app join with a very long label that runs across several columns" + strings.Repeat(" and on", 20)
 	var ev []tev
 	for n := range 4 {
-		ev = append(ev, tev{step: n, node: n, from: -1, label: long, startNS: 0, durNS: 0})
+		ev = append(ev, tev{Step: n, Node: n, From: -1, Label: long, StartNS: 0, DurationNS: 0})
 	}
 	_, f := eventGraph(t, eventsDir(t, 4, 0, 0, 4, ev, ev))
 	svg := string(f.SVG)
@@ -152,10 +142,10 @@ func TestEventGraphLabelsFit(t *testing.T) {
 // with a stub from its sender; one whose send is in the window is not.
 func TestEventGraphSentBefore(t *testing.T) {
 	ev := []tev{
-		{step: 0, node: 2, from: 1, label: "deliver Early", startNS: 1000, durNS: 10},
-		{step: 1, node: 0, from: -1, label: "timer t", startNS: 2000, durNS: 10, sends: `[{"to":1,"type":"Ping","status":"sent","arrive_ns":3000}]`},
-		{step: 2, node: 1, from: 0, label: "deliver Ping", startNS: 3000, durNS: 10},
-		{step: 3, node: 1, from: 0, label: "deliver Ping", startNS: 4000, durNS: 10},
+		{Step: 0, Node: 2, From: 1, Label: "deliver Early", StartNS: 1000, DurationNS: 10},
+		{Step: 1, Node: 0, From: -1, Label: "timer t", StartNS: 2000, DurationNS: 10, Sends: []results.EventsSend{sent(1, "Ping", 3000)}},
+		{Step: 2, Node: 1, From: 0, Label: "deliver Ping", StartNS: 3000, DurationNS: 10},
+		{Step: 3, Node: 1, From: 0, Label: "deliver Ping", StartNS: 4000, DurationNS: 10},
 	}
 	d, f := eventGraph(t, eventsDir(t, 3, 0, 0, 4, ev, ev))
 	var got []bool
@@ -178,11 +168,11 @@ func TestEventGraphFoldsIdleNodes(t *testing.T) {
 	const nodes = 40
 	var ev []tev
 	for s := range 4 { // node s sends a Diff to ten of nodes 4 to 39, arriving after the window
-		var sends []string
+		var sends []results.EventsSend
 		for k := range 10 {
-			sends = append(sends, fmt.Sprintf(`{"to":%d,"type":"Diff","status":"sent","arrive_ns":%d}`, 4+(10*s+k)%36, 9_000_000+int64(k)*1000))
+			sends = append(sends, sent(4+(10*s+k)%36, "Diff", 9_000_000+int64(k)*1000))
 		}
-		ev = append(ev, tev{step: s, node: s, from: -1, label: "timer diff", startNS: int64(s) * 1000, durNS: 10, sends: "[" + strings.Join(sends, ",") + "]"})
+		ev = append(ev, tev{Step: s, Node: s, From: -1, Label: "timer diff", StartNS: int64(s) * 1000, DurationNS: 10, Sends: sends})
 	}
 	d, f := eventGraph(t, eventsDir(t, nodes, 0, 0, 4, ev, ev))
 	if fmt.Sprint(d.Nodes) != "[0 1 2 3]" || len(d.Folded) != 36 || d.Folded[0] != 4 || d.Folded[35] != 39 {
@@ -199,7 +189,7 @@ func TestEventGraphFoldsIdleNodes(t *testing.T) {
 	}
 
 	// Few nodes: nothing folds, even a node that only receives.
-	few := []tev{{step: 0, node: 0, from: -1, label: "timer t", startNS: 0, durNS: 10, sends: `[{"to":2,"type":"Ping","status":"sent","arrive_ns":9000000}]`}}
+	few := []tev{{Step: 0, Node: 0, From: -1, Label: "timer t", StartNS: 0, DurationNS: 10, Sends: []results.EventsSend{sent(2, "Ping", 9000000)}}}
 	d, _ = eventGraph(t, eventsDir(t, 3, 0, 0, 1, few, few))
 	if fmt.Sprint(d.Nodes) != "[0 2]" || len(d.Folded) != 0 {
 		t.Errorf("3 nodes: columns %v, folded %v; want [0 2] and none", d.Nodes, d.Folded)

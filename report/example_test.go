@@ -7,6 +7,7 @@ import (
 
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // A results directory in which only the profile ran: its plot is drawn,
@@ -17,16 +18,19 @@ func ExampleFigures() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	files := map[string]string{
-		results.FileSummary: `{"format":"macepc-summary","version":1,"system":"toy","variant":"v","nodes":2,"seed":1,
-			"profile":{"runs":4,"q1":0.45,"median":0.5,"q3":0.55,"threshold":0.75}}`,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":4,"q1_ns":450000000,"median_ns":500000000,"q3_ns":550000000,"threshold_ns":750000000,
-			"executions":[{"exec_time_ns":400000000},{"exec_time_ns":500000000},{"exec_time_ns":500000000},{"exec_time_ns":600000000}]}`,
+	// The files as the pipeline writes them: values of package results.
+	sum := &results.Summary{Header: results.NewHeader(results.FormatSummary, "toy", "v", 2, 1),
+		Profile: results.SummaryProfile{Runs: 4, Q1: 0.45, Median: 0.5, Q3: 0.55, Threshold: 0.75}}
+	pf := &results.Profile{Header: results.NewHeader(results.FormatProfile, "toy", "v", 2, 1),
+		Runs: 4, Q1NS: 450_000_000, MedianNS: 500_000_000, Q3NS: 550_000_000, Threshold: 750_000_000}
+	for i, ns := range []int64{400_000_000, 500_000_000, 500_000_000, 600_000_000} {
+		pf.Executions = append(pf.Executions, results.ExecLine{Index: i, ExecTimeNS: ns, Finished: true, Outcome: timedsim.Finished})
 	}
-	for name, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
-			panic(err)
-		}
+	if err := results.WriteJSON(filepath.Join(dir, results.FileSummary), sum); err != nil {
+		panic(err)
+	}
+	if err := results.WriteJSON(filepath.Join(dir, results.FileProfile), pf); err != nil {
+		panic(err)
 	}
 	r, err := report.Load(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/results"
 )
 
 // NewCriticalData extracts the critical-transition search of a liveness
@@ -71,7 +72,7 @@ func criticalFigure(r *Results) Figure {
 	return finish(f, func() func(draw.Canvas) { return divergencePlot(d).Draw })
 }
 
-func livenessVerdict(lv *Liveness) (string, bool) {
+func livenessVerdict(lv *results.Liveness) (string, bool) {
 	v := lv.Report.Violation
 	if v == nil {
 		return fmt.Sprintf("Liveness: no violation (the search ended: %s; %d states, %d random walks).", lv.Report.End, lv.Report.Stats.States, lv.Report.Stats.Walks), false
@@ -90,7 +91,7 @@ func livenessVerdict(lv *Liveness) (string, bool) {
 	return s + ".", true
 }
 
-func livenessConfigRows(lv *Liveness) []row {
+func livenessConfigRows(lv *results.Liveness) []row {
 	st := lv.Report.Settings
 	var ws []string
 	for _, k := range slices.Sorted(maps.Keys(st.Weights)) {
@@ -114,7 +115,7 @@ func livenessConfigRows(lv *Liveness) []row {
 	return rows
 }
 
-func livenessSummaryRows(lv *Liveness) []row {
+func livenessSummaryRows(lv *results.Liveness) []row {
 	rp := lv.Report
 	s := rp.Stats
 	rows := []row{{"liveness search", fmt.Sprintf("ended: %s; depth %d, %d paths, %d states (%d duplicates pruned), %d random walks, %d steps", rp.End, s.Depth, s.Paths, s.States, s.Duplicates, s.Walks, s.Steps)}}
@@ -147,7 +148,7 @@ func livenessSummaryRows(lv *Liveness) []row {
 }
 
 // livenessReplay lists the commands that replay the dead and live paths.
-func livenessReplay(lv *Liveness) []string {
+func livenessReplay(lv *results.Liveness) []string {
 	var out []string
 	for _, f := range []string{"dead.path.json", "live.path.json"} {
 		if slices.Contains(lv.Files, f) {

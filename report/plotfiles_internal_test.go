@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/macepc/macepc/liveness"
 	"github.com/macepc/macepc/results"
 )
 
@@ -15,7 +16,7 @@ func TestPlotFilesNameEveryFigure(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"anomaly":{"found":true},"divergence":{}}`), &sum); err != nil {
 		t.Fatal(err)
 	}
-	r := &Results{Summary: &sum, Regress: &results.Regress{}, Liveness: &Liveness{}}
+	r := &Results{Summary: &sum, Regress: &results.Regress{}, Liveness: &results.Liveness{Report: &liveness.Report{}}}
 	files := PlotFiles()
 	n := 0
 	for _, f := range Figures(r) {

@@ -19,6 +19,7 @@ import (
 	"github.com/macepc/macepc/internal/units"
 
 	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/divergence"
 )
 
 // A Figure is one plot of the report: the data it is fed (what the golden
@@ -848,10 +849,10 @@ func NewDivergenceData(r *Results) (*DivergenceData, string) {
 	}
 	limit, crit := df.LimitNS, df.Criterion
 	if crit == "" { // written before the recovery limit: MacePC's Q3
-		limit, crit = df.Q3NS, "finishes within Q3"
+		limit, crit = df.Q3NS, divergence.BoundQ3
 	}
 	d := &DivergenceData{TotalSteps: df.TotalSteps, Step: df.Step, Lower: -1, Upper: -1, Walks: df.Walks,
-		Criterion: "a walk " + crit, Execution: "anomalous execution", Point: "divergence point",
+		Criterion: "a walk " + crit.Describe(), Execution: "anomalous execution", Point: "divergence point",
 		Q3: secsNS(df.Q3NS), Threshold: secsNS(df.ThresholdNS), Limit: secsNS(limit)}
 	if df.Event != nil {
 		d.Event = fmt.Sprintf("step %d: %s on %s", df.Event.Step, df.Event.Label, df.Event.Node)

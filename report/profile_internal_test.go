@@ -32,7 +32,7 @@ func TestProfileAnomalyLabelReadable(t *testing.T) {
 	for i, v := range times {
 		r.Profile.Executions = append(r.Profile.Executions, results.ExecLine{Index: i, ExecTimeNS: int64(v * 1e9), Finished: true})
 	}
-	r.Search = &Search{Anomaly: &SearchAnomaly{ExecTimeNS: int64(a * 1e9)}}
+	r.Search = &results.Search{Anomaly: &results.Anomaly{ExecTimeNS: int64(a * 1e9)}}
 	d, _ := NewProfileData(r)
 	w, h := vg.Points(640), vg.Points(400)
 	rec := &recorder.Canvas{}
@@ -206,7 +206,7 @@ func TestProfileCaptionRareAsStdout(t *testing.T) {
 // configuration's faults row (before, the row showed only resets,
 // breaks and drops).
 func TestLivenessFaultsRowHasCrashesAndPartitions(t *testing.T) {
-	var lv Liveness
+	var lv results.Liveness
 	if err := json.Unmarshal([]byte(`{"report":{"settings":{"faults":1,"crashes":1,"partitions":2}}}`), &lv); err != nil {
 		t.Fatal(err)
 	}

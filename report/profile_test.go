@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,22 +18,23 @@ const slowWarning = "10 of 50 profile executions are already above the threshold
 // and whose search found a 20.002 s anomaly.
 func slowProfileDir(t *testing.T) string {
 	t.Helper()
-	var ex []string
+	var ex []int64
 	for i := range 50 {
 		ns := int64(1_950_000_000 + 2_000_000*int64(i%25))
 		if i%5 == 4 {
 			ns = 20_000_000_000 + int64(i)*100_000
 		}
-		ex = append(ex, fmt.Sprintf(`{"index":%d,"exec_time_ns":%d,"finished":true}`, i, ns))
+		ex = append(ex, ns)
 	}
 	// The warning macepc writes into the profile of such a run.
-	summary := strings.Replace(summaryJSON, `"min_slowdown":1.5}`, `"min_slowdown":1.5,"warnings":["`+slowWarning+`"]}`, 1)
-	return writeFiles(t, map[string]string{
-		results.FileSummary: summary,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":50,"q1_ns":1970000000,"median_ns":1996000000,"q3_ns":2020000000,"threshold_ns":2980000000,
-			"executions":[` + strings.Join(ex, ",") + `]}`,
-		results.FileSearch:      `{"format":"macepc-search","version":1,"max_runs":10,"explored":1,"complete":true,"threshold_ns":2980000000,"anomaly":{"index":0,"exec_time_ns":20002000000,"steps":3}}`,
-		results.FileSearchExecs: `{"phase":"search","index":0,"prefix":0,"seed":0,"exec_time_ns":20002000000,"steps":3,"outcome":"timed-out","counts":{"deliver Ping":1},"window":{}}` + "\n",
+	summary := toySummary()
+	summary.Profile.Warnings = []string{slowWarning}
+	const anomalyNS = 20_002_000_000
+	return resultsDir(t, map[string]any{
+		results.FileSummary:     summary,
+		results.FileProfile:     toyProfile(1_970_000_000, 1_996_000_000, 2_020_000_000, 2_980_000_000, ex...),
+		results.FileSearch:      oneAnomaly(10, 2_980_000_000, anomalyNS, 3),
+		results.FileSearchExecs: oneAnomalyExecs(anomalyNS, 3),
 	})
 }
 
@@ -83,9 +83,9 @@ func TestProfileManySlow(t *testing.T) {
 	}
 
 	// A profile without: the row says 0, no warning, one axis.
-	dir = writeFiles(t, map[string]string{
-		results.FileSummary: summaryJSON,
-		results.FileProfile: `{"format":"macepc-profile","version":1,"runs":2,"q1_ns":1,"median_ns":1,"q3_ns":1,"threshold_ns":2,"executions":[{"exec_time_ns":1},{"exec_time_ns":2}]}`,
+	dir = resultsDir(t, map[string]any{
+		results.FileSummary: toySummary(),
+		results.FileProfile: toyProfile(1, 1, 1, 2, 1, 2),
 	})
 	renderAll(t, dir)
 	md, err = os.ReadFile(filepath.Join(dir, results.FileMarkdown))

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/cli"
-	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
 )
@@ -100,10 +99,7 @@ func TestRegressReport(t *testing.T) {
 		t.Error("report.html says a phase did not run")
 	}
 	// The replay names the slowest current execution.
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	slow := r.Profile.Executions[0]
 	for _, e := range r.Profile.Executions {
 		if e.ExecTimeNS > slow.ExecTimeNS {

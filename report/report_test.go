@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"image"
 	_ "image/png"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/macepc/macepc/cli"
@@ -22,21 +24,48 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// runPipeline runs `macepc run` on RandTree's buggy variant with the
-// committed trained durations (so the run is deterministic) into a fresh
-// directory and returns it. extra flags are appended.
-func runPipeline(t *testing.T, extra ...string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "out")
-	args := append([]string{"run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "testdata/edd.json",
-		"--progress", "never", "--out", dir}, extra...)
+// testRoot is a directory for the whole test binary's files (TestMain
+// makes it and removes it); set before any test runs, read-only after.
+var testRoot string
+
+func TestMain(m *testing.M) {
+	root, err := os.MkdirTemp("", "macepc-report-test-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	testRoot = root
+	code := m.Run()
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
+// pipelineRun runs `macepc run` on RandTree's buggy variant with the
+// committed trained durations (so the run is deterministic), once for
+// all the tests that need a real run's directory: the run is the same
+// every time, its rendering is what they test.
+var pipelineRun = sync.OnceValues(func() (string, error) {
+	dir := filepath.Join(testRoot, "run")
+	args := []string{"run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "testdata/edd.json", "--progress", "never", "--out", dir}
 	var stdout, stderr bytes.Buffer
 	st := cli.Run(context.Background(), args, &stdout, &stderr, randtree.System())
-	if st == cli.ExitError {
-		t.Fatalf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, stdout.String(), stderr.String())
+	if st == cli.ExitError || stderr.Len() > 0 {
+		return "", fmt.Errorf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, stdout.String(), stderr.String())
 	}
-	if stderr.Len() > 0 {
-		t.Fatalf("macepc run wrote to stderr: %s", stderr.String())
+	return dir, nil
+})
+
+// runPipeline is a fresh copy of pipelineRun's directory, the test's to
+// change.
+func runPipeline(t *testing.T) string {
+	t.Helper()
+	src, err := pipelineRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -79,10 +108,7 @@ func golden(t *testing.T, name string, got []byte) {
 // fed, and summary.md.
 func TestGoldenPlotData(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	figs := report.Figures(r)
 	if len(figs) != 6 {
 		t.Fatalf("%d figures, want 6", len(figs))
@@ -109,10 +135,7 @@ func TestGoldenPlotData(t *testing.T) {
 // drift from the files package cli writes.
 func TestLoadDecodesPipelineOutput(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	s := r.Summary
 	if s.System != "randtree" || s.Variant != "buggy" || s.Seed != 1 || s.Nodes < 2 {
 		t.Fatalf("summary header: %+v", s)
@@ -281,14 +304,8 @@ func nonWhite(img image.Image) float64 {
 // with something drawn.
 func TestRenderNormal(t *testing.T) {
 	dir := runPipeline(t)
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	figs, err := report.RenderFigures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
+	figs := renderFigures(t, r)
 	for _, f := range figs {
 		checkSVG(t, f.ID, f.SVG)
 		if frac := nonWhite(checkPNG(t, f.ID, f.PNG)); frac < 0.01 {

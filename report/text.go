@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/macepc/macepc/divergence"
 	"github.com/macepc/macepc/internal/shellquote"
 	"github.com/macepc/macepc/internal/visible"
 	"github.com/macepc/macepc/results"
@@ -206,9 +207,9 @@ func configRows(r *Results) []row {
 	if d := r.Divergence; d != nil {
 		crit := d.Criterion
 		if crit == "" { // written before the recovery limit
-			crit, d.LimitNS = "finishes within Q3", d.Q3NS
+			crit, d.LimitNS = divergence.BoundQ3, d.Q3NS
 		}
-		rows = append(rows, row{"divergence walks", fmt.Sprintf("k = %d per prefix, then up to %d confirmation walks when none recovers; a walk recovers if it %s (%s)", d.Walks, d.Confirm, crit, fmtSec(secsNS(d.LimitNS)))})
+		rows = append(rows, row{"divergence walks", fmt.Sprintf("k = %d per prefix, then up to %d confirmation walks when none recovers; a walk recovers if it %s (%s)", d.Walks, d.Confirm, crit.Describe(), fmtSec(secsNS(d.LimitNS)))})
 	}
 	if s.Training != "" {
 		rows = append(rows, row{"what depends on the training", s.Training})

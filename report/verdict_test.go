@@ -20,10 +20,7 @@ func TestVerdictNamesCause(t *testing.T) {
 	if err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	r, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, dir)
 	ev := r.Divergence.Event
 	if c := r.Summary.Anomaly.Cause; !strings.Contains(c, "waiting on timer recovery") {
 		t.Fatalf("the critical path does not name the recovery timer: %q", c)
@@ -56,18 +53,23 @@ func TestVerdictNamesCause(t *testing.T) {
 // Without a divergence point the cause says so; a run whose search found
 // nothing names no cause.
 func TestVerdictCauseWithoutDivergence(t *testing.T) {
-	base := strings.Replace(summaryJSON, `"anomaly":null,"divergence":null,"correlations":[]`,
-		`"anomaly":{"found":true,"explored":10,"max_runs":10,"complete":true,"index":3,"execution_time":2,"steps":9},"divergence":{"step":-1,"total_steps":9},"correlations":[{"label":"deliver X","r":0.5,"window_r":null}]`, 1)
+	base := toySummary()
+	base.Anomaly = &results.SummaryAnomaly{Found: true, Explored: 10, MaxRuns: 10, Complete: true, Index: 3, ExecutionTime: 2, Steps: 9}
+	base.Divergence = &results.SummaryDivergence{Step: -1, TotalSteps: 9}
+	r := 0.5
+	base.Correlations = []results.SummaryCorr{{Label: "deliver X", R: &r}}
 	for _, c := range []struct {
-		name, summary, want string
+		name    string
+		summary *results.Summary
+		want    string
 	}{
 		{"no divergence point", base, "Cause: no divergence point (no walk recovers even from the start); top-ranked label deliver X (r = +0.500)."},
-		{"no anomaly", summaryJSON, ""},
+		{"no anomaly", toySummary(), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := writeFiles(t, map[string]string{
+			dir := resultsDir(t, map[string]any{
 				results.FileSummary: c.summary,
-				results.FileProfile: `{"format":"macepc-profile","version":1,"runs":0,"executions":[]}`,
+				results.FileProfile: toyProfile(0, 0, 0, 0),
 			})
 			if err := report.Write(dir); err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/macepc/macepc/internal/atomicfile"
 	"github.com/macepc/macepc/internal/readlimit"
 	"github.com/macepc/macepc/timedsim"
 )
@@ -32,15 +33,34 @@ type CountsSpec struct {
 // be left out).
 var countsFields = []string{"phase", "index", "prefix", "seed", "exec_time_ns", "steps", "outcome", "counts", "window"}
 
-// ValidOutcome reports whether s is an outcome an execution in a results
-// file can have (a timedsim.Outcome other than Interrupted).
-func ValidOutcome(s string) bool {
-	for o := timedsim.Outcome(0); o.String() != "unknown"; o++ {
-		if o.String() == s && o != timedsim.Interrupted {
-			return true
+// ValidOutcome reports whether o is an outcome an execution in a results
+// file can have: a named timedsim.Outcome other than Interrupted (the
+// files hold the name, timedsim.Outcome.MarshalText).
+func ValidOutcome(o timedsim.Outcome) bool {
+	return o >= 0 && o.String() != "unknown" && o != timedsim.Interrupted
+}
+
+// AppendCountsLine appends l to b as a line of a CountsLine file: compact
+// JSON, newline-ended, fields in declaration order and map keys sorted.
+func AppendCountsLine(b []byte, l *CountsLine) ([]byte, error) {
+	j, err := json.Marshal(l)
+	if err != nil {
+		return b, fmt.Errorf("results: %w", err)
+	}
+	return append(append(b, j...), '\n'), nil
+}
+
+// WriteCountsLines writes lines to path as a CountsLine file (a line
+// each, AppendCountsLine), atomically.
+func WriteCountsLines(path string, lines []CountsLine) error {
+	var b []byte
+	for i := range lines {
+		var err error
+		if b, err = AppendCountsLine(b, &lines[i]); err != nil {
+			return err
 		}
 	}
-	return false
+	return atomicfile.WriteBytes(path, b)
 }
 
 // ReadCountsLines reads and validates a JSON Lines file of CountsLine;

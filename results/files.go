@@ -1,21 +1,23 @@
 package results
 
+import "github.com/macepc/macepc/timedsim"
+
 // CountsLine is one execution of phase 2 or 3a with its event counts
 // (plain and composite labels together) for phase 3b: a line of
 // search-executions.jsonl (FileSearchExecs) or divergence-walks.jsonl
 // (FileWalks).
 type CountsLine struct {
-	Phase      string         `json:"phase"`
-	Index      int            `json:"index"`  // execution index (search) or walk index (divergence)
-	Prefix     int            `json:"prefix"` // divergence: steps replayed from the anomalous execution
-	Seed       uint64         `json:"seed"`   // seed of the execution (search) or of the walk's continuation
-	ExecTimeNS int64          `json:"exec_time_ns"`
-	Steps      int            `json:"steps"`
-	Outcome    string         `json:"outcome"`
-	Recovered  *bool          `json:"recovered,omitempty"`
-	Finding    string         `json:"finding,omitempty"` // a panic or safety violation (Finding)
-	Counts     map[string]int `json:"counts"`
-	Window     map[string]int `json:"window"`
+	Phase      string           `json:"phase"`
+	Index      int              `json:"index"`  // execution index (search) or walk index (divergence)
+	Prefix     int              `json:"prefix"` // divergence: steps replayed from the anomalous execution
+	Seed       uint64           `json:"seed"`   // seed of the execution (search) or of the walk's continuation
+	ExecTimeNS int64            `json:"exec_time_ns"`
+	Steps      int              `json:"steps"`
+	Outcome    timedsim.Outcome `json:"outcome"`
+	Recovered  *bool            `json:"recovered,omitempty"`
+	Finding    string           `json:"finding,omitempty"` // a panic or safety violation (Finding)
+	Counts     map[string]int   `json:"counts"`
+	Window     map[string]int   `json:"window"`
 }
 
 // Events is divergence-events.json (FileEvents): both executions' events
@@ -38,10 +40,10 @@ type Events struct {
 // EventsExec is one execution of divergence-events.json: the anomalous
 // or the similar one.
 type EventsExec struct {
-	Name       string `json:"name"` // anomalous, similar
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Outcome    string `json:"outcome"`
+	Name       string           `json:"name"` // anomalous, similar
+	ExecTimeNS int64            `json:"exec_time_ns"`
+	Steps      int              `json:"steps"`
+	Outcome    timedsim.Outcome `json:"outcome"`
 	// NodeLastNS is, per node, the end time (start + duration) of its last
 	// executed event in the whole execution, or of its first event noted
 	// timedsim.NoteDone if it has one; -1 for a node that executed none. NodeEvents counts each node's events.
@@ -79,3 +81,11 @@ type EventsTimer struct {
 	Cancel bool   `json:"cancel,omitempty"`
 	AtNS   int64  `json:"at_ns,omitempty"`
 }
+
+// ReadEvents reads a divergence-events.json: its schema, format and
+// version.
+func ReadEvents(path string) (*Events, error) {
+	return readFile[Events](path, FormatEvents, nil)
+}
+
+func (ef *Events) formatVersion() (string, int) { return ef.Format, ef.Version }

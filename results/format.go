@@ -62,6 +62,32 @@ func NewHeader(format, system, variant string, nodes int, seed uint64) Header {
 	return Header{Format: format, Version: FormatVersion(format), System: system, Variant: variant, Nodes: nodes, Seed: seed}
 }
 
+// formatVersion is a file's format and version fields, for CheckFormat.
+func (h Header) formatVersion() (string, int) { return h.Format, h.Version }
+
+// readFile reads the file of format at path into a new T (ReadJSON),
+// checks its format and version (CheckFormat) and, if validate, its
+// numbers (T's Validate). The ReadX functions are it.
+func readFile[T any, P interface {
+	*T
+	formatVersion() (string, int)
+}](path, format string, validate func(P) error) (*T, error) {
+	v := P(new(T))
+	if err := ReadJSON(path, v); err != nil {
+		return nil, err
+	}
+	f, ver := v.formatVersion()
+	if err := CheckFormat(path, f, ver, format); err != nil {
+		return nil, err
+	}
+	if validate != nil {
+		if err := validate(v); err != nil {
+			return nil, fmt.Errorf("results: %s is malformed: %w", path, err)
+		}
+	}
+	return v, nil
+}
+
 // CheckFormat says whether a file at path whose format and version fields
 // are format and version is a file of wantFormat this package reads.
 func CheckFormat(path, format string, version int, wantFormat string) error {

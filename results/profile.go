@@ -1,6 +1,8 @@
 package results
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
@@ -50,12 +52,12 @@ type Profile struct {
 // ExecLine is one execution of a profile or of `macepc simulate` (a line
 // of executions.jsonl).
 type ExecLine struct {
-	Index      int    `json:"index"`
-	Seed       uint64 `json:"seed"`
-	ExecTimeNS int64  `json:"exec_time_ns"`
-	Steps      int    `json:"steps"`
-	Finished   bool   `json:"finished"`
-	Outcome    string `json:"outcome"`
+	Index      int              `json:"index"`
+	Seed       uint64           `json:"seed"`
+	ExecTimeNS int64            `json:"exec_time_ns"`
+	Steps      int              `json:"steps"`
+	Finished   bool             `json:"finished"`
+	Outcome    timedsim.Outcome `json:"outcome"`
 }
 
 // NormalMedianNS is the median of the normal executions: the fast mode's
@@ -96,4 +98,41 @@ func (pf *Profile) ExecTimes() []time.Duration {
 		out[i] = time.Duration(e.ExecTimeNS)
 	}
 	return out
+}
+
+// ReadProfile reads a profile.json: its schema, format and version. Its
+// numbers are Validate's to check: the report draws a profile whatever
+// it holds (none of its executions, even), the later phases need a valid
+// one (pipeline.Dir.LoadProfile).
+func ReadProfile(path string) (*Profile, error) {
+	return readFile[Profile](path, FormatProfile, nil)
+}
+
+// Validate checks a profile's numbers: its executions against its runs,
+// its quartiles in order, its threshold not below Q3, its settings, and
+// each execution. Its error says what is wrong, for the caller to name
+// the file.
+func (pf *Profile) Validate() error {
+	switch {
+	case pf.Template == nil:
+		return errors.New("missing template")
+	case pf.Runs < 1 || len(pf.Executions) != pf.Runs:
+		return fmt.Errorf("runs %d with %d executions", pf.Runs, len(pf.Executions))
+	case pf.Unfinished < 0 || pf.Unfinished > pf.Runs:
+		return fmt.Errorf("unfinished %d of %d runs", pf.Unfinished, pf.Runs)
+	case !(0 <= pf.MinNS && pf.MinNS <= pf.Q1NS && pf.Q1NS <= pf.MedianNS && pf.MedianNS <= pf.Q3NS && pf.Q3NS <= pf.MaxNS):
+		return errors.New("inconsistent quartiles (want 0 <= min <= q1 <= median <= q3 <= max)")
+	case pf.FastMode < 0 || pf.FastMode > pf.Runs || (pf.FastMode > 0) != (pf.FastQ3NS > 0) || pf.FastMode > 0 && !(pf.MinNS <= pf.FastMedianNS && pf.FastMedianNS <= pf.MedianNS && pf.FastMedianNS <= pf.FastQ3NS && pf.FastQ3NS <= pf.Q3NS):
+		return fmt.Errorf("fast mode of %d executions with median %d and q3 %d", pf.FastMode, pf.FastMedianNS, pf.FastQ3NS)
+	case pf.Threshold < pf.NormalQ3NS() || pf.TukeyNS < pf.NormalQ3NS():
+		return errors.New("a threshold below q3 (of the fast mode, when the fence is its)")
+	case !(pf.IQRFactor > 0) || !(pf.MinSlowdown >= 0) || pf.MinExcessNS < 0:
+		return errors.New("negative threshold settings")
+	}
+	for i, e := range pf.Executions {
+		if e.Index != i || e.ExecTimeNS < 0 || e.Steps < 0 || !ValidOutcome(e.Outcome) || e.Finished != (e.Outcome == timedsim.Finished) {
+			return fmt.Errorf("execution %d is malformed (index %d, exec_time_ns %d, steps %d, outcome %q)", i, e.Index, e.ExecTimeNS, e.Steps, e.Outcome)
+		}
+	}
+	return nil
 }

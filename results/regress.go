@@ -81,3 +81,8 @@ type RegressSlowest struct {
 	ExecLine
 	Path string `json:"path"`
 }
+
+// ReadRegress reads a regress.json: its schema, format and version.
+func ReadRegress(path string) (*Regress, error) {
+	return readFile[Regress](path, FormatRegress, nil)
+}

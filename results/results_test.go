@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/results"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // A summary written with WriteJSON reads back equal, and its header
@@ -75,7 +76,7 @@ func TestReadCountsLines(t *testing.T) {
 	}
 	good := write("good.jsonl", line("search", 0, "finished")+line("search", 1, "timed-out"))
 	ls, err := results.ReadCountsLines(good, false, results.CountsSpec{Phase: "search", Lines: 2})
-	if err != nil || len(ls) != 2 || ls[1].Outcome != "timed-out" || ls[0].Window["a"] != 1 {
+	if err != nil || len(ls) != 2 || ls[1].Outcome != timedsim.TimedOut || ls[0].Window["a"] != 1 {
 		t.Fatalf("good file: %v, %+v", err, ls)
 	}
 	for name, c := range map[string]struct {

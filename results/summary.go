@@ -1,5 +1,12 @@
 package results
 
+import (
+	"encoding/json"
+
+	"github.com/macepc/macepc/divergence"
+	"github.com/macepc/macepc/internal/readlimit"
+)
+
 // Summary is summary.json (FileSummary): the run at a glance, for CI and the
 // report. Paths are relative to the results directory.
 type Summary struct {
@@ -139,9 +146,10 @@ type SummaryDivergence struct {
 	Diff                 string  `json:"diff,omitempty"`
 	Executions           int     `json:"executions"`
 	// WalksFrom: "snapshot" or "replay" (divergence.json's walks_from).
-	WalksFrom string  `json:"walks_from,omitempty"`
-	Criterion string  `json:"criterion"`
-	Limit     float64 `json:"limit"`
+	WalksFrom string `json:"walks_from,omitempty"`
+	// Criterion is divergence.json's: which bound Limit (seconds) is.
+	Criterion divergence.Bound `json:"criterion"`
+	Limit     float64          `json:"limit"`
 	// Why says in one line why the divergence step decides the outcome.
 	Why string `json:"why,omitempty"`
 }
@@ -154,4 +162,40 @@ type SummaryCorr struct {
 	// Critical: the anomaly's analysis points at the label (its class's
 	// signature, or what its critical path's waiting node did).
 	Critical bool `json:"critical,omitempty"`
+}
+
+// ReadSummary reads a summary.json: its schema, format and version. A
+// version-1 summary, whose replays were command lines naming the program
+// macepc, is read too, with no Replay (a front end renders its own from
+// the path files), so that an older results directory keeps its report.
+func ReadSummary(path string) (*Summary, error) {
+	var h struct {
+		Format  string          `json:"format"`
+		Version int             `json:"version"`
+		Replay  json.RawMessage `json:"replay"`
+	}
+	if err := readLenient(path, &h); err == nil && h.Format == FormatSummary && h.Version == 1 {
+		var v1 struct {
+			*Summary
+			Replay []string `json:"replay"`
+		}
+		v1.Summary = &Summary{}
+		if err := ReadJSON(path, &v1); err != nil {
+			return nil, err
+		}
+		v1.Summary.Replay = []Replay{}
+		return v1.Summary, nil
+	}
+	return readFile[Summary](path, FormatSummary, nil)
+}
+
+// readLenient decodes the JSON file at path into v, ignoring the fields v
+// lacks (a header), with ReadJSON's size bound.
+func readLenient(path string, v any) error {
+	f, err := readlimit.Open(path, readlimit.MaxJSONFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return json.NewDecoder(f).Decode(v)
 }
