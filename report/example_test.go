@@ -13,10 +13,7 @@ import (
 // A results directory in which only the profile ran: its plot is drawn,
 // the later phases' plots are placeholders that say why.
 func ExampleFigures() {
-	dir, err := os.MkdirTemp("", "macepc-report-example")
-	if err != nil {
-		panic(err)
-	}
+	dir := mustTempDir("macepc-report-example")
 	defer os.RemoveAll(dir)
 	// The files as the pipeline writes them: values of package results.
 	sum := &results.Summary{Header: results.NewHeader(results.FormatSummary, "toy", "v", 2, 1),
@@ -59,4 +56,14 @@ func ExampleFigures() {
 	// [0.48, 0.52) 2
 	// [0.52, 0.56) 0
 	// [0.56, 0.60) 1
+}
+
+// mustTempDir is a new temporary directory (an example has no
+// testing.T.TempDir).
+func mustTempDir(prefix string) string {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		panic(err)
+	}
+	return dir
 }
