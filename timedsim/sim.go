@@ -139,13 +139,13 @@ type labelNote struct{ note, comp int32 }
 // world and reuses its memory across executions; it is not safe for
 // concurrent use — the Explorer gives each worker its own.
 type Simulator struct {
-	sc      *Scenario
-	stopFn  func(World) bool // Stop, or the condition NewStop made
-	opts    Options
-	eddS    *edd.Set
-	net     *netmodel.Network
-	ncfg    netmodel.Config
-	trNames []string
+	sc     *Scenario
+	stopFn func(World) bool // Stop, or the condition NewStop made
+	opts   Options
+	eddS   *edd.Set
+	net    *netmodel.Network
+	ncfg   netmodel.Config
+	trs    *Transports // the contract's transport rules (rules.go)
 
 	nodes []node
 	q     queue
@@ -253,7 +253,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s := &Simulator{
-		sc: sc, stopFn: stopFn, opts: opts, net: net, ncfg: ncfg,
+		sc: sc, stopFn: stopFn, opts: opts, net: net, ncfg: ncfg, trs: NewTransports(ncfg),
 		eddS:      opts.EDD,
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
@@ -270,9 +270,6 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	}
 	if s.eddS == nil {
 		s.eddS = edd.NewSet(edd.DefaultSeed())
-	}
-	for _, t := range ncfg.Transports {
-		s.trNames = append(s.trNames, t.Name)
 	}
 	for i := range s.ctxs {
 		s.ctxMem[i].s = s
@@ -944,12 +941,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		}
 		s.resetNode(start, id)
 	case evBreak:
-		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
-			s.brokenUpcall(start, c.Transport, c.A, c.B)
-			if c.A != c.B {
-				s.brokenUpcall(start, c.Transport, c.B, c.A)
-			}
-		}
+		s.broken(start, s.net.BreakConns(int(r.node), int(r.from)), -1)
 	case evPartition:
 		de := &s.drv.events[r.data.(int)]
 		groups := de.groups
@@ -1029,17 +1021,20 @@ func (s *Simulator) choose(f func() NodeID) NodeID {
 	return id
 }
 
+// errorUpcall schedules node's Error upcall te (Transports.Refused and
+// Broken say which nodes get one).
 func (s *Simulator) errorUpcall(at time.Duration, node int32, te *TransportError) {
-	if _, ok := s.nodes[node].svc.(ErrorHandler); !ok {
-		return
-	}
-	s.schedule(at, record{kind: evError, node: node, from: int32(te.Peer), label: s.errID(te.kindLabel()), inc: s.nodes[node].inc, data: te})
+	s.schedule(at, record{kind: evError, node: node, from: int32(te.Peer), label: s.errID(te.Label()), inc: s.nodes[node].inc, data: te})
 }
 
-// brokenUpcall tells node that its connection to peer on transport tr
-// broke; the news takes one link latency to arrive.
-func (s *Simulator) brokenUpcall(at time.Duration, tr, node, peer int) {
-	s.errorUpcall(simtime.Add(at, s.ncfg.Latency), int32(node), &TransportError{Transport: s.trNames[tr], Peer: NodeID(peer), Err: ErrConnectionBroken})
+// broken tells the ends of the broken connections conns (but skip) that
+// they broke, as Transports.Broken says; the news takes one link latency
+// to arrive.
+func (s *Simulator) broken(at time.Duration, conns []netmodel.Conn, skip int) {
+	at = simtime.Add(at, s.ncfg.Latency)
+	s.trs.Broken(conns, skip, func(node int) Service { return s.nodes[node].svc }, func(node int, te *TransportError) {
+		s.errorUpcall(at, int32(node), te)
+	})
 }
 
 // drop releases a popped event that does not run; if it was its node's
@@ -1076,7 +1071,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	old := n.svc
 	n.svc = s.sc.New(NodeID(id))
 	s.where = inHandler
-	recoverDisk(old, n.svc)
+	RecoverDisk(old, n.svc)
 	// The new incarnation starts at the reset time: its Init runs before
 	// anything else it sees, then the events that were waiting for the old
 	// incarnation to be free (driver events, datagrams), in arrival order.
@@ -1085,19 +1080,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	slot := s.alloc()
 	s.recs[slot] = record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc, cause: s.cause, ready: at}
 	s.q.pushFirst(at, slot)
-	for _, c := range s.net.ResetNodeConns(int(id)) {
-		s.brokenUpcall(at, c.Transport, c.B, int(id))
-	}
-}
-
-// recoverDisk hands a reset node's durable state to its new incarnation
-// (Durable).
-func recoverDisk(old, fresh Service) {
-	if d, ok := old.(Durable); ok {
-		if f, ok := fresh.(Durable); ok {
-			f.Recover(d.Disk())
-		}
-	}
+	s.broken(at, s.net.ResetNodeConns(int(id)), int(id))
 }
 
 // sentAfterCrash reports whether a delivered message left its sender after
@@ -1117,15 +1100,7 @@ func (s *Simulator) partition(at time.Duration, groups [][]int) {
 	// Connections that cross the new partition broke: both ends are told,
 	// once per pair and transport (the list is sorted, so duplicates of the
 	// two directions are adjacent).
-	for i, c := range conns {
-		if i > 0 && conns[i-1] == c {
-			continue
-		}
-		s.brokenUpcall(at, c.Transport, c.A, c.B)
-		if c.A != c.B {
-			s.brokenUpcall(at, c.Transport, c.B, c.A)
-		}
-	}
+	s.broken(at, conns, -1)
 }
 
 func (s *Simulator) finish(res *Result) {
@@ -1246,12 +1221,10 @@ func (c *nodeCtx) SendOn(transport string, to NodeID, msg Message) error {
 	if !c.alive() {
 		return ErrAfterReturn
 	}
-	for i, n := range c.s.trNames {
-		if n == transport {
-			return c.send(i, to, msg)
-		}
+	if i, ok := c.s.trs.Index(transport); ok {
+		return c.send(i, to, msg)
 	}
-	panic(fmt.Sprintf("timedsim: SendOn: no transport %q in the scenario's network config (have %v)", transport, c.s.trNames))
+	panic(fmt.Sprintf("timedsim: SendOn: no transport %q in the scenario's network config (have %v)", transport, c.s.trs.Names()))
 }
 
 // send hands msg to the network at the handler's end time.
@@ -1274,7 +1247,7 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	idx := s.nsent
 	s.nsent++
 	if s.ev != nil {
-		sm := SentMessage{To: to, Transport: s.trNames[tr],
+		sm := SentMessage{To: to, Transport: s.trs.Name(tr),
 			Type: s.labels[label].name[len("deliver "):], Size: size, Arrive: arrive, Status: st.String()}
 		if st == netmodel.Sent {
 			d := s.net.LastSend()
@@ -1297,8 +1270,10 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	default:
 		err = ErrUnreachable
 	}
-	te := &TransportError{Transport: s.trNames[tr], Peer: to, Err: err, Msg: msg}
-	s.errorUpcall(c.end, c.node, te)
+	te, upcall := s.trs.Refused(s.nodes[c.node].svc, tr, to, err, msg)
+	if upcall {
+		s.errorUpcall(c.end, c.node, te)
+	}
 	return te
 }
 
