@@ -969,12 +969,10 @@ func (w *world) deliverLabel(msg timedsim.Message) string {
 		if name := lab.MessageLabel(); name != "" {
 			l, ok := w.namedLabel[name]
 			if !ok {
-				if err := timedsim.CheckMessageLabel(name); err != nil {
-					// In the sending handler: its finding, as in the
-					// timed simulator. Not cached: every send panics.
-					panic(err.Error())
-				}
-				l = "deliver " + name
+				// A bad name panics, in the sending handler: its
+				// finding, as in the timed simulator. Not cached: every
+				// send panics.
+				l = "deliver " + timedsim.MessageLabel(msg)
 				w.namedLabel[name] = l
 			}
 			return l
@@ -984,16 +982,8 @@ func (w *world) deliverLabel(msg timedsim.Message) string {
 	if l, ok := w.msgLabel[t]; ok {
 		return l
 	}
-	name := t.Name()
-	for name == "" && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-		name = t.Name()
-	}
-	if name == "" {
-		name = t.String()
-	}
-	l := "deliver " + name
-	w.msgLabel[reflect.TypeOf(msg)] = l
+	l := "deliver " + timedsim.MessageLabel(msg)
+	w.msgLabel[t] = l
 	return l
 }
 

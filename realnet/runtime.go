@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -964,25 +963,9 @@ func (w world) TimerPending(id timedsim.NodeID, name string) bool {
 }
 
 // Label is a message's event label, as the simulator names it ("Join",
-// or a Labeler's MessageLabel).
-func Label(msg timedsim.Message) string {
-	if l, ok := msg.(timedsim.Labeler); ok {
-		if s := l.MessageLabel(); s != "" {
-			return s
-		}
-	}
-	t := reflect.TypeOf(msg)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil {
-		return "nil"
-	}
-	if t.Name() != "" {
-		return t.Name()
-	}
-	return t.String()
-}
+// or a Labeler's MessageLabel): timedsim.MessageLabel, which panics on a
+// label the simulator refuses.
+func Label(msg timedsim.Message) string { return timedsim.MessageLabel(msg) }
 
 // recSource is a node's PCG stream, recording every value drawn.
 type recSource struct {

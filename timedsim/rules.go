@@ -1,6 +1,10 @@
 package timedsim
 
-import "github.com/macepc/macepc/netmodel"
+import (
+	"reflect"
+
+	"github.com/macepc/macepc/netmodel"
+)
 
 // The service contract's shared rules. Three runtimes run services: the
 // timed Simulator here, the liveness mode's untimed explorer (package
@@ -129,4 +133,25 @@ func (e *TransportError) Label() string {
 	default:
 		return "error broken"
 	}
+}
+
+// MessageLabel is the name that labels msg's events ("deliver <name>")
+// in every runtime: its MessageLabel if it is a Labeler that gives one,
+// else its Go type's name (pointers dereferenced; an unnamed type's
+// literal). Sending a message whose Labeler name CheckMessageLabel
+// refuses, or a nil message, is a caller bug: MessageLabel panics, in the
+// sending handler.
+func MessageLabel(msg Message) string {
+	if msg == nil {
+		panic("timedsim: nil message: a Message is a value with a Size")
+	}
+	if l, ok := msg.(Labeler); ok {
+		if name := l.MessageLabel(); name != "" {
+			if err := CheckMessageLabel(name); err != nil {
+				panic(err.Error())
+			}
+			return name
+		}
+	}
+	return typeName(reflect.TypeOf(msg))
 }

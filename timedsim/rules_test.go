@@ -131,3 +131,36 @@ func TestBreakTellsTheOtherEnd(t *testing.T) {
 		t.Fatalf("n0 told %v, n1 told %v (%d upcalls); want each told once about the other", n0.errs, n1.errs, r.Counts["error broken"])
 	}
 }
+
+type named struct{ name string }
+
+func (named) Size() int              { return 0 }
+func (l named) MessageLabel() string { return l.name }
+
+// MessageLabel names a message by its Labeler name, else its type
+// (through pointers); a bad Labeler name and a nil message panic.
+func TestMessageLabel(t *testing.T) {
+	for _, c := range []struct {
+		msg  timedsim.Message
+		want string
+	}{
+		{Blob{}, "Blob"},
+		{&Blob{}, "Blob"},
+		{named{"MsgApp"}, "MsgApp"},
+		{named{""}, "named"},
+	} {
+		if got := timedsim.MessageLabel(c.msg); got != c.want {
+			t.Errorf("MessageLabel(%#v) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+	for _, m := range []timedsim.Message{named{"a\nb"}, nil} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("MessageLabel(%#v) did not panic", m)
+				}
+			}()
+			timedsim.MessageLabel(m)
+		}()
+	}
+}

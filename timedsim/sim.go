@@ -326,7 +326,7 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 		if !ok {
 			id = labeledType
 			if _, lab := msg.(Labeler); !lab {
-				id = s.intern("deliver " + typeName(t))
+				id = s.intern("deliver " + MessageLabel(msg))
 			}
 			s.msgLabel[t] = id
 		}
@@ -340,14 +340,7 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	if id, ok := s.namedLbl[name]; ok {
 		return id
 	}
-	if err := CheckMessageLabel(name); err != nil {
-		panic(err.Error()) // a caller bug, as a bad note is: the handler's finding
-	}
-	label := name
-	if label == "" {
-		label = typeName(t)
-	}
-	id = s.intern("deliver " + label)
+	id = s.intern("deliver " + MessageLabel(msg)) // checks name
 	s.namedLbl[name] = id
 	return id
 }
@@ -359,9 +352,6 @@ type msgLabelMemo struct {
 }
 
 func typeName(t reflect.Type) string {
-	if t == nil {
-		return "nil"
-	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
