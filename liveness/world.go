@@ -840,8 +840,7 @@ func (w *world) removeConns(match func(c *conn) bool, skip int32) {
 }
 
 // pushBroken queues the upcalls of broken connections in the liveness
-// mode's order: by node, peer and transport, one per node, peer and
-// transport whichever directions were open.
+// mode's order: by node, peer and transport.
 func (w *world) pushBroken(broken []errRec) {
 	slices.SortStableFunc(broken, func(a, b errRec) int {
 		if a.node != b.node {
@@ -852,10 +851,7 @@ func (w *world) pushBroken(broken []errRec) {
 		}
 		return strings.Compare(a.te.Transport, b.te.Transport)
 	})
-	for i, b := range broken {
-		if i > 0 && broken[i-1].node == b.node && broken[i-1].te.Peer == b.te.Peer && broken[i-1].te.Transport == b.te.Transport {
-			continue
-		}
+	for _, b := range broken {
 		w.pushErr(b)
 	}
 }

@@ -915,9 +915,9 @@ func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message)
 	if !n.rt.trs.Admits(t, queued) {
 		s.Err = ErrKindQueueFull
 		n.ev.Sends = append(n.ev.Sends, s)
-		// The trace records the upcall even for a service that does not
-		// handle errors (Refused's upcall false): the event happened, and
-		// Replay runs it the same way.
+		// Unlike the simulators, realnet records the error event whether
+		// or not the service handles errors (Refused's upcall), as its
+		// traces always have and Replay expects.
 		te, _ := n.rt.trs.Refused(n.svc, t, to, timedsim.ErrQueueFull, msg)
 		n.errs = append(n.errs, inEvent{kind: inError, from: to, transport: t, id: s.ID, msg: msg, err: timedsim.ErrQueueFull})
 		return te

@@ -2,6 +2,7 @@ package timedsim
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/macepc/macepc/netmodel"
 )
@@ -85,23 +86,26 @@ func (t *Transports) Refused(sender Service, i int, to NodeID, err error, msg Me
 // Broken is the rule for reliable connections that broke (a reset, a
 // break, a partition, a crash-stop; their messages in flight are lost):
 // each end of each connection in conns is told that it lost its peer, by
-// an ErrConnectionBroken upcall, if its service handles errors — except
-// the node skip (a reset or crashed node, which keeps no connection to be
-// told about; -1 for none) and a node about itself. conns comes in the
-// runtime's order (the order of the upcalls, which is scheduling); a
-// connection equal to the one before it is told once. tell gets the
-// upcalls in order, of each connection A's then B's; svc is a node's
-// service now.
+// an ErrConnectionBroken upcall, if its service handles errors, and once
+// per peer and transport however often conns lists the pair (both
+// directions, say) — except the node skip (a reset or crashed node,
+// which keeps no connection to be told about; -1 for none) and a node
+// about itself. conns comes in the runtime's order, and tell gets the
+// upcalls in that order, of each connection A's then B's (the order of
+// the upcalls is the runtime's scheduling); svc is a node's service now.
 func (t *Transports) Broken(conns []netmodel.Conn, skip int, svc func(node int) Service, tell func(node int, te *TransportError)) {
-	for i, c := range conns {
-		if i > 0 && conns[i-1] == c {
-			continue
-		}
+	told := make([]netmodel.Conn, 0, 16) // (node, peer, transport) told so far
+	for _, c := range conns {
 		for _, end := range [2][2]int{{c.A, c.B}, {c.B, c.A}} {
 			node, peer := end[0], end[1]
 			if node == skip || node == peer {
 				continue
 			}
+			k := netmodel.Conn{Transport: c.Transport, A: node, B: peer}
+			if slices.Contains(told, k) {
+				continue
+			}
+			told = append(told, k)
 			if _, ok := svc(node).(ErrorHandler); !ok {
 				continue
 			}

@@ -79,7 +79,7 @@ func TestTransportsRefusedAndBroken(t *testing.T) {
 	svcs := []timedsim.Service{listener{}, listener{}, silent{}, listener{}}
 	conns := []netmodel.Conn{
 		{Transport: 0, A: 0, B: 1},
-		{Transport: 0, A: 0, B: 1}, // the same again: told once
+		{Transport: 0, A: 1, B: 0}, // the other direction: told once
 		{Transport: 1, A: 0, B: 1},
 		{Transport: 0, A: 1, B: 2}, // n2 has no Error method
 		{Transport: 0, A: 3, B: 3}, // itself
