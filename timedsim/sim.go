@@ -139,13 +139,13 @@ type labelNote struct{ note, comp int32 }
 // world and reuses its memory across executions; it is not safe for
 // concurrent use — the Explorer gives each worker its own.
 type Simulator struct {
-	sc     *Scenario
-	stopFn func(World) bool // Stop, or the condition NewStop made
-	opts   Options
-	eddS   *edd.Set
-	net    *netmodel.Network
-	ncfg   netmodel.Config
-	trs    *Transports // the contract's transport rules (rules.go)
+	sc      *Scenario
+	stopFn  func(World) bool // Stop, or the condition NewStop made
+	opts    Options
+	eddS    *edd.Set
+	net     *netmodel.Network
+	ncfg    netmodel.Config
+	trNames []string // trs.Names()
 
 	nodes []node
 	q     queue
@@ -219,6 +219,10 @@ type Simulator struct {
 	paused   bool
 	resume   loopState
 	tablesOf *Snapshot
+
+	// trs is the service contract's transport rules (rules.go); it is
+	// last so that the fields of the hot loop keep their places.
+	trs *Transports
 }
 
 // newStop returns the scenario's stopping condition, made by NewStop if
@@ -271,6 +275,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	if s.eddS == nil {
 		s.eddS = edd.NewSet(edd.DefaultSeed())
 	}
+	s.trNames = s.trs.Names()
 	for i := range s.ctxs {
 		s.ctxMem[i].s = s
 		if opts.HandlerTimeout <= 0 {
@@ -1237,7 +1242,7 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	idx := s.nsent
 	s.nsent++
 	if s.ev != nil {
-		sm := SentMessage{To: to, Transport: s.trs.Name(tr),
+		sm := SentMessage{To: to, Transport: s.trNames[tr],
 			Type: s.labels[label].name[len("deliver "):], Size: size, Arrive: arrive, Status: st.String()}
 		if st == netmodel.Sent {
 			d := s.net.LastSend()
@@ -1260,6 +1265,17 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	default:
 		err = ErrUnreachable
 	}
+	return c.refused(tr, to, err, msg)
+}
+
+// refused is a send that transport tr refused with err, as
+// Transports.Refused says: the error Send returns, and an upcall if the
+// node handles errors. It is kept out of send, whose common path is the
+// hot loop's.
+//
+//go:noinline
+func (c *nodeCtx) refused(tr int, to NodeID, err error, msg Message) error {
+	s := c.s
 	te, upcall := s.trs.Refused(s.nodes[c.node].svc, tr, to, err, msg)
 	if upcall {
 		s.errorUpcall(c.end, c.node, te)
