@@ -162,3 +162,70 @@ func contractOutcome(nodes []*contractNode) string {
 	}
 	return b.String()
 }
+
+// timerNode names a timer in its application event with SetTimer,
+// CancelTimer or TimerPending.
+type timerNode struct{ op, name string }
+
+func (n *timerNode) Init(timedsim.Context)                                       {}
+func (n *timerNode) Deliver(timedsim.Context, timedsim.NodeID, timedsim.Message) {}
+func (n *timerNode) Timer(timedsim.Context, string, any)                         {}
+func (n *timerNode) App(ctx timedsim.Context, _ string, _ any) {
+	switch n.op {
+	case "set":
+		ctx.SetTimer(n.name, time.Second, nil)
+	case "cancel":
+		ctx.CancelTimer(n.name)
+	case "pending":
+		ctx.TimerPending(n.name)
+	}
+}
+
+// TestContractTimerNames: a timer name CheckTimerName refuses makes the
+// handler that names it panic, with the same text, in the timed
+// simulator and in the liveness mode, whichever method names it
+// (timedsim.TimerLabel); a good name does not.
+func TestContractTimerNames(t *testing.T) {
+	for _, op := range []string{"set", "cancel", "pending"} {
+		for _, name := range []string{"retry", "re\ntry"} {
+			sc := &timedsim.Scenario{
+				Nodes:    1,
+				New:      func(timedsim.NodeID) timedsim.Service { return &timerNode{op: op, name: name} },
+				Driver:   func(d *timedsim.Driver) { d.App(0, 0, "go", nil) },
+				Stop:     func(timedsim.World) bool { return false },
+				Timeout:  time.Minute,
+				Liveness: []timedsim.Property{always},
+			}
+			sim, err := timedsim.NewSimulator(sc, timedsim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			timed := ""
+			if res := sim.Run(timedsim.SeedPath(1)); res.Panic != nil {
+				timed = res.Panic.Value
+			}
+			r, err := Config{Scenario: sc}.resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			drv, err := driverSchedule(sc, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWorld(r.set, drv)
+			w.start(startPath(1))
+			w.seedStep()
+			live := ""
+			if !w.execEvent(w.enabled()[0]) {
+				live = strings.TrimPrefix(w.panicked, "n0: ")
+			}
+			want := ""
+			if err := timedsim.CheckTimerName(name); err != nil {
+				want = err.Error()
+			}
+			if timed != want || live != want {
+				t.Errorf("%s %q: the simulator panicked %q, the liveness mode %q; want %q", op, name, timed, live, want)
+			}
+		}
+	}
+}

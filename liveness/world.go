@@ -1399,15 +1399,7 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 	w := c.w
 	n := &w.nodes[c.node]
 	i := n.timerIndex(name)
-	label, known := w.timerLabel[name]
-	if !known {
-		if err := timedsim.CheckTimerName(name); err != nil {
-			panic(err.Error()) // the handler's finding, as in the timed simulator
-		}
-		label = "timer " + name
-		w.timerLabel[name] = label
-	}
-	t := timerRec{name: name, label: label, data: data}
+	t := timerRec{name: name, label: w.timerLbl(name), data: data}
 	if w.tracer != nil {
 		w.tracer.timer(name, false)
 	}
@@ -1424,6 +1416,7 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 
 func (c *wctx) CancelTimer(name string) {
 	n := &c.w.nodes[c.node]
+	c.w.timerLbl(name) // a bad name panics
 	if i := n.timerIndex(name); i >= 0 {
 		if c.w.tracer != nil {
 			c.w.tracer.timer(name, true)
@@ -1432,8 +1425,23 @@ func (c *wctx) CancelTimer(name string) {
 	}
 }
 
-func (c *wctx) TimerPending(name string) bool { return c.w.nodes[c.node].timerIndex(name) >= 0 }
-func (c *wctx) Rand() *rand.Rand              { return c.w.handR }
+func (c *wctx) TimerPending(name string) bool {
+	c.w.timerLbl(name) // a bad name panics
+	return c.w.nodes[c.node].timerIndex(name) >= 0
+}
+
+func (c *wctx) Rand() *rand.Rand { return c.w.handR }
+
+// timerLbl is timedsim.TimerLabel(name), cached: a bad name panics, in
+// the handler that named it, as in the timed simulator.
+func (w *world) timerLbl(name string) string {
+	label, known := w.timerLabel[name]
+	if !known {
+		label = timedsim.TimerLabel(name)
+		w.timerLabel[name] = label
+	}
+	return label
+}
 
 // Note checks the note and writes it to the event log when recording.
 // A note is not state: it enters no hash, so it never prunes or splits

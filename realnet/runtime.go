@@ -929,6 +929,7 @@ func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message)
 }
 
 func (c *ctx) SetTimer(name string, after time.Duration, data any) {
+	timedsim.TimerLabel(name) // a bad name panics, as in the simulators
 	n := c.n
 	after = max(after, 0)
 	n.gen++
@@ -938,11 +939,13 @@ func (c *ctx) SetTimer(name string, after time.Duration, data any) {
 }
 
 func (c *ctx) CancelTimer(name string) {
+	timedsim.TimerLabel(name)
 	delete(c.n.timers, name)
 	c.n.ev.Timers = append(c.n.ev.Timers, TimerOp{Cancel: name})
 }
 
 func (c *ctx) TimerPending(name string) bool {
+	timedsim.TimerLabel(name)
 	_, ok := c.n.timers[name]
 	return ok
 }

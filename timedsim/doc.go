@@ -49,8 +49,9 @@
 // Transports (the transports a handler names, their send-queue bounds
 // from netmodel.TransportConfig.Admits, what a refused send returns and
 // whom it upcalls, who is told of a broken connection), RecoverDisk (the
-// durable state a reset hands over), MessageLabel and
-// TransportError.Label (the labels of messages and upcalls). Each runtime
+// durable state a reset hands over), MessageLabel, TimerLabel and
+// TransportError.Label (the labels of messages, timers and upcalls, and
+// the names a handler may not give them). Each runtime
 // keeps only its mechanism: how it counts a queue, when an upcall runs,
 // how it orders what happens at once.
 //

@@ -159,3 +159,14 @@ func MessageLabel(msg Message) string {
 	}
 	return typeName(reflect.TypeOf(msg))
 }
+
+// TimerLabel is the label of the firings of a timer called name ("timer
+// <name>"). A name CheckTimerName refuses is a caller bug in every
+// runtime, whichever of SetTimer, CancelTimer and TimerPending names it:
+// TimerLabel panics, in that handler.
+func TimerLabel(name string) string {
+	if err := CheckTimerName(name); err != nil {
+		panic(err.Error())
+	}
+	return "timer " + name
+}

@@ -370,13 +370,11 @@ func (s *Simulator) timerID(name string) int32 {
 	if k, ok := s.timerKind[name]; ok {
 		return k
 	}
-	if err := checkName("timer name", name); err != nil {
-		panic(err.Error()) // in SetTimer's handler: its finding
-	}
+	label := TimerLabel(name) // a bad name panics, in the handler: its finding
 	k := int32(len(s.timerName))
 	s.timerKind[name] = k
 	s.timerName = append(s.timerName, name)
-	s.timerLbl = append(s.timerLbl, s.intern("timer "+name))
+	s.timerLbl = append(s.timerLbl, s.intern(label))
 	return k
 }
 
