@@ -214,7 +214,7 @@ func (c Config) resolve() (*resolved, error) {
 	if r.jobs == 0 {
 		r.jobs = runtime.GOMAXPROCS(0)
 	}
-	set := &settings{sc: sc, trs: transports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops,
+	set := &settings{sc: sc, trs: timedsim.NewTransports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops,
 		crashes: c.Crashes, parts: c.Partitions, kindW: defaultWeights()}
 	for k, v := range c.Weights {
 		if v < 0 {

@@ -64,13 +64,6 @@ type event struct {
 	pos  int32 // deliver, drop: index in the connection's queue (0 unless datagram); break: the other end
 }
 
-// transport is a transport of the scenario's network configuration.
-type transport struct {
-	name     string
-	datagram bool
-	cap      int // reliable send queue bound; <= 0: unbounded
-}
-
 type msgRec struct {
 	msg   timedsim.Message
 	label string // "deliver <Type>"
@@ -129,8 +122,8 @@ type wnode struct {
 // settings are what a world needs of the Config, resolved.
 type settings struct {
 	sc       *timedsim.Scenario
-	trs      []transport
-	weights  map[string]int // label overrides
+	trs      *timedsim.Transports // the service contract's transport rules
+	weights  map[string]int       // label overrides
 	kindW    [numKinds]int
 	unbiased bool
 	faults   int
@@ -241,19 +234,6 @@ func newWorld(set *settings, drv schedule) *world {
 		w.drv.apps = make([][]appEvent, len(w.nodes))
 	}
 	return w
-}
-
-func transports(cfg netmodel.Config) []transport {
-	cfg = cfg.WithDefaults()
-	out := make([]transport, len(cfg.Transports))
-	for i, t := range cfg.Transports {
-		c := t.QueueCap
-		if c == 0 {
-			c = netmodel.DefaultQueueCap
-		}
-		out[i] = transport{name: t.Name, datagram: t.Kind == netmodel.Datagram, cap: c}
-	}
-	return out
 }
 
 // start begins a new execution of path p: fresh services, Init on every
@@ -547,8 +527,8 @@ func (w *world) describeEvent(e event) string {
 	case kindDeliver:
 		c := w.conns[e.idx]
 		b.WriteString(" from " + timedsim.NodeID(c.src).String())
-		if len(w.set.trs) > 1 {
-			b.WriteString(" on " + w.set.trs[c.tr].name)
+		if w.set.trs.Len() > 1 {
+			b.WriteString(" on " + w.set.trs.Name(int(c.tr)))
 		}
 		b.WriteString(" " + w.msgDesc(c, int(e.pos)))
 	case kindTimer:
@@ -688,7 +668,7 @@ func (w *world) exec(e event) bool {
 // breakPair breaks the reliable connections between a and b: their
 // messages in flight are lost and both ends are told.
 func (w *world) breakPair(a, b int32) {
-	w.pushBroken(w.removeConns(func(c *conn) bool { return !c.datagram && (c.src == a && c.dst == b || c.src == b && c.dst == a) }, -1))
+	w.removeConns(func(c *conn) bool { return !c.datagram && (c.src == a && c.dst == b || c.src == b && c.dst == a) }, -1)
 }
 
 // crash is a crash-stop: node id stops for good. No handler of it runs
@@ -702,14 +682,14 @@ func (w *world) crash(id int32) {
 	n.crashed = true
 	n.timers = n.timers[:0]
 	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
-	w.pushBroken(w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id))
+	w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id)
 }
 
 // cut applies a new partition: the connections between nodes that can no
 // longer reach each other break (their messages in flight are lost, and
 // both ends of a reliable one are told), as timedsim's partitions do.
 func (w *world) cut() {
-	w.pushBroken(w.removeConns(func(c *conn) bool { return !w.reachable(c.src, c.dst) }, -1))
+	w.removeConns(func(c *conn) bool { return !w.reachable(c.src, c.dst) }, -1)
 }
 
 // heal ends the driver's partition (not the lasting ones, which only the
@@ -836,33 +816,31 @@ func (w *world) logf(who, format string, args ...any) {
 }
 
 // removeConns removes the connections that match (their messages in
-// flight are lost) and returns the ErrConnectionBroken upcalls their ends
-// get: each end of a reliable one but skip.
-func (w *world) removeConns(match func(c *conn) bool, skip int32) []errRec {
+// flight are lost) and queues the ErrConnectionBroken upcalls of their
+// ends but skip (-1: none), as timedsim.Transports.Broken says.
+func (w *world) removeConns(match func(c *conn) bool, skip int32) {
 	kept := w.conns[:0]
-	var broken []errRec
+	var broken []netmodel.Conn
 	for _, c := range w.conns {
 		if !match(c) {
 			kept = append(kept, c)
 			continue
 		}
 		if !c.datagram {
-			for _, end := range [2][2]int32{{c.src, c.dst}, {c.dst, c.src}} {
-				if end[0] != skip && end[0] != end[1] {
-					broken = append(broken, errRec{node: end[0], label: "error broken",
-						te: &timedsim.TransportError{Transport: w.set.trs[c.tr].name, Peer: timedsim.NodeID(end[1]), Err: timedsim.ErrConnectionBroken}})
-				}
-			}
+			broken = append(broken, netmodel.Conn{Transport: int(c.tr), A: int(c.src), B: int(c.dst)})
 		}
 		w.free(c)
 	}
 	w.conns = kept
-	return broken
+	var upcalls []errRec
+	w.set.trs.Broken(broken, int(skip), func(node int) timedsim.Service { return w.nodes[node].svc }, func(node int, te *timedsim.TransportError) {
+		upcalls = append(upcalls, errRec{node: int32(node), te: te, label: te.Label()})
+	})
+	w.pushBroken(upcalls)
 }
 
-// pushBroken queues the upcalls of broken connections: one per node, peer
-// and transport, whichever directions were open, for nodes that handle
-// errors.
+// pushBroken queues the upcalls of broken connections in the liveness
+// mode's order: by node, peer and transport.
 func (w *world) pushBroken(broken []errRec) {
 	slices.SortStableFunc(broken, func(a, b errRec) int {
 		if a.node != b.node {
@@ -873,13 +851,8 @@ func (w *world) pushBroken(broken []errRec) {
 		}
 		return strings.Compare(a.te.Transport, b.te.Transport)
 	})
-	for i, b := range broken {
-		if i > 0 && broken[i-1].node == b.node && broken[i-1].te.Peer == b.te.Peer && broken[i-1].te.Transport == b.te.Transport {
-			continue
-		}
-		if _, ok := w.nodes[b.node].svc.(timedsim.ErrorHandler); ok {
-			w.pushErr(b)
-		}
+	for _, b := range broken {
+		w.pushErr(b)
 	}
 }
 
@@ -898,15 +871,11 @@ func (w *world) reset(id int32, restart bool) bool {
 		n.app = 0
 	}
 	w.errs = slices.DeleteFunc(w.errs, func(e errRec) bool { return e.node == id })
-	w.pushBroken(w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id))
+	w.removeConns(func(c *conn) bool { return c.src == id || c.dst == id }, id)
 	return w.guard(id, func() {
 		old := n.svc
 		n.svc = w.set.sc.New(timedsim.NodeID(id))
-		if d, ok := old.(timedsim.Durable); ok {
-			if f, ok := n.svc.(timedsim.Durable); ok {
-				f.Recover(d.Disk()) // what the node had made durable survives
-			}
-		}
+		timedsim.RecoverDisk(old, n.svc) // what the node had made durable survives
 		n.svc.Init(&w.ctx)
 	})
 }
@@ -926,26 +895,23 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 	if to < 0 || int(to) >= len(w.nodes) {
 		panic(fmt.Sprintf("liveness: %v sent %T to nonexistent node %d", timedsim.NodeID(from), msg, to))
 	}
-	t := &w.set.trs[tr]
+	trs := w.set.trs
+	name, datagram := trs.Name(tr), trs.Datagram(tr)
 	if w.nodes[to].crashed || !w.reachable(from, int32(to)) {
 		// A crashed node, or one across a partition: a datagram is lost
 		// (the sender cannot know), a reliable send fails as across a
 		// timedsim partition.
 		label := w.deliverLabel(msg)
-		if t.datagram {
+		if datagram {
 			if w.tracer != nil {
-				w.tracer.sent(int32(to), label, t.name, sendLost)
+				w.tracer.sent(int32(to), label, name, sendLost)
 			}
 			return nil
 		}
 		if w.tracer != nil {
-			w.tracer.sent(int32(to), label, t.name, sendUnreachable)
+			w.tracer.sent(int32(to), label, name, sendUnreachable)
 		}
-		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrUnreachable, Msg: msg}
-		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
-			w.pushErr(errRec{node: from, te: te, label: "error unreachable"})
-		}
-		return te
+		return w.refused(tr, to, timedsim.ErrUnreachable, msg)
 	}
 	i, found := slices.BinarySearchFunc(w.conns, [3]int32{int32(tr), from, int32(to)}, func(c *conn, k [3]int32) int {
 		if c.less(k[0], k[1], k[2]) {
@@ -963,27 +929,35 @@ func (w *world) send(tr int, to timedsim.NodeID, msg timedsim.Message) error {
 		} else {
 			c = &conn{}
 		}
-		c.tr, c.src, c.dst, c.datagram = int32(tr), from, int32(to), t.datagram
+		c.tr, c.src, c.dst, c.datagram = int32(tr), from, int32(to), datagram
 		w.conns = slices.Insert(w.conns, i, c)
 	}
 	c := w.conns[i]
 	label := w.deliverLabel(msg)
-	if !t.datagram && t.cap > 0 && len(c.q) >= t.cap {
+	if !trs.Admits(tr, len(c.q)) {
 		if w.tracer != nil {
-			w.tracer.sent(int32(to), label, t.name, sendQueueFull)
+			w.tracer.sent(int32(to), label, name, sendQueueFull)
 		}
-		te := &timedsim.TransportError{Transport: t.name, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
-		if _, ok := w.nodes[from].svc.(timedsim.ErrorHandler); ok {
-			w.pushErr(errRec{node: from, te: te, label: "error queue-full"})
-		}
-		return te
+		return w.refused(tr, to, timedsim.ErrQueueFull, msg)
 	}
 	m := msgRec{msg: msg, label: label, sentStep: -1, sentIndex: -1}
 	if w.tracer != nil {
-		m.sentStep, m.sentIndex = w.tracer.sent(int32(to), label, t.name, sendOK)
+		m.sentStep, m.sentIndex = w.tracer.sent(int32(to), label, name, sendOK)
 	}
 	c.q = append(c.q, m)
 	return nil
+}
+
+// refused is a send of the running node that transport tr refused with
+// err, as timedsim.Transports.Refused says: the error the send returns,
+// and an upcall queued if the node handles errors.
+func (w *world) refused(tr int, to timedsim.NodeID, err error, msg timedsim.Message) error {
+	from := w.ctx.node
+	te, upcall := w.set.trs.Refused(w.nodes[from].svc, tr, to, err, msg)
+	if upcall {
+		w.pushErr(errRec{node: from, te: te, label: te.Label()})
+	}
+	return te
 }
 
 func (w *world) deliverLabel(msg timedsim.Message) string {
@@ -991,12 +965,10 @@ func (w *world) deliverLabel(msg timedsim.Message) string {
 		if name := lab.MessageLabel(); name != "" {
 			l, ok := w.namedLabel[name]
 			if !ok {
-				if err := timedsim.CheckMessageLabel(name); err != nil {
-					// In the sending handler: its finding, as in the
-					// timed simulator. Not cached: every send panics.
-					panic(err.Error())
-				}
-				l = "deliver " + name
+				// A bad name panics, in the sending handler: its
+				// finding, as in the timed simulator. Not cached: every
+				// send panics.
+				l = "deliver " + timedsim.MessageLabel(msg)
 				w.namedLabel[name] = l
 			}
 			return l
@@ -1006,16 +978,8 @@ func (w *world) deliverLabel(msg timedsim.Message) string {
 	if l, ok := w.msgLabel[t]; ok {
 		return l
 	}
-	name := t.Name()
-	for name == "" && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-		name = t.Name()
-	}
-	if name == "" {
-		name = t.String()
-	}
-	l := "deliver " + name
-	w.msgLabel[reflect.TypeOf(msg)] = l
+	l := "deliver " + timedsim.MessageLabel(msg)
+	w.msgLabel[t] = l
 	return l
 }
 
@@ -1333,8 +1297,8 @@ func (w *world) nodeText(i int) []string {
 		}
 		for k := range c.q {
 			l := "in from " + timedsim.NodeID(c.src).String()
-			if len(w.set.trs) > 1 {
-				l += " on " + w.set.trs[c.tr].name
+			if w.set.trs.Len() > 1 {
+				l += " on " + w.set.trs.Name(int(c.tr))
 			}
 			lines = append(lines, l+" "+w.msgDesc(c, k))
 		}
@@ -1423,10 +1387,8 @@ func (c *wctx) ChooseElapsed(since, d time.Duration) bool {
 func (c *wctx) Send(to timedsim.NodeID, msg timedsim.Message) error { return c.w.send(0, to, msg) }
 
 func (c *wctx) SendOn(name string, to timedsim.NodeID, msg timedsim.Message) error {
-	for i, t := range c.w.set.trs {
-		if t.name == name {
-			return c.w.send(i, to, msg)
-		}
+	if i, ok := c.w.set.trs.Index(name); ok {
+		return c.w.send(i, to, msg)
 	}
 	panic(fmt.Sprintf("liveness: SendOn: no transport %q in the scenario's network config", name))
 }
@@ -1437,15 +1399,7 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 	w := c.w
 	n := &w.nodes[c.node]
 	i := n.timerIndex(name)
-	label, known := w.timerLabel[name]
-	if !known {
-		if err := timedsim.CheckTimerName(name); err != nil {
-			panic(err.Error()) // the handler's finding, as in the timed simulator
-		}
-		label = "timer " + name
-		w.timerLabel[name] = label
-	}
-	t := timerRec{name: name, label: label, data: data}
+	t := timerRec{name: name, label: w.timerLbl(name), data: data}
 	if w.tracer != nil {
 		w.tracer.timer(name, false)
 	}
@@ -1462,6 +1416,7 @@ func (c *wctx) SetTimer(name string, _ time.Duration, data any) {
 
 func (c *wctx) CancelTimer(name string) {
 	n := &c.w.nodes[c.node]
+	c.w.timerLbl(name) // a bad name panics
 	if i := n.timerIndex(name); i >= 0 {
 		if c.w.tracer != nil {
 			c.w.tracer.timer(name, true)
@@ -1470,8 +1425,23 @@ func (c *wctx) CancelTimer(name string) {
 	}
 }
 
-func (c *wctx) TimerPending(name string) bool { return c.w.nodes[c.node].timerIndex(name) >= 0 }
-func (c *wctx) Rand() *rand.Rand              { return c.w.handR }
+func (c *wctx) TimerPending(name string) bool {
+	c.w.timerLbl(name) // a bad name panics
+	return c.w.nodes[c.node].timerIndex(name) >= 0
+}
+
+func (c *wctx) Rand() *rand.Rand { return c.w.handR }
+
+// timerLbl is timedsim.TimerLabel(name), cached: a bad name panics, in
+// the handler that named it, as in the timed simulator.
+func (w *world) timerLbl(name string) string {
+	label, known := w.timerLabel[name]
+	if !known {
+		label = timedsim.TimerLabel(name)
+		w.timerLabel[name] = label
+	}
+	return label
+}
 
 // Note checks the note and writes it to the event log when recording.
 // A note is not state: it enters no hash, so it never prunes or splits

@@ -95,6 +95,33 @@ type TransportConfig struct {
 	ReorderWindow time.Duration `json:",omitempty"`
 }
 
+// SendQueueCap is the bound on the send queue of one direction of a
+// connection of transport t, in messages not yet delivered: QueueCap, or
+// DefaultQueueCap for 0, for a reliable transport; negative (unbounded)
+// for a negative QueueCap and for a datagram transport, which has no
+// queue to bound.
+//
+// It and Admits are the send-queue rule of every runtime that runs
+// services (the timed Network here, the liveness mode's connections,
+// realnet's sockets); each counts its queues its own way.
+func (t TransportConfig) SendQueueCap() int {
+	switch {
+	case t.Kind != Reliable || t.QueueCap < 0:
+		return -1
+	case t.QueueCap == 0:
+		return DefaultQueueCap
+	}
+	return t.QueueCap
+}
+
+// Admits reports whether a send queue of transport t that holds queued
+// messages takes one more; a send it does not admit fails with
+// QueueFull (timedsim.ErrQueueFull).
+func (t TransportConfig) Admits(queued int) bool { return admits(t.SendQueueCap(), queued) }
+
+// admits is Admits for a capacity already resolved (SendQueueCap).
+func admits[N int | int32](capacity, queued N) bool { return capacity < 0 || queued < capacity }
+
 // LinkOverride changes the latency and bandwidth of the directed link
 // From→To. A zero field keeps the value that applies otherwise (the
 // sender's NodeOverride, then the Config default). When several overrides

@@ -162,7 +162,7 @@ func New(cfg Config, nodes int) (*Network, error) {
 	for i, t := range cfg.Transports {
 		n.trans[i] = transport{
 			reliable: t.Kind == Reliable,
-			queueCap: int32(max(t.QueueCap, -1)),
+			queueCap: int32(t.SendQueueCap()),
 			drop:     t.DropProb,
 			reorder:  t.ReorderWindow,
 		}
@@ -277,7 +277,7 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 			n.openConn(fi)
 		}
 		f := &n.flows[fi]
-		if f.queueCap >= 0 && f.inflight >= f.queueCap {
+		if !admits(f.queueCap, f.inflight) {
 			n.last.Status = QueueFull
 			return 0, Ticket{}, QueueFull
 		}

@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -122,6 +121,7 @@ type runtime struct {
 	cfg    Config
 	sc     *timedsim.Scenario
 	ncfg   netmodel.Config
+	trs    *timedsim.Transports // the service contract's transport rules
 	scale  float64
 	start  time.Time
 	nodes  []*node // by ID; with Peers, nil but for the local node
@@ -242,7 +242,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if faults > 0 {
 		return nil, fmt.Errorf("realnet: the scenario's driver schedules %d faults; a real run takes the real network's faults only", faults)
 	}
-	rt := &runtime{cfg: cfg, sc: sc, ncfg: sc.Network.WithDefaults(), scale: cfg.TimeScale, apps: apps,
+	rt := &runtime{cfg: cfg, sc: sc, ncfg: sc.Network.WithDefaults(), trs: timedsim.NewTransports(sc.Network), scale: cfg.TimeScale, apps: apps,
 		dirty: make(chan struct{}, 1), done: make(chan struct{}), nodes: make([]*node, sc.Nodes)}
 	defer rt.closeAll()
 	local := []int{}
@@ -791,8 +791,8 @@ func (n *node) conn(k outKey) *outConn {
 	}
 	rt := n.rt
 	tc := rt.ncfg.Transports[k.transport]
-	capacity := tc.QueueCap
-	if capacity < 0 || tc.Kind != netmodel.Reliable {
+	capacity := rt.trs.QueueCap(k.transport)
+	if capacity < 0 {
 		capacity = 1 << 12
 	}
 	c := &outConn{ch: make(chan frame, capacity)}
@@ -890,10 +890,8 @@ func (c *ctx) Send(to timedsim.NodeID, msg timedsim.Message) error {
 }
 
 func (c *ctx) transport(name string) int {
-	for i, t := range c.n.rt.ncfg.Transports {
-		if t.Name == name {
-			return i
-		}
+	if i, ok := c.n.rt.trs.Index(name); ok {
+		return i
 	}
 	panic(fmt.Sprintf("realnet: no transport %q in the scenario's network config", name))
 }
@@ -910,19 +908,19 @@ func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message)
 	k := outKey{t, to}
 	n.nextID++
 	s := Send{To: int32(to), Transport: transport, ID: n.nextID, Label: Label(msg)}
-	tc := n.rt.ncfg.Transports[t]
-	if tc.Kind == netmodel.Reliable && tc.QueueCap >= 0 {
-		queued := n.pending[k]
-		if oc, ok := n.out[k]; ok {
-			queued += len(oc.ch)
-		}
-		if queued >= tc.QueueCap {
-			s.Err = ErrKindQueueFull
-			n.ev.Sends = append(n.ev.Sends, s)
-			err := &timedsim.TransportError{Transport: transport, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
-			n.errs = append(n.errs, inEvent{kind: inError, from: to, transport: t, id: s.ID, msg: msg, err: timedsim.ErrQueueFull})
-			return err
-		}
+	queued := n.pending[k]
+	if oc, ok := n.out[k]; ok {
+		queued += len(oc.ch)
+	}
+	if !n.rt.trs.Admits(t, queued) {
+		s.Err = ErrKindQueueFull
+		n.ev.Sends = append(n.ev.Sends, s)
+		// Unlike the simulators, realnet records the error event whether
+		// or not the service handles errors (Refused's upcall), as its
+		// traces always have and Replay expects.
+		te, _ := n.rt.trs.Refused(n.svc, t, to, timedsim.ErrQueueFull, msg)
+		n.errs = append(n.errs, inEvent{kind: inError, from: to, transport: t, id: s.ID, msg: msg, err: timedsim.ErrQueueFull})
+		return te
 	}
 	n.pending[k]++
 	n.ev.Sends = append(n.ev.Sends, s)
@@ -931,6 +929,7 @@ func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message)
 }
 
 func (c *ctx) SetTimer(name string, after time.Duration, data any) {
+	timedsim.TimerLabel(name) // a bad name panics, as in the simulators
 	n := c.n
 	after = max(after, 0)
 	n.gen++
@@ -940,11 +939,13 @@ func (c *ctx) SetTimer(name string, after time.Duration, data any) {
 }
 
 func (c *ctx) CancelTimer(name string) {
+	timedsim.TimerLabel(name)
 	delete(c.n.timers, name)
 	c.n.ev.Timers = append(c.n.ev.Timers, TimerOp{Cancel: name})
 }
 
 func (c *ctx) TimerPending(name string) bool {
+	timedsim.TimerLabel(name)
 	_, ok := c.n.timers[name]
 	return ok
 }
@@ -965,25 +966,9 @@ func (w world) TimerPending(id timedsim.NodeID, name string) bool {
 }
 
 // Label is a message's event label, as the simulator names it ("Join",
-// or a Labeler's MessageLabel).
-func Label(msg timedsim.Message) string {
-	if l, ok := msg.(timedsim.Labeler); ok {
-		if s := l.MessageLabel(); s != "" {
-			return s
-		}
-	}
-	t := reflect.TypeOf(msg)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil {
-		return "nil"
-	}
-	if t.Name() != "" {
-		return t.Name()
-	}
-	return t.String()
-}
+// or a Labeler's MessageLabel): timedsim.MessageLabel, which panics on a
+// label the simulator refuses.
+func Label(msg timedsim.Message) string { return timedsim.MessageLabel(msg) }
 
 // recSource is a node's PCG stream, recording every value drawn.
 type recSource struct {

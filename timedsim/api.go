@@ -166,18 +166,6 @@ func (e *TransportError) Error() string {
 // Unwrap returns the sentinel.
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// kindLabel is the label suffix of an error upcall.
-func (e *TransportError) kindLabel() string {
-	switch e.Err {
-	case ErrQueueFull:
-		return "error queue-full"
-	case ErrUnreachable:
-		return "error unreachable"
-	default:
-		return "error broken"
-	}
-}
-
 // World is a read-only view of all node states, given to stopping
 // conditions and properties.
 type World interface {

@@ -7,7 +7,10 @@
 // Timer; optionally AppHandler and ErrorHandler). Handlers run atomically
 // and record their effects — messages, timers, log lines — through a
 // Context; the simulator performs them at the handler's simulated end time,
-// as etcd-io/raft's RawNode hands its messages to a driver.
+// as etcd-io/raft's RawNode hands its messages to a driver. (It performs
+// each as the handler makes it, dated at the end time, which is known
+// before the handler runs: the same as draining a list afterwards, and a
+// Send can answer ErrQueueFull at once.)
 //
 // # Usage
 //
@@ -37,6 +40,20 @@
 // reliable connection's bounded send queue is with SendQueue, or whether
 // one more message fits with Fits, to defer a send instead of having it
 // fail with ErrQueueFull.
+//
+// # One contract, several runtimes
+//
+// Three runtimes run services: the Simulator here, the liveness mode's
+// untimed explorer (package liveness) and real sockets (package realnet).
+// The rules behind the Context are written once, for all three:
+// Transports (the transports a handler names, their send-queue bounds
+// from netmodel.TransportConfig.Admits, what a refused send returns and
+// whom it upcalls, who is told of a broken connection), RecoverDisk (the
+// durable state a reset hands over), MessageLabel, TimerLabel and
+// TransportError.Label (the labels of messages, timers and upcalls, and
+// the names a handler may not give them). Each runtime
+// keeps only its mechanism: how it counts a queue, when an upcall runs,
+// how it orders what happens at once.
 //
 // # Parameters
 //

@@ -1,7 +1,5 @@
 package timedsim
 
-import "github.com/macepc/macepc/netmodel"
-
 // SendQueues is implemented by contexts that can tell a handler how full
 // its reliable connections' send queues are, as Mace's transports can
 // (Bullet′ asks whether a block fits before sending it, and schedules a
@@ -41,10 +39,8 @@ func Fits(ctx Context, transport string, to NodeID) bool {
 }
 
 func (c *nodeCtx) transport(name string) int {
-	for i, n := range c.s.trNames {
-		if n == name {
-			return i
-		}
+	if i, ok := c.s.trs.Index(name); ok {
+		return i
 	}
 	panic("timedsim: no transport " + `"` + name + `"` + " in the scenario's network config")
 }
@@ -62,9 +58,5 @@ func (c *nodeCtx) QueueLen(transport string, to NodeID) int {
 
 // QueueCap implements SendQueues.
 func (c *nodeCtx) QueueCap(transport string) int {
-	t := c.s.ncfg.Transports[c.transport(transport)]
-	if t.QueueCap < 0 || t.Kind != netmodel.Reliable {
-		return -1
-	}
-	return t.QueueCap
+	return c.s.trs.QueueCap(c.transport(transport))
 }

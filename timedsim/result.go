@@ -100,8 +100,10 @@ type Options struct {
 	// AppsOnly runs only the driver's application events, not its faults
 	// (Reset, ResetChosen, Break, Partition, PartitionChosen, Outage, Heal),
 	// for services that are not the scenario's own and only record the
-	// application events (Scenario.Script lists a driver's events without
-	// running them).
+	// application events. Runtimes read a driver's events with
+	// Scenario.Script, which lists them without running a simulation;
+	// a simulation with AppsOnly is the independent reference the tests
+	// of Script compare it with.
 	AppsOnly bool
 	// HandlerTimeout, if positive, is the handler watchdog: a handler call
 	// that has not returned after this long (wall clock; it is noticed

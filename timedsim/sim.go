@@ -145,7 +145,7 @@ type Simulator struct {
 	eddS    *edd.Set
 	net     *netmodel.Network
 	ncfg    netmodel.Config
-	trNames []string
+	trNames []string // trs.Names()
 
 	nodes []node
 	q     queue
@@ -219,6 +219,10 @@ type Simulator struct {
 	paused   bool
 	resume   loopState
 	tablesOf *Snapshot
+
+	// trs is the service contract's transport rules (rules.go); it is
+	// last so that the fields of the hot loop keep their places.
+	trs *Transports
 }
 
 // newStop returns the scenario's stopping condition, made by NewStop if
@@ -253,7 +257,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s := &Simulator{
-		sc: sc, stopFn: stopFn, opts: opts, net: net, ncfg: ncfg,
+		sc: sc, stopFn: stopFn, opts: opts, net: net, ncfg: ncfg, trs: NewTransports(ncfg),
 		eddS:      opts.EDD,
 		nodes:     make([]node, sc.Nodes),
 		rnd:       newStepRand(),
@@ -271,9 +275,7 @@ func NewSimulator(sc *Scenario, opts Options) (*Simulator, error) {
 	if s.eddS == nil {
 		s.eddS = edd.NewSet(edd.DefaultSeed())
 	}
-	for _, t := range ncfg.Transports {
-		s.trNames = append(s.trNames, t.Name)
-	}
+	s.trNames = s.trs.Names()
 	for i := range s.ctxs {
 		s.ctxMem[i].s = s
 		if opts.HandlerTimeout <= 0 {
@@ -329,7 +331,7 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 		if !ok {
 			id = labeledType
 			if _, lab := msg.(Labeler); !lab {
-				id = s.intern("deliver " + typeName(t))
+				id = s.intern("deliver " + MessageLabel(msg))
 			}
 			s.msgLabel[t] = id
 		}
@@ -343,14 +345,7 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	if id, ok := s.namedLbl[name]; ok {
 		return id
 	}
-	if err := CheckMessageLabel(name); err != nil {
-		panic(err.Error()) // a caller bug, as a bad note is: the handler's finding
-	}
-	label := name
-	if label == "" {
-		label = typeName(t)
-	}
-	id = s.intern("deliver " + label)
+	id = s.intern("deliver " + MessageLabel(msg)) // checks name
 	s.namedLbl[name] = id
 	return id
 }
@@ -362,9 +357,6 @@ type msgLabelMemo struct {
 }
 
 func typeName(t reflect.Type) string {
-	if t == nil {
-		return "nil"
-	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -378,13 +370,11 @@ func (s *Simulator) timerID(name string) int32 {
 	if k, ok := s.timerKind[name]; ok {
 		return k
 	}
-	if err := checkName("timer name", name); err != nil {
-		panic(err.Error()) // in SetTimer's handler: its finding
-	}
+	label := TimerLabel(name) // a bad name panics, in the handler: its finding
 	k := int32(len(s.timerName))
 	s.timerKind[name] = k
 	s.timerName = append(s.timerName, name)
-	s.timerLbl = append(s.timerLbl, s.intern("timer "+name))
+	s.timerLbl = append(s.timerLbl, s.intern(label))
 	return k
 }
 
@@ -944,12 +934,7 @@ func (s *Simulator) exec(start time.Duration, slot int32) {
 		}
 		s.resetNode(start, id)
 	case evBreak:
-		for _, c := range s.net.BreakConns(int(r.node), int(r.from)) {
-			s.brokenUpcall(start, c.Transport, c.A, c.B)
-			if c.A != c.B {
-				s.brokenUpcall(start, c.Transport, c.B, c.A)
-			}
-		}
+		s.broken(start, s.net.BreakConns(int(r.node), int(r.from)), -1)
 	case evPartition:
 		de := &s.drv.events[r.data.(int)]
 		groups := de.groups
@@ -1029,17 +1014,20 @@ func (s *Simulator) choose(f func() NodeID) NodeID {
 	return id
 }
 
+// errorUpcall schedules node's Error upcall te (Transports.Refused and
+// Broken say which nodes get one).
 func (s *Simulator) errorUpcall(at time.Duration, node int32, te *TransportError) {
-	if _, ok := s.nodes[node].svc.(ErrorHandler); !ok {
-		return
-	}
-	s.schedule(at, record{kind: evError, node: node, from: int32(te.Peer), label: s.errID(te.kindLabel()), inc: s.nodes[node].inc, data: te})
+	s.schedule(at, record{kind: evError, node: node, from: int32(te.Peer), label: s.errID(te.Label()), inc: s.nodes[node].inc, data: te})
 }
 
-// brokenUpcall tells node that its connection to peer on transport tr
-// broke; the news takes one link latency to arrive.
-func (s *Simulator) brokenUpcall(at time.Duration, tr, node, peer int) {
-	s.errorUpcall(simtime.Add(at, s.ncfg.Latency), int32(node), &TransportError{Transport: s.trNames[tr], Peer: NodeID(peer), Err: ErrConnectionBroken})
+// broken tells the ends of the broken connections conns (but skip) that
+// they broke, as Transports.Broken says; the news takes one link latency
+// to arrive.
+func (s *Simulator) broken(at time.Duration, conns []netmodel.Conn, skip int) {
+	at = simtime.Add(at, s.ncfg.Latency)
+	s.trs.Broken(conns, skip, func(node int) Service { return s.nodes[node].svc }, func(node int, te *TransportError) {
+		s.errorUpcall(at, int32(node), te)
+	})
 }
 
 // drop releases a popped event that does not run; if it was its node's
@@ -1076,7 +1064,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	old := n.svc
 	n.svc = s.sc.New(NodeID(id))
 	s.where = inHandler
-	recoverDisk(old, n.svc)
+	RecoverDisk(old, n.svc)
 	// The new incarnation starts at the reset time: its Init runs before
 	// anything else it sees, then the events that were waiting for the old
 	// incarnation to be free (driver events, datagrams), in arrival order.
@@ -1085,19 +1073,7 @@ func (s *Simulator) resetNode(at time.Duration, id int32) {
 	slot := s.alloc()
 	s.recs[slot] = record{kind: evInit, node: id, from: -1, label: s.fixedLabel("init"), inc: n.inc, cause: s.cause, ready: at}
 	s.q.pushFirst(at, slot)
-	for _, c := range s.net.ResetNodeConns(int(id)) {
-		s.brokenUpcall(at, c.Transport, c.B, int(id))
-	}
-}
-
-// recoverDisk hands a reset node's durable state to its new incarnation
-// (Durable).
-func recoverDisk(old, fresh Service) {
-	if d, ok := old.(Durable); ok {
-		if f, ok := fresh.(Durable); ok {
-			f.Recover(d.Disk())
-		}
-	}
+	s.broken(at, s.net.ResetNodeConns(int(id)), int(id))
 }
 
 // sentAfterCrash reports whether a delivered message left its sender after
@@ -1117,15 +1093,7 @@ func (s *Simulator) partition(at time.Duration, groups [][]int) {
 	// Connections that cross the new partition broke: both ends are told,
 	// once per pair and transport (the list is sorted, so duplicates of the
 	// two directions are adjacent).
-	for i, c := range conns {
-		if i > 0 && conns[i-1] == c {
-			continue
-		}
-		s.brokenUpcall(at, c.Transport, c.A, c.B)
-		if c.A != c.B {
-			s.brokenUpcall(at, c.Transport, c.B, c.A)
-		}
-	}
+	s.broken(at, conns, -1)
 }
 
 func (s *Simulator) finish(res *Result) {
@@ -1246,12 +1214,10 @@ func (c *nodeCtx) SendOn(transport string, to NodeID, msg Message) error {
 	if !c.alive() {
 		return ErrAfterReturn
 	}
-	for i, n := range c.s.trNames {
-		if n == transport {
-			return c.send(i, to, msg)
-		}
+	if i, ok := c.s.trs.Index(transport); ok {
+		return c.send(i, to, msg)
 	}
-	panic(fmt.Sprintf("timedsim: SendOn: no transport %q in the scenario's network config (have %v)", transport, c.s.trNames))
+	panic(fmt.Sprintf("timedsim: SendOn: no transport %q in the scenario's network config (have %v)", transport, c.s.trs.Names()))
 }
 
 // send hands msg to the network at the handler's end time.
@@ -1297,8 +1263,21 @@ func (c *nodeCtx) send(tr int, to NodeID, msg Message) error {
 	default:
 		err = ErrUnreachable
 	}
-	te := &TransportError{Transport: s.trNames[tr], Peer: to, Err: err, Msg: msg}
-	s.errorUpcall(c.end, c.node, te)
+	return c.refused(tr, to, err, msg)
+}
+
+// refused is a send that transport tr refused with err, as
+// Transports.Refused says: the error Send returns, and an upcall if the
+// node handles errors. It is kept out of send, whose common path is the
+// hot loop's.
+//
+//go:noinline
+func (c *nodeCtx) refused(tr int, to NodeID, err error, msg Message) error {
+	s := c.s
+	te, upcall := s.trs.Refused(s.nodes[c.node].svc, tr, to, err, msg)
+	if upcall {
+		s.errorUpcall(c.end, c.node, te)
+	}
 	return te
 }
 
