@@ -61,3 +61,27 @@ func TestOwnBinaryNamesItself(t *testing.T) {
 		t.Errorf("a path file of another binary's system: status %d, %s", st, msg)
 	}
 }
+
+// The report of a binary built on Main prints its replay commands with
+// that binary's name, and summary.json holds no program name at all.
+func TestReportNamesTheBinary(t *testing.T) {
+	dir := t.TempDir()
+	var o, e bytes.Buffer
+	st := runEnv(context.Background(), "hello", os.Getenv, []string{"run", "--system", "randtree", "--variant", "buggy", "--seed", "1",
+		"--edd", "../systems/randtree/testdata/edd.json", "--out", dir, "--progress", "never"}, &o, &e, randtree.System())
+	if st != ExitFinding {
+		t.Fatalf("run: status %d\n%s%s", st, o.String(), e.String())
+	}
+	for _, f := range []string{"summary.md", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("hello replay --path")) || bytes.Contains(b, []byte("macepc replay")) {
+			t.Errorf("%s does not name the binary hello in its replay commands", f)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err != nil || bytes.Contains(b, []byte("hello")) || bytes.Contains(b, []byte("macepc replay")) {
+		t.Errorf("summary.json names a program (%v)", err)
+	}
+}

@@ -39,7 +39,7 @@ func (a *app) reportCmd(args []string) (int, error) {
 	if err := d.Check(a.reg); err != nil { // the report renders what it reads without checking it
 		return ExitError, err
 	}
-	if err := report.Write(dir); err != nil {
+	if err := report.WriteWith(dir, report.Options{Program: a.name}); err != nil {
 		return ExitError, err
 	}
 	a.printReport(dir)
@@ -58,7 +58,7 @@ func (a *app) writeReport(dir string) {
 	if err != nil {
 		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
 	}
-	if err := report.Write(dir); err != nil {
+	if err := report.WriteWith(dir, report.Options{Program: a.name}); err != nil {
 		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
 		return
 	}

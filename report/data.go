@@ -14,6 +14,9 @@ import (
 // Results is what a results directory holds, decoded. A phase that did not
 // run leaves its fields nil.
 type Results struct {
+	// Program names the binary in the replay commands the report prints
+	// (DefaultProgram when ""): Load leaves it "", WriteWith sets it.
+	Program     string
 	Summary     *results.Summary
 	Profile     *results.Profile
 	Search      *results.Search

@@ -86,7 +86,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		d.Explore = results.FileExplore
 	}
 	if s := r.Summary; s != nil {
-		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), summaryReplay(s)
+		d.Config, d.Summary, d.Correlations, d.LengthOnly, d.Replay = configRows(r), summaryRows(r), corrRows(s.Correlations), corrRows(s.LengthOnly), summaryReplay(r.Program, s)
 		d.ReplayNote = "From the results directory, each command re-runs one execution exactly (add --log FILE for its event log): the anomalous execution, then the similar fast one."
 		if r.Diff == "" {
 			d.DiffMissing = "No " + results.FileDiff + " in this results directory: " + missingDiff(r) + "."
@@ -102,7 +102,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 		}
 	}
 	if rg := r.Regress; rg != nil {
-		cmds, note := regressReplay(rg)
+		cmds, note := regressReplay(r.Program, rg)
 		if regressOnly(r) { // the only replay is regress's, and no diff
 			d.HasTimed, d.ReplayNote = false, note
 		}
@@ -116,7 +116,7 @@ func WriteHTML(w io.Writer, r *Results, figs []Rendered) error {
 			d.Config = append(d.Config, livenessConfigRows(lv)[2:]...)
 		}
 		d.Summary = append(d.Summary, livenessSummaryRows(lv)...)
-		d.Replay = append(d.Replay, livenessReplay(lv)...)
+		d.Replay = append(d.Replay, livenessReplay(r.Program, lv)...)
 		if r.StateDiff == "" {
 			d.StateMissing = "No " + results.FileStateDiff + " in this results directory: there is no critical transition with a live path to compare with."
 		}

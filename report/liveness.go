@@ -148,11 +148,11 @@ func livenessSummaryRows(lv *results.Liveness) []row {
 }
 
 // livenessReplay lists the commands that replay the dead and live paths.
-func livenessReplay(lv *results.Liveness) []string {
+func livenessReplay(program string, lv *results.Liveness) []string {
 	var out []string
 	for _, f := range []string{"dead.path.json", "live.path.json"} {
 		if slices.Contains(lv.Files, f) {
-			out = append(out, replayCommand(f))
+			out = append(out, replayCommand(program, f))
 		}
 	}
 	return out

@@ -290,14 +290,14 @@ func regressOnly(r *Results) bool {
 
 // regressReplay replays the slowest current execution, then the first
 // one above the baseline's threshold; note says which is which.
-func regressReplay(rg *results.Regress) (cmds []string, note string) {
+func regressReplay(program string, rg *results.Regress) (cmds []string, note string) {
 	var what []string
 	if s := rg.Slowest; s != nil && s.Path != "" {
-		cmds = append(cmds, replayCommand(s.Path))
+		cmds = append(cmds, replayCommand(program, s.Path))
 		what = append(what, fmt.Sprintf("the slowest current execution, execution %d (%s, %d steps)", s.Index, fmtSec(secsNS(s.ExecTimeNS)), s.Steps))
 	}
 	if o := rg.Outliers; o.Path != "" {
-		cmds = append(cmds, replayCommand(o.Path))
+		cmds = append(cmds, replayCommand(program, o.Path))
 		first := "the first current execution above the baseline's threshold"
 		if len(o.Executions) > 0 {
 			first += fmt.Sprintf(", execution %d (%s)", o.Executions[0].Index, fmtSec(secsNS(o.Executions[0].ExecTimeNS)))

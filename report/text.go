@@ -337,21 +337,27 @@ func corrRows(cs []results.SummaryCorr) [][3]string {
 	return out
 }
 
-// replayCommand is the command that replays the path file path, quoted
-// for a shell: a path is one word, whatever characters it holds.
-func replayCommand(path string) string { return shellquote.Join("macepc", "replay", "--path", path) }
+// replayCommand is the command of program (DefaultProgram when "") that
+// replays the path file path, quoted for a shell: a path is one word,
+// whatever characters it holds.
+func replayCommand(program, path string) string {
+	if program == "" {
+		program = DefaultProgram
+	}
+	return shellquote.Join(program, "replay", "--path", path)
+}
 
 // summaryReplay lists the commands that replay the anomalous and the
 // similar fast execution, made from summary.json's paths rather than
 // taken from its replay commands: what the report prints for a shell is
 // quoted by the report.
-func summaryReplay(s *results.Summary) []string {
+func summaryReplay(program string, s *results.Summary) []string {
 	var out []string
 	if a := s.Anomaly; a != nil && a.Found && a.Path != "" {
-		out = append(out, replayCommand(a.Path))
+		out = append(out, replayCommand(program, a.Path))
 	}
 	if d := s.Divergence; d != nil && d.SimilarPath != "" {
-		out = append(out, replayCommand(d.SimilarPath))
+		out = append(out, replayCommand(program, d.SimilarPath))
 	}
 	return out
 }
@@ -378,10 +384,10 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 	var conf, sum []row
 	var replay []string
 	if s := r.Summary; s != nil {
-		conf, sum, replay = configRows(r), summaryRows(r), summaryReplay(s)
+		conf, sum, replay = configRows(r), summaryRows(r), summaryReplay(r.Program, s)
 	}
 	if rg := r.Regress; rg != nil {
-		cmds, _ := regressReplay(rg)
+		cmds, _ := regressReplay(r.Program, rg)
 		replay = append(replay, cmds...)
 	}
 	if lv := r.Liveness; lv != nil {
@@ -391,7 +397,7 @@ func WriteMarkdown(w io.Writer, r *Results, figs []Rendered) {
 			conf = append(conf, livenessConfigRows(lv)[2:]...)
 		}
 		sum = append(sum, livenessSummaryRows(lv)...)
-		replay = append(replay, livenessReplay(lv)...)
+		replay = append(replay, livenessReplay(r.Program, lv)...)
 	}
 	fmt.Fprintf(w, "## Configuration\n\n| | |\n|---|---|\n")
 	for _, x := range conf {

@@ -66,15 +66,32 @@ func runID(r *Results) string {
 	return "macepc"
 }
 
+// DefaultProgram is the binary the report's replay commands name unless
+// the caller names its own (Options.Program).
+const DefaultProgram = "macepc"
+
+// Options are WriteWith's.
+type Options struct {
+	// Program names the binary in the replay commands the report prints
+	// (DefaultProgram when ""): a front end built on cli.Main passes its
+	// own name.
+	Program string
+}
+
 // Write renders the report of a results directory into it: report.html,
 // summary.md and plots/<id>.png. It reads only the directory's files. A
 // plots that is a symbolic link is refused: nothing is written through a
-// link to somewhere outside the directory.
-func Write(dir string) error {
+// link to somewhere outside the directory. Its replay commands name
+// DefaultProgram.
+func Write(dir string) error { return WriteWith(dir, Options{}) }
+
+// WriteWith is Write with options.
+func WriteWith(dir string, o Options) error {
 	r, err := Load(dir)
 	if err != nil {
 		return err
 	}
+	r.Program = o.Program
 	figs, err := RenderFigures(r)
 	if err != nil {
 		return err
