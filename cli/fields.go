@@ -35,7 +35,7 @@ func flagOf(field string) string {
 		return "--iqr-factor"
 	case "Thresholds.MinSlowdown":
 		return "--min-slowdown"
-	case "Thresholds.MinExcessNS":
+	case "Thresholds.MinExcess":
 		return "--min-excess"
 	case "Verdict.Alpha":
 		return "--alpha"

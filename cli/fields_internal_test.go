@@ -31,7 +31,7 @@ func TestFlagDefaultsAreThePipelines(t *testing.T) {
 	def := pipeline.DefaultConfig(nil, nil)
 	ftoa := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	minExcess := "auto"
-	if def.Thresholds.MinExcessNS != pipeline.AutoMinExcess {
+	if !def.Thresholds.AutoMinExcess {
 		minExcess = "not auto"
 	}
 	for flag, want := range map[string]string{

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(js), &args); err != nil {
 			panic(err)
 		}
+		os.Args[0] = "macepc" // the name the reports of the in-process reruns print
 		os.Exit(cli.Main(args, os.Stdout, os.Stderr, randtree.System()))
 	}
 	os.Exit(m.Run())

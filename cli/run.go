@@ -57,8 +57,8 @@ func (f *pipelineFlags) registerJobs(fs *pflag.FlagSet) {
 func newPipelineFlags(defSystem string) *pipelineFlags {
 	def := pipeline.DefaultConfig(nil, nil)
 	minExcess := "auto"
-	if def.Thresholds.MinExcessNS != pipeline.AutoMinExcess {
-		minExcess = time.Duration(def.Thresholds.MinExcessNS).String()
+	if !def.Thresholds.AutoMinExcess {
+		minExcess = def.Thresholds.MinExcess.String()
 	}
 	return &pipelineFlags{defSystem: defSystem, trainRuns: def.TrainRuns, profileRuns: def.ProfileRuns, maxRuns: def.MaxRuns, triageRuns: def.TriageRuns,
 		alpha: def.Verdict.Alpha, fenceOnly: def.Verdict.FenceOnly, class: 1, walks: def.Walks, confirm: def.Confirm,
@@ -82,7 +82,7 @@ const seedEDDSource = "seed (uniform 1-10ms)"
 
 // thresholds parses the threshold flags.
 func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
-	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessNS: pipeline.AutoMinExcess}
+	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, AutoMinExcess: true}
 	if f.minExcess == "auto" {
 		return th, nil
 	}
@@ -93,7 +93,7 @@ func (f *pipelineFlags) thresholds() (pipeline.Thresholds, error) {
 	if err != nil || d < 0 {
 		return th, fmt.Errorf("--min-excess must be auto or a duration >= 0 such as 100ms, got %q", f.minExcess)
 	}
-	th.MinExcessNS, th.MinExcessBy = int64(d), "--min-excess "+f.minExcess
+	th.MinExcess, th.AutoMinExcess, th.MinExcessBy = d, false, "--min-excess "+f.minExcess
 	return th, nil
 }
 
@@ -124,7 +124,7 @@ func (f *pipelineFlags) registerClass(fs *pflag.FlagSet) {
 // flags), before anything is opened or printed: the settings of `run` as
 // pipeline.Config's, a phase command's as its phase configuration's.
 func (f *pipelineFlags) check(name string) error {
-	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, MinExcessNS: pipeline.AutoMinExcess} // --min-excess: thresholds
+	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, AutoMinExcess: true} // --min-excess: thresholds
 	env := pipeline.Env{Jobs: f.sim.jobs}
 	var err error
 	switch name {

@@ -147,15 +147,15 @@ func checkConfirm(field string, n int) error {
 
 // check refuses thresholds that anomaly.NewProfile would (a factor that
 // is not a positive number, a slowdown below 0, an excess below 0 other
-// than AutoMinExcess), before any execution runs.
+// than with AutoMinExcess), before any execution runs.
 func (th Thresholds) check() error {
 	switch {
 	case !(th.IQRFactor > 0) || math.IsInf(th.IQRFactor, 0):
 		return fieldErr("Thresholds.IQRFactor", "must be a positive number, got %v", th.IQRFactor)
 	case !(th.MinSlowdown >= 0) || math.IsInf(th.MinSlowdown, 0):
 		return fieldErr("Thresholds.MinSlowdown", "must be a number >= 0, got %v", th.MinSlowdown)
-	case th.MinExcessNS < 0 && th.MinExcessNS != AutoMinExcess:
-		return fieldErr("Thresholds.MinExcessNS", "must be AutoMinExcess or at least 0, got %d", th.MinExcessNS)
+	case th.MinExcess < 0 && !th.AutoMinExcess:
+		return fieldErr("Thresholds.MinExcess", "must be at least 0 (or AutoMinExcess), got %v", th.MinExcess)
 	}
 	return nil
 }

@@ -22,20 +22,19 @@ const estimatorDoc = "gonum stat.Quantile with stat.LinInterp (Hyndman-Fan type 
 // (anomaly.Profile): the largest of Tukey's Q3 + IQRFactor·IQR,
 // MinSlowdown·median and median + MinExcess.
 type Thresholds struct {
-	IQRFactor   float64 `json:"iqr_factor"`
-	MinSlowdown float64 `json:"min_slowdown"`
-	// MinExcessNS is the minimum excess over the median in nanoseconds;
-	// AutoMinExcess is one link latency of the scenario's network.
-	MinExcessNS int64 `json:"min_excess_ns"`
-	// MinExcessBy says where MinExcessNS came from, for profile.json
-	// ("--min-excess 100ms"); AutoMinExcess sets it.
-	MinExcessBy string `json:"min_excess_by"`
+	IQRFactor   float64
+	MinSlowdown float64
+	// MinExcess is the minimum excess over the median (profile.json's
+	// min_excess_ns), unless AutoMinExcess.
+	MinExcess time.Duration
+	// AutoMinExcess makes MinExcess one link latency of the scenario's
+	// network: an anomaly must be slower than the median by at least one
+	// more message. The profile resolves it for its target.
+	AutoMinExcess bool
+	// MinExcessBy says where MinExcess came from, for profile.json
+	// ("--min-excess 100ms"); the profile sets it for AutoMinExcess.
+	MinExcessBy string
 }
-
-// AutoMinExcess as Thresholds.MinExcessNS is one link latency of the
-// scenario's network: an anomaly must be slower than the median by at
-// least one more message.
-const AutoMinExcess = -1
 
 // DefaultMinSlowdown is the default Thresholds.MinSlowdown: an anomaly
 // takes at least 1.5 times the median.
@@ -44,22 +43,22 @@ const DefaultMinSlowdown = 1.5
 // DefaultThresholds are the command line's: mild outliers (the paper),
 // at least 1.5 times the median and one link latency slower than it.
 func DefaultThresholds() Thresholds {
-	return Thresholds{IQRFactor: anomaly.MildOutliers, MinSlowdown: DefaultMinSlowdown, MinExcessNS: AutoMinExcess}
+	return Thresholds{IQRFactor: anomaly.MildOutliers, MinSlowdown: DefaultMinSlowdown, AutoMinExcess: true}
 }
 
 // resolve fixes AutoMinExcess for t's network (anomaly.NewProfile checks
 // the rest).
 func (th Thresholds) resolve(t *Target) Thresholds {
-	if th.MinExcessNS == AutoMinExcess {
+	if th.AutoMinExcess {
 		lat := t.Scenario.Network.WithDefaults().Latency
-		th.MinExcessNS, th.MinExcessBy = int64(lat), "auto: one link latency ("+units.Duration(lat)+")"
+		th.MinExcess, th.AutoMinExcess, th.MinExcessBy = lat, false, "auto: one link latency ("+units.Duration(lat)+")"
 	}
 	return th
 }
 
 // profileThresholds are a profile's threshold settings.
 func profileThresholds(pf *results.Profile) Thresholds {
-	return Thresholds{IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcessNS: pf.MinExcessNS, MinExcessBy: pf.MinExcessBy}
+	return Thresholds{IQRFactor: pf.IQRFactor, MinSlowdown: pf.MinSlowdown, MinExcess: time.Duration(pf.MinExcessNS), MinExcessBy: pf.MinExcessBy}
 }
 
 // ProfileConfig configures phase 1b.
@@ -188,7 +187,7 @@ func newProfileFile(t *Target, seed uint64, runs int, th Thresholds, eddSource s
 	if err := prof.RequireSlowdown(th.MinSlowdown); err != nil {
 		return nil, err
 	}
-	if err := prof.RequireExcess(time.Duration(th.MinExcessNS)); err != nil {
+	if err := prof.RequireExcess(th.MinExcess); err != nil {
 		return nil, err
 	}
 	for _, o := range []timedsim.Outcome{timedsim.Panicked, timedsim.Hung, timedsim.SafetyViolated, timedsim.TimedOut, timedsim.Stalled, timedsim.StepLimit} {

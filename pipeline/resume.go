@@ -72,7 +72,7 @@ func (d *Dir) keptProfile(cfg *ProfileConfig) *results.Profile {
 	}
 	th := cfg.Thresholds
 	if pf.ConfigHash != cfg.Target.Hash || pf.Runs != cfg.Runs || pf.Seed != cfg.Seed || pf.EDDSource != cfg.EDDSource ||
-		pf.IQRFactor != th.IQRFactor || pf.MinSlowdown != th.MinSlowdown || pf.MinExcessNS != th.MinExcessNS || pf.MinExcessBy != th.MinExcessBy {
+		pf.IQRFactor != th.IQRFactor || pf.MinSlowdown != th.MinSlowdown || pf.MinExcessNS != int64(th.MinExcess) || pf.MinExcessBy != th.MinExcessBy {
 		return nil
 	}
 	return pf
