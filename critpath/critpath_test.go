@@ -35,6 +35,35 @@ func record(t *testing.T, sys timedsim.System, variant string, nodes int, eddFil
 	return sim.Run(timedsim.SeedPath(seed))
 }
 
+// slowAndFast records the first execution of seeds 1 to seeds−1 slower
+// than slowAbove and the first faster than fastBelow, and returns the
+// slow one with the critical paths of both.
+func slowAndFast(t *testing.T, sys timedsim.System, variant string, nodes int, eddFile string, slowAbove, fastBelow time.Duration, seeds uint64) (*timedsim.Result, *critpath.Path, *critpath.Path) {
+	t.Helper()
+	var slow, fast *timedsim.Result
+	for seed := uint64(1); seed < seeds && (slow == nil || fast == nil); seed++ {
+		r := record(t, sys, variant, nodes, eddFile, seed)
+		switch {
+		case r.ExecTime > slowAbove && slow == nil:
+			slow = r
+		case r.ExecTime < fastBelow && fast == nil:
+			fast = r
+		}
+	}
+	if slow == nil || fast == nil {
+		t.Fatalf("no slow or no fast execution in %d seeds", seeds-1)
+	}
+	ps, err := critpath.Compute(slow.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := critpath.Compute(fast.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slow, ps, pf
+}
+
 // The critical path's segments tile [0, End] without gap or overlap, End
 // is the execution time, and every step on it is a real step, for every
 // kind of system: one with sends only, one with timers and randomness,
@@ -82,27 +111,7 @@ func TestSegmentsTileTheExecution(t *testing.T) {
 // timer; the attribution against a normal execution says so, and the
 // excess is not the models' draws.
 func TestRandTreeRaceWaitsOnTheRecoveryTimer(t *testing.T) {
-	var slow, fast *timedsim.Result
-	for seed := uint64(1); seed < 400 && (slow == nil || fast == nil); seed++ {
-		r := record(t, randtree.System(), "buggy", 32, "../systems/randtree/testdata/edd.json", seed)
-		switch {
-		case r.ExecTime > 5*time.Second && slow == nil:
-			slow = r
-		case r.ExecTime < time.Second && fast == nil:
-			fast = r
-		}
-	}
-	if slow == nil || fast == nil {
-		t.Fatal("no slow or no fast execution in 400 seeds")
-	}
-	ps, err := critpath.Compute(slow.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := critpath.Compute(fast.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ps, pf := slowAndFast(t, randtree.System(), "buggy", 32, "../systems/randtree/testdata/edd.json", 5*time.Second, time.Second, 400)
 	a := critpath.Attribute(ps, pf)
 	top, ok := a.Top()
 	if !ok || top.Kind != critpath.Timer || !strings.Contains(top.Label, "recovery") {
@@ -195,32 +204,12 @@ func TestLeadInHoldsTheIgnoredElected(t *testing.T) {
 // nothing more until RanSub's next epoch on the root. The critical path
 // waits on the root's epoch timer; FindStranded names the JoinReject.
 func TestStrandedNamesTheJoinReject(t *testing.T) {
-	var slow, fast *timedsim.Result
-	for seed := uint64(1); seed < 80 && (slow == nil || fast == nil); seed++ {
-		r := record(t, bullet.System(), "join-reject", 0, "../systems/bullet/testdata/edd.json", seed)
-		switch {
-		case r.ExecTime > 4*time.Second && slow == nil:
-			slow = r
-		case r.ExecTime < 3*time.Second && fast == nil:
-			fast = r
-		}
-	}
-	if slow == nil || fast == nil {
-		t.Fatal("no slow or no fast execution in 80 seeds")
-	}
-	ps, err := critpath.Compute(slow.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := critpath.Compute(fast.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow, ps, pf := slowAndFast(t, bullet.System(), "join-reject", 0, "../systems/bullet/testdata/edd.json", 4*time.Second, 3*time.Second, 80)
 	top, ok := critpath.Attribute(ps, pf).Top()
 	if !ok || top.Kind != critpath.Timer {
 		t.Fatalf("top part %+v, want a timer wait", top)
 	}
-	st, ok := critpath.FindStranded(slow.Events, ps, top.Largest, fast.ExecTime*3/2)
+	st, ok := critpath.FindStranded(slow.Events, ps, top.Largest, pf.End*3/2)
 	if !ok {
 		t.Fatalf("no stranded node; the wait is %+v", top.Largest)
 	}
