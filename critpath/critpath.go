@@ -428,8 +428,8 @@ func driverFault(label string) bool {
 // Stranded is the last node to finish, left without news while the
 // critical path waited elsewhere: the node of the execution's last event,
 // when the path's longest wait is on another node, and the last message it
-// received before the wait ended (Step) came before the execution became
-// anomalous. The wait is then the repair (a periodic timer on another
+// received before the wait ended, but for those it did nothing with (Step),
+// came before the execution became anomalous. The wait is then the repair (a periodic timer on another
 // node whose news reaches it at last) and Step is where the node was
 // left: Bullet′'s late receiver whose JoinReject offered nobody else to
 // try, idle until RanSub's next epoch on the root.
@@ -470,12 +470,12 @@ type LostSend struct {
 const maxLostText = 3
 
 // Text says it in a clause: "n47, the last to finish, received nothing
-// from step 5718 (deliver JoinReject at 1.137 s) to step 70211 (deliver
-// Distribute at 5.001 s)".
+// it acted on from step 5718 (deliver JoinReject at 1.137 s) to step
+// 70211 (deliver Distribute at 5.001 s)".
 // If messages to it were lost, it goes on: "; 4 messages to it were
 // lost: Diff from n5 at step 3988 (queue-full), …".
 func (s Stranded) Text() string {
-	t := fmt.Sprintf("%v, the last to finish, received nothing from step %d (%s at %s) to step %d (%s at %s)",
+	t := fmt.Sprintf("%v, the last to finish, received nothing it acted on from step %d (%s at %s) to step %d (%s at %s)",
 		s.Node, s.Step, s.Label, units.Duration(s.Start), s.Next, s.NextLabel, units.Duration(s.NextStart))
 	if len(s.Lost) == 0 {
 		return t
@@ -537,12 +537,14 @@ func plural(n int) string {
 // which an execution is anomalous (until: the profile's threshold), and
 // false when there is none. The wait that counts is the last segment on
 // the path of the same timer on the same node (a periodic timer waited
-// out twice: the second firing brought the news). There is none when the
-// last event runs on the wait's own node (LeadIn covers what that node
-// did), the last node does not join the path after the wait, or the last
-// message it received before the wait ended came at until or later (it
-// was already late then: Bamboo's periodic exchange at 20 s that did not
-// help).
+// out twice: the second firing brought the news). The stranding is the
+// last message the node received before the wait ended, passing over
+// those at until or later that it did nothing with (no send, no timer:
+// Bullet′'s periodic Diffs of blocks it already has). There is none when
+// the last event runs on the wait's own node (LeadIn covers what that
+// node did), the last node does not join the path after the wait, or it
+// acted on a message at until or later (it was already late then, and
+// still busy: Bamboo's periodic exchange at 20 s that did not help).
 func FindStranded(events []timedsim.TimedEvent, p *Path, wait Segment, until time.Duration) (Stranded, bool) {
 	if len(p.Steps) == 0 {
 		return Stranded{}, false
@@ -572,6 +574,9 @@ func FindStranded(events []timedsim.TimedEvent, p *Path, wait Segment, until tim
 			continue
 		}
 		if e.Start >= until {
+			if len(e.Sends) == 0 && len(e.Timers) == 0 {
+				continue // news it did nothing with: Bullet′'s periodic Diff of blocks it has
+			}
 			return Stranded{}, false
 		}
 		n := events[next]

@@ -219,8 +219,14 @@ func TestStrandedNamesTheJoinReject(t *testing.T) {
 	if l := st.Labels(slow.Events); !slices.Contains(l, "deliver JoinReject → idle: no candidate left, waiting for RanSub") {
 		t.Fatalf("labels %v lack the idle note", l)
 	}
-	if _, ok := critpath.FindStranded(slow.Events, ps, top.Largest, st.Start); ok {
-		t.Fatal("a node whose last news came at the threshold is stranded")
+	// With the threshold at the JoinReject, which the node did nothing
+	// with, the stranding is an earlier message; with the threshold at
+	// the start, the node acted on news after it and is not stranded.
+	if earlier, ok := critpath.FindStranded(slow.Events, ps, top.Largest, st.Start); !ok || earlier.Step >= st.Step {
+		t.Fatalf("with the threshold at step %d: %+v, %v; want an earlier stranding", st.Step, earlier, ok)
+	}
+	if _, ok := critpath.FindStranded(slow.Events, ps, top.Largest, 1); ok {
+		t.Fatal("a node that acted on news after the threshold is stranded")
 	}
 	t.Log(st.Text())
 }

@@ -61,10 +61,12 @@
 // is where that node was left. FindStranded follows the last node back
 // from its first event on the path after the wait (the last firing of the
 // same timer, if it was waited out more than once) to the last message it
-// received before: if that came before the execution became anomalous
-// (the profile's threshold), the node heard nothing from then to the
-// news, and that delivery is where it was stranded ("deliver JoinReject",
-// with nobody left to try). The messages to it that did not arrive are
+// received before, passing over the late ones it did nothing with (no
+// send, no timer: Bullet′'s periodic Diffs of blocks it has): if that came
+// before the execution became anomalous (the profile's threshold), the
+// node heard nothing it could act on from then to the news, and that
+// delivery is where it was stranded ("deliver JoinReject", with nobody
+// left to try). The messages to it that did not arrive are
 // listed with their error upcalls; those a full transport queue lost are
 // the protocol's own doing (Bullet′'s lost Diffs), those lost to an
 // unreachable node or a broken connection the scenario's faults.
