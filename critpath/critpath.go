@@ -470,12 +470,12 @@ type LostSend struct {
 const maxLostText = 3
 
 // Text says it in a clause: "n47, the last to finish, received nothing
-// it acted on from step 5718 (deliver JoinReject at 1.137 s) to step
+// it acted on after step 5718 (deliver JoinReject at 1.137 s) until step
 // 70211 (deliver Distribute at 5.001 s)".
 // If messages to it were lost, it goes on: "; 4 messages to it were
 // lost: Diff from n5 at step 3988 (queue-full), …".
 func (s Stranded) Text() string {
-	t := fmt.Sprintf("%v, the last to finish, received nothing it acted on from step %d (%s at %s) to step %d (%s at %s)",
+	t := fmt.Sprintf("%v, the last to finish, received nothing it acted on after step %d (%s at %s) until step %d (%s at %s)",
 		s.Node, s.Step, s.Label, units.Duration(s.Start), s.Next, s.NextLabel, units.Duration(s.NextStart))
 	if len(s.Lost) == 0 {
 		return t
