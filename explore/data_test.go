@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/macepc/macepc/internal/golden"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -262,28 +262,12 @@ func TestGoldenTinyExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tiny.json", append(got, '\n'))
+	checkGolden(t, "tiny.json", append(got, '\n'))
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./explore -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the golden file (if intended: go test ./explore -update, then review the diff):\n%s", name, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 // TestWriteIsDeterministicAndSelfContained: the same executions give the

@@ -105,16 +105,7 @@ func TestContractRulesAgree(t *testing.T) {
 			// deliveries, then the driver's reset.
 			nodes = nil
 			sc.Liveness = []timedsim.Property{always}
-			r, err := Config{Scenario: sc}.resolve()
-			if err != nil {
-				t.Fatal(err)
-			}
-			drv, err := driverSchedule(sc, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := newWorld(r.set, drv)
-			w.start(startPath(1))
+			w := startedWorld(t, Config{Scenario: sc})
 			var liveErrs []string
 			for range 20 {
 				en := w.enabled()
@@ -204,16 +195,7 @@ func TestContractTimerNames(t *testing.T) {
 			if res := sim.Run(timedsim.SeedPath(1)); res.Panic != nil {
 				timed = res.Panic.Value
 			}
-			r, err := Config{Scenario: sc}.resolve()
-			if err != nil {
-				t.Fatal(err)
-			}
-			drv, err := driverSchedule(sc, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := newWorld(r.set, drv)
-			w.start(startPath(1))
+			w := startedWorld(t, Config{Scenario: sc})
 			w.seedStep()
 			live := ""
 			if !w.execEvent(w.enabled()[0]) {

@@ -198,17 +198,7 @@ func scripted(t *testing.T, drv func(d *timedsim.Driver)) *world {
 			{Name: "tcp", Kind: netmodel.Reliable, QueueCap: 2},
 			{Name: "udp", Kind: netmodel.Datagram},
 		}}}
-	r, err := Config{Scenario: sc}.resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := driverSchedule(sc, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(r.set, s)
-	w.start(startPath(1))
-	return w
+	return startedWorld(t, Config{Scenario: sc})
 }
 
 // run executes the enabled event described as desc, failing if none is.

@@ -76,11 +76,18 @@ func chattyWith(t *testing.T, cfg Config, notes bool) *world {
 		Liveness: []timedsim.Property{always},
 	}
 	cfg.Scenario = sc
+	return startedWorld(t, cfg)
+}
+
+// startedWorld is the world of cfg (its Scenario set), started on the
+// path of seed 1.
+func startedWorld(t *testing.T, cfg Config) *world {
+	t.Helper()
 	r, err := cfg.resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	drv, err := driverSchedule(sc, 1)
+	drv, err := driverSchedule(cfg.Scenario, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

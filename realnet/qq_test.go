@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/macepc/macepc/internal/golden"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -17,25 +18,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./realnet -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n got:\n%s\nwant:\n%s\n(if the change is intended: go test ./realnet -update, then review the diff)", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 // fidelityFixture is a comparison whose real runs are slower than the
@@ -60,7 +45,7 @@ func TestQQPlotData(t *testing.T) {
 	for _, q := range pts {
 		fmt.Fprintf(&b, "%.2f %.4f %.4f\n", q.P, float64(q.Real)/1e6, float64(q.Sim)/1e6)
 	}
-	golden(t, "qq_golden.txt", b.Bytes())
+	checkGolden(t, "qq_golden.txt", b.Bytes())
 	if len(pts) != 5 || pts[4].Real <= pts[4].Sim || pts[0].Real < pts[0].Sim {
 		t.Errorf("points %+v: want 5, the last real above simulated", pts)
 	}

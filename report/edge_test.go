@@ -200,12 +200,12 @@ func TestLivenessReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "critical.json", append(b, '\n'))
+	checkGolden(t, "critical.json", append(b, '\n'))
 	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "liveness-summary.md", md)
+	checkGolden(t, "liveness-summary.md", md)
 	html, err := os.ReadFile(filepath.Join(dir, results.FileReport))
 	if err != nil {
 		t.Fatal(err)

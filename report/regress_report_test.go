@@ -84,7 +84,7 @@ func TestRegressReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "regress-summary.md", md)
+	checkGolden(t, "regress-summary.md", md)
 	// A regress run has a profile and the comparison, nothing else: no
 	// placeholder of the phases it never runs, no diff section.
 	if len(figs) != 2 || figs[1].ID != "profile" || figs[1].Missing != "" {

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"github.com/macepc/macepc/internal/golden"
 	"image"
 	_ "image/png"
 	"io"
@@ -71,37 +72,9 @@ func runPipeline(t *testing.T) string {
 }
 
 // golden compares got with testdata/golden/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs from the golden file at line %d:\n got: %s\nwant: %s\n(if the change is intended: go test ./report -update, then review the diff)", name, i+1, g, w)
-			}
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 // TestGoldenPlotData pins the data every plot of the RandTree buggy run is
@@ -122,13 +95,13 @@ func TestGoldenPlotData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, f.ID+".json", append(b, '\n'))
+		checkGolden(t, f.ID+".json", append(b, '\n'))
 	}
 	md, err := os.ReadFile(filepath.Join(dir, results.FileMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.md", md)
+	checkGolden(t, "summary.md", md)
 }
 
 // TestLoadDecodesPipelineOutput guards the report's decoding types against
