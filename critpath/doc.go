@@ -71,6 +71,20 @@
 // the protocol's own doing (Bullet′'s lost Diffs), those lost to an
 // unreachable node or a broken connection the scenario's faults.
 //
+// # Unanswered requests
+//
+// When the longest wait is a node's own timer and no other node was
+// stranded, the node polled: each firing of a stabilize or retry timer
+// began a round of requests, and the next firing ended its wait. It
+// waited its period because the news it needed did not come sooner.
+// FindUnanswered looks at each round of that timer on the path: the
+// messages the node sent in it (from the firing that armed it, through
+// the replies it got, until the next firing), but for its replies to
+// others. A request whose handler sent nothing at all was dropped in
+// silence. That is where a node that knew better kept it to itself:
+// Chord's successor that takes a nearer predecessor, or ignores a farther
+// one, without telling the notifier ("deliver Notify").
+//
 // # Usage
 //
 //	res := sim.Run(path) // with timedsim.Options{Record: true}

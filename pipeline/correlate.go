@@ -30,6 +30,10 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 // were lost; the latter are also in sure, the labels ranked first even
 // without a correlation (which messages were lost stranded it, which a
 // count per execution cannot show: Bullet′'s lost Diffs).
+// When the last node to finish waited on its own timer and requests it
+// made in those waits were delivered and dropped in silence
+// (Cause.Unanswered), they include the labels of those deliveries:
+// Chord's successor that ignores a Notify from a farther node.
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
 func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) (first, sure map[string]bool) {
@@ -62,6 +66,11 @@ func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, sea
 				sure = map[string]bool{}
 			}
 			out[lb], sure[lb] = true, true
+		}
+	}
+	if u := c.Cause.Unanswered; u != nil {
+		for _, lb := range u.Labels {
+			out[lb] = true
 		}
 	}
 	normal, present := 0, map[string]int{}

@@ -19,6 +19,9 @@ type (
 	CausePart = results.CausePart
 	// CauseStranded is a Cause's stranded node (results.CauseStranded).
 	CauseStranded = results.CauseStranded
+	// CauseUnanswered is a Cause's unanswered requests
+	// (results.CauseUnanswered).
+	CauseUnanswered = results.CauseUnanswered
 	// SignificanceFile is the significance test of a search
 	// (results.Significance).
 	SignificanceFile = results.Significance

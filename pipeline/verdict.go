@@ -248,6 +248,10 @@ func (c *causer) cause(l *results.CountsLine) (*Cause, error) {
 					k.Stranded.Lost = append(k.Stranded.Lost, l.Step)
 				}
 				k.Headline += "; " + k.Stranded.Text
+			} else if u, ok := critpath.FindUnanswered(r.Events, p, top.Largest); ok {
+				k.Unanswered = &CauseUnanswered{Node: u.Node.String(), Timer: u.Timer, Rounds: u.Rounds, Silent: u.Silent,
+					Steps: u.Steps, Text: u.Text(r.Events), Labels: u.Labels(r.Events)}
+				k.Headline += "; " + k.Unanswered.Text
 			}
 		}
 	}

@@ -118,6 +118,27 @@ type Cause struct {
 	// (critpath.FindStranded): where it was left, which the wait only
 	// repaired. The headline ends with it.
 	Stranded *CauseStranded `json:"stranded,omitempty"`
+	// Unanswered is, when the longest wait was the last node's own timer,
+	// the requests it made in those waits that were delivered and
+	// dropped without a message in return (critpath.FindUnanswered):
+	// the news it waited its period for. The headline ends with it.
+	Unanswered *CauseUnanswered `json:"unanswered,omitempty"`
+}
+
+// CauseUnanswered is a Cause's unanswered requests (critpath.Unanswered).
+type CauseUnanswered struct {
+	Node  string `json:"node"`
+	Timer string `json:"timer"`
+	// Rounds are the timer's waits on the critical path, Silent those
+	// in which a request went unanswered.
+	Rounds int `json:"rounds"`
+	Silent int `json:"silent"`
+	// Steps are the unanswered deliveries.
+	Steps []int  `json:"steps"`
+	Text  string `json:"text"`
+	// Labels are the unanswered deliveries' labels as phase 3b counts
+	// them; phase 3b ranks first those that correlate.
+	Labels []string `json:"labels"`
 }
 
 // CauseStranded is a Cause's stranded node (critpath.Stranded).
