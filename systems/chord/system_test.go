@@ -424,10 +424,23 @@ func TestSilentPredScenario(t *testing.T) {
 // whose handler dropped the old predecessor or ignored the notifier)
 // first among the correlations.
 func TestPipelineSilentPred(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ignore-notes=%v", ignore), func(t *testing.T) { pipelineSilentPred(t, ignore) })
+	}
+}
+
+// pipelineSilentPred runs the pipeline on the buggy variant; with the
+// notes ignored the bug's label is the Notify handler's own, which the
+// cause's unanswered requests point at (critpath.FindUnanswered).
+func pipelineSilentPred(t *testing.T, ignoreNotes bool) {
 	out := t.TempDir()
 	var o, e bytes.Buffer
-	st := cli.Run(context.Background(), []string{"run", "--system", "chord", "--variant", VariantBuggy, "--seed", "1",
-		"--edd", "testdata/edd.json", "--progress", "never", "--out", out}, &o, &e, System())
+	args := []string{"run", "--system", "chord", "--variant", VariantBuggy, "--seed", "1",
+		"--edd", "testdata/edd.json", "--progress", "never", "--out", out}
+	if ignoreNotes {
+		args = append(args, "--ignore-notes")
+	}
+	st := cli.Run(context.Background(), args, &o, &e, System())
 	if st != 1 {
 		t.Fatalf("exit %d, want 1:\n%s%s", st, o.String(), e.String())
 	}
@@ -454,6 +467,9 @@ func TestPipelineSilentPred(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 	bug := []string{timedsim.CompositeLabel("deliver Notify", NoteDropped), timedsim.CompositeLabel("deliver Notify", NoteNotNearer)}
+	if ignoreNotes {
+		bug = []string{"deliver Notify", timedsim.CompositeLabel("deliver Notify", timedsim.SentNothing)}
+	}
 	if len(s.Correlations) == 0 || !slices.Contains(bug, s.Correlations[0].Label) {
 		t.Errorf("top correlation is not the bug's: %+v", s.Correlations)
 	}
