@@ -81,7 +81,9 @@
 // messages the node sent in it (from the firing that armed it, through
 // the replies it got, until the next firing), but for its replies to
 // others. A request whose handler sent nothing at all was dropped in
-// silence. That is where a node that knew better kept it to itself:
+// silence; in two rounds or more (MinSilentRounds), the node polled in
+// vain, and one such round alone is no evidence that an answer was owed
+// (a broadcast). That is where a node that knew better kept it to itself:
 // Chord's successor that takes a nearer predecessor, or ignores a farther
 // one, without telling the notifier ("deliver Notify").
 //

@@ -33,6 +33,13 @@ type Unanswered struct {
 	Steps []int
 }
 
+// MinSilentRounds is the fewest rounds with an unanswered request that
+// FindUnanswered reports: a node that polled in vain again and again.
+// One wait with a message nobody answered is no evidence that anybody
+// owed an answer (a broadcast, a notification: an election's Announce);
+// what the node did in that wait is the lead-in's (LeadIn).
+const MinSilentRounds = 2
+
 // maxUnansweredText bounds the deliveries Text names.
 const maxUnansweredText = 2
 
@@ -67,8 +74,8 @@ func (u Unanswered) Labels(events []timedsim.TimedEvent) []string {
 }
 
 // FindUnanswered returns the unanswered requests of the node whose timer
-// the path's longest wait was, and false when no request went unanswered
-// (or the wait is not a timer's). A round is a wait of the same timer on the
+// the path's longest wait was, and false when fewer than MinSilentRounds
+// of its rounds had one (or the wait is not a timer's). A round is a wait of the same timer on the
 // same node on the path: from the event that armed it to the firing.
 // Its requests are the messages that the arming event and the events it
 // led to on the node (through messages and timers, before the firing)
@@ -90,7 +97,7 @@ func FindUnanswered(events []timedsim.TimedEvent, p *Path, wait Segment) (Unansw
 			u.Steps = append(u.Steps, silent...)
 		}
 	}
-	if u.Silent == 0 {
+	if u.Silent < MinSilentRounds {
 		return Unanswered{}, false
 	}
 	return u, true

@@ -44,7 +44,7 @@ func TestUnansweredNamesTheIgnoredNotify(t *testing.T) {
 
 // A round's request is unanswered when its delivery sends nothing; a
 // request that was answered, a reply the node sent, and the rounds'
-// other nodes' messages are not.
+// other nodes' messages are not; one such round is not enough.
 func TestUnansweredSkipsAnswersAndReplies(t *testing.T) {
 	n0, n1, n2 := timedsim.NodeID(0), timedsim.NodeID(1), timedsim.NodeID(2)
 	ms, s, us := time.Millisecond, time.Second, time.Microsecond
@@ -62,7 +62,10 @@ func TestUnansweredSkipsAnswersAndReplies(t *testing.T) {
 			Sends: []timedsim.SentMessage{sent(n2, "Tell", s+3*ms), sent(n1, "Thanks", s+3*ms)}},
 		{Step: 5, Node: n2, From: n0, Label: "deliver Tell", Start: s + 3*ms, Ready: s + 3*ms, Duration: us, Cause: 4, CauseSend: 0},
 		{Step: 6, Node: n1, From: n0, Label: "deliver Thanks", Start: s + 3*ms + us, Ready: s + 3*ms, Duration: us, Cause: 4, CauseSend: 1},
-		{Step: 7, Node: n0, From: timedsim.None, Label: "timer poll", Start: 2 * s, Ready: 2 * s, Duration: us, Cause: 2, CauseSend: -1},
+		{Step: 7, Node: n0, From: timedsim.None, Label: "timer poll", Start: 2 * s, Ready: 2 * s, Duration: us, Cause: 2, CauseSend: -1,
+			Sends: []timedsim.SentMessage{sent(n2, "Tell", 2*s+ms)}, Timers: []timedsim.TimerChange{{Name: "poll"}}},
+		{Step: 8, Node: n2, From: n0, Label: "deliver Tell", Start: 2*s + ms, Ready: 2*s + ms, Duration: us, Cause: 7, CauseSend: 0},
+		{Step: 9, Node: n0, From: timedsim.None, Label: "timer poll", Start: 3 * s, Ready: 3 * s, Duration: us, Cause: 7, CauseSend: -1},
 	}
 	p, err := critpath.Compute(evs)
 	if err != nil {
@@ -75,17 +78,19 @@ func TestUnansweredSkipsAnswersAndReplies(t *testing.T) {
 		}
 	}
 	u, ok := critpath.FindUnanswered(evs, p, wait)
-	if !ok || u.Node != n0 || u.Rounds != 2 || u.Silent != 1 || !slices.Equal(u.Steps, []int{5}) {
-		t.Fatalf("unanswered %+v, %v; want the Tell of 1 of 2 rounds", u, ok)
+	if !ok || u.Node != n0 || u.Rounds != 3 || u.Silent != 2 || !slices.Equal(u.Steps, []int{5, 8}) {
+		t.Fatalf("unanswered %+v, %v; want the Tells of 2 of 3 rounds", u, ok)
 	}
 	if got, want := u.Labels(evs), []string{"deliver Tell", "deliver Tell → (nothing)"}; !slices.Equal(got, want) {
 		t.Fatalf("labels %v, want %v", got, want)
 	}
-	if want := "in 1 of its 2 waits on timer poll, n0's request went unanswered: Tell to n2, delivered at step 5 (deliver Tell at 1.003 s), sent nothing"; u.Text(evs) != want {
+	want := "in 2 of its 3 waits on timer poll, n0's request went unanswered: Tell to n2, delivered at step 5 (deliver Tell at 1.003 s), sent nothing; Tell to n2, delivered at step 8 (deliver Tell at 2.001 s), sent nothing"
+	if u.Text(evs) != want {
 		t.Fatalf("text %q,\nwant %q", u.Text(evs), want)
 	}
+	// One silent round is no polling in vain.
 	evs[5].Sends = []timedsim.SentMessage{sent(n0, "Told", 3*s)}
 	if u, ok := critpath.FindUnanswered(evs, p, wait); ok {
-		t.Fatalf("an answered Tell is unanswered: %+v", u)
+		t.Fatalf("one unanswered round is reported: %+v", u)
 	}
 }
