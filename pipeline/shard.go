@@ -473,11 +473,11 @@ func Merge(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 		return nil, err
 	}
 	res = &MergeResult{}
-	switch phase := cfg.Set.Header().Phase; phase {
-	case "profile":
-		return res, mergeProfile(cfg.Env, cfg.Set, res)
-	case "search":
-		return res, mergeSearch(cfg.Env, cfg.Set, res)
+	phase := cfg.Set.Header().Phase
+	if p, ok := PhaseOf(Phase(phase)); ok && p.merge != nil {
+		return res, p.merge(cfg.Env, cfg.Set, res)
+	}
+	switch phase {
 	case "simulate":
 		return res, mergeSimulate(cfg.Env, cfg.Set, res)
 	case PhaseLivenessShard:
