@@ -20,27 +20,6 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Phase names a phase of the pipeline; its seed is PhaseSeed(seed, phase).
-type Phase string
-
-// The phases of the pipeline (paper 004 §3.2), in order, and the
-// regression test's bootstrap.
-const (
-	PhaseTrain     Phase = "train"     // 1a
-	PhaseProfile   Phase = "profile"   // 1b
-	PhaseSearch    Phase = "search"    // 2
-	PhaseDiverge   Phase = "diverge"   // 3a
-	PhaseCorrelate Phase = "correlate" // 3b
-	PhaseRegress   Phase = "regress"
-)
-
-// The other commands' long runs, as Progress names them: the explorer's
-// plain run (Simulate) and the liveness search (Liveness).
-const (
-	PhaseSimulate Phase = "simulate"
-	PhaseLiveness Phase = "liveness"
-)
-
 // PhaseSeed is the base seed of a phase's executions. The profile uses the
 // run's seed itself (so `macepc simulate --seed S --runs N` shows the same
 // executions); the others derive theirs, so the search explores executions

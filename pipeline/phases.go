@@ -5,6 +5,27 @@ import (
 	"github.com/macepc/macepc/shard"
 )
 
+// Phase names a phase of the pipeline; its seed is PhaseSeed(seed, phase).
+type Phase string
+
+// The phases of the pipeline (paper 004 §3.2), in order, and the
+// regression test's bootstrap.
+const (
+	PhaseTrain     Phase = "train"     // 1a
+	PhaseProfile   Phase = "profile"   // 1b
+	PhaseSearch    Phase = "search"    // 2
+	PhaseDiverge   Phase = "diverge"   // 3a
+	PhaseCorrelate Phase = "correlate" // 3b
+	PhaseRegress   Phase = "regress"
+)
+
+// The other commands' long runs, as Progress names them: the explorer's
+// plain run (Simulate) and the liveness search (Liveness).
+const (
+	PhaseSimulate Phase = "simulate"
+	PhaseLiveness Phase = "liveness"
+)
+
 // PhaseInfo describes a phase of the pipeline. The table of them
 // (Phases) is the one place a phase is declared: Run runs them in its
 // order, Dir.ClearAfter removes their files in it, Merge merges the
