@@ -27,14 +27,10 @@ import (
 func regressDir(t *testing.T, scale string) (string, bool) {
 	t.Helper()
 	ctx, reg := context.Background(), timedsim.Registry{randtree.System()}
-	set, err := pipeline.ReadEDD("testdata/edd.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The fixed variant: the buggy one's rare 10 s executions are a
 	// regression for the slow-rate test whenever its 20 baseline
 	// executions happen to show none.
-	target, err := pipeline.ResolveTarget(randtree.System(), "fixed", 0, nil, timedsim.Options{EDD: set})
+	target, err := randtreeTarget("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,11 +52,7 @@ func TestMain(m *testing.M) {
 // package results' readers.
 var pipelineRun = sync.OnceValues(func() (string, error) {
 	dir := filepath.Join(testRoot, "run")
-	set, err := pipeline.ReadEDD("testdata/edd.json")
-	if err != nil {
-		return "", err
-	}
-	target, err := pipeline.ResolveTarget(randtree.System(), "buggy", 0, nil, timedsim.Options{EDD: set})
+	target, err := randtreeTarget("buggy")
 	if err != nil {
 		return "", err
 	}
@@ -74,6 +70,17 @@ var pipelineRun = sync.OnceValues(func() (string, error) {
 	}
 	return dir, report.Write(dir)
 })
+
+// randtreeTarget is RandTree's variant with the committed trained
+// durations, as `--system randtree --variant V --edd testdata/edd.json`
+// names it.
+func randtreeTarget(variant string) (*pipeline.Target, error) {
+	set, err := pipeline.ReadEDD("testdata/edd.json")
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.ResolveTarget(randtree.System(), variant, 0, nil, timedsim.Options{EDD: set})
+}
 
 // runPipeline is a fresh copy of pipelineRun's directory, the test's to
 // change.
