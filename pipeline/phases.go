@@ -61,6 +61,10 @@ type PhaseInfo struct {
 	merge func(env Env, set *shard.Set, res *MergeResult) error
 }
 
+// tailPathGlob matches the normal tail's path files (results.TailPath),
+// which the search writes too (TestClearAfter checks the two agree).
+const tailPathGlob = "tail-class-*.path.json"
+
 // phaseTable is the pipeline's phases in order.
 func phaseTable() []PhaseInfo {
 	return []PhaseInfo{
@@ -69,7 +73,7 @@ func phaseTable() []PhaseInfo {
 		{Phase: PhaseProfile, Step: "1b", Doc: "the normal execution time (quartiles, anomaly threshold)",
 			Files: []string{results.FileProfile}, Seeded: true, run: runProfile, merge: mergeProfile},
 		{Phase: PhaseSearch, Step: "2", Doc: "explore until an execution is anomalous",
-			Files: []string{results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPathGlob}, Seeded: true, run: runSearch, merge: mergeSearch},
+			Files: []string{results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPathGlob, tailPathGlob}, Seeded: true, run: runSearch, merge: mergeSearch},
 		{Phase: PhaseDiverge, Step: "3a", Doc: "the divergence point of the anomalous execution",
 			Files: []string{results.FileDivergence, results.FileWalks, results.FileSimilarPath, results.FileAnomalyLog, results.FileSimilarLog, results.FileDiff, results.FileEvents}, Seeded: true, run: runDiverge},
 		{Phase: PhaseCorrelate, Step: "3b", Doc: "event frequencies correlated with execution time",

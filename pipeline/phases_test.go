@@ -2,9 +2,11 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/macepc/macepc/pipeline"
@@ -75,4 +77,24 @@ func TestPhasesListTheirFiles(t *testing.T) {
 	if left, _ := os.ReadDir(d.Path()); len(left) != 0 {
 		t.Errorf("ClearAfter(\"\") left %v", left)
 	}
+}
+
+// The pipeline's phases in Run's order, with the files each writes (a
+// '*' is a pattern) and whether `macepc merge` merges its shards.
+func ExamplePhases() {
+	for _, p := range pipeline.Phases() {
+		sharded := ""
+		if p.Sharded() {
+			sharded = " (sharded)"
+		}
+		fmt.Printf("%-3s %-9s %s%s\n", p.Step, p.Phase, strings.Join(p.Files, " "), sharded)
+	}
+	fmt.Println("merge:", pipeline.ShardPhases())
+	// Output:
+	// 1a  train     edd.json train.json
+	// 1b  profile   profile.json (sharded)
+	// 2   search    search.json search-executions.jsonl anomaly.path.json anomaly-class-*.path.json tail-class-*.path.json (sharded)
+	// 3a  diverge   divergence.json divergence-walks.jsonl similar.path.json anomaly.log similar.log divergence.diff divergence-events.json
+	// 3b  correlate correlation.json
+	// merge: [simulate profile search liveness]
 }
