@@ -119,24 +119,20 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{
+	return append(append([]command{
 		{"systems", "list the systems, their variants and defaults", (*app).systems},
-		{"run", "the MacePC pipeline: train, profile, search, diverge, correlate", (*app).runAll},
-		{"train", "phase 1a: train event duration distributions from real handler times", (*app).train},
-		{"profile", "phase 1b: the normal execution time (quartiles, anomaly threshold)", (*app).profileCmd},
-		{"search", "phase 2: explore until an execution is anomalous", (*app).searchCmd},
-		{"diverge", "phase 3a: the divergence point of the anomalous execution", (*app).divergeCmd},
-		{"correlate", "phase 3b: event frequencies correlated with execution time", (*app).correlateCmd},
+		{"run", "the MacePC pipeline: " + phaseNames(", "), (*app).runAll},
+	}, phaseCommandList()...), []command{
 		{"regress", "CI gate: profile the current code as a baseline was and compare (exit 1: regression)", (*app).regress},
 		{"simulate", "run the explorer: N executions, execution-time distribution", (*app).simulate},
-		{"merge", "merge the shards of a sharded simulate, profile, search or run --liveness", (*app).merge},
+		{"merge", "merge the shards of a sharded " + strings.Replace(orList(pipeline.ShardPhases()), pipeline.PhaseLivenessShard, "run --liveness", 1), (*app).merge},
 		{"replay", "re-run one execution from a path file and write its event log, or real runs' traces (--trace)", (*app).replay},
 		{"live", "run a system's nodes on real sockets (loopback) and record their traces for replay --trace", (*app).live},
 		{"fidelity", "real runs' execution times (live) beside the simulator's, with the EDD and network fitted from them", (*app).fidelity},
 		{"report", "re-render report.html, summary.md and the plots of a results directory", (*app).reportCmd},
 		{"explore", "write explore.html: step through the executions of a results directory in a browser", (*app).exploreCmd},
 		{"version", "print the version", (*app).version},
-	}
+	}...)
 }
 
 func (a *app) run(args []string) (int, error) {

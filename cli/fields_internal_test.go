@@ -23,10 +23,9 @@ func TestFlagDefaultsAreThePipelines(t *testing.T) {
 	fs := pflag.NewFlagSet("all", pflag.ContinueOnError)
 	withSim(f, fs)
 	f.registerOut(fs)
-	f.registerTrain(fs)
-	f.registerProfile(fs)
-	f.registerSearch(fs)
-	f.registerDiverge(fs)
+	for _, reg := range runPhaseFlags() {
+		reg(f, fs)
+	}
 	f.registerClass(fs)
 	def := pipeline.DefaultConfig(nil, nil)
 	ftoa := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -54,7 +53,7 @@ func TestFlagDefaultsAreThePipelines(t *testing.T) {
 		}
 	}
 	// The defaults pass the pipeline's checks of every command.
-	for _, name := range []string{"run", "train", "profile", "search", "diverge"} {
+	for _, name := range append([]string{"run"}, strings.Fields(phaseNames(" "))...) {
 		if err := f.check(name); err != nil {
 			t.Errorf("%s with the defaults: %v", name, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/macepc/macepc/pipeline"
 )
 
 // help is what a command's --help says besides its flags.
@@ -18,9 +20,14 @@ type help struct {
 	example string // one or more command lines
 }
 
+// anomalyExit is what exit status 1 means for run and the phases.
+const anomalyExit = "an anomaly was found (or a panic in the protocol's code, or a violated safety property), each with a path file to replay it"
+
 // commandHelp is the help of a command (name as passed to app.flags).
 func commandHelp(name string) help {
-	const anomaly = "an anomaly was found (or a panic in the protocol's code, or a violated safety property), each with a path file to replay it"
+	if pc, ok := phaseCommands()[pipeline.Phase(name)]; ok {
+		return pc.help
+	}
 	switch name {
 	case "systems":
 		return help{"systems", "Lists the systems this binary knows, with their variants, default variant and node count, and parameters (--param name=value).", "",
@@ -29,25 +36,10 @@ func commandHelp(name string) help {
 		return help{"version", "Prints the version.", "", "macepc version"}
 	case "run":
 		return help{"run [flags]", "Runs the whole MacePC pipeline into --out DIR: phase 1a trains event durations from real handler times, 1b profiles the normal execution time and sets the anomaly threshold, 2 searches for executions above the threshold, calls anomalies those that normal variance cannot explain (the rest is the normal tail) and classes them, each with its critical path, 3a finds the divergence point of the worst class, 3b correlates event frequencies with execution time. Ends with a summary, DIR/summary.json and DIR/report.html. With --liveness, runs MaceMC's liveness search instead ('macepc run --liveness --help').",
-			anomaly, "macepc run --system randtree --variant buggy --seed 1 --out macepc-out\nmacepc run --system randtree --edd macepc-out/edd.json --out macepc-out   # repeat a run exactly"}
+			anomalyExit, "macepc run --system randtree --variant buggy --seed 1 --out macepc-out\nmacepc run --system randtree --edd macepc-out/edd.json --out macepc-out   # repeat a run exactly"}
 	case "run --liveness":
 		return help{"run --liveness [flags]", "Runs MaceMC's liveness search on a small system: an iterative-deepening DFS with state hashing, random walks from its periphery to --dmax steps, safety properties checked after every step; a walk that never becomes live is a violation, whose critical transition and state diff are then isolated. The scheduler may also choose faults, each kind with its own budget per execution (--faults, --breaks, --drops, --crashes, --partitions); the faults the system's driver scripts (reset, break, partition, heal) are steps of its script, in its order. The DFS is divided into prefix tasks that --jobs workers search (and --shard i/n machines, for 'macepc merge'); the result does not depend on either. Writes liveness.json, dead.path.json/dead.log, live.path.json/live.log and state.diff into --out DIR.",
 			"a safety or liveness property is violated (or the protocol's code panicked), with a path file to replay it", "macepc run --liveness --system randtree --variant liveness-bug --seed 1 --out lv"}
-	case "train":
-		return help{"train [flags]", "Phase 1a: runs --train-runs executions with the seed durations (uniform 1-10 ms), measures each handler's real time, and writes DIR/edd.json and DIR/train.json. Later phases in DIR use it.", "",
-			"macepc train --system randtree --variant buggy --out macepc-out"}
-	case "profile":
-		return help{"profile [flags]", "Phase 1b: runs --profile-runs executions and writes DIR/profile.json: the quartiles of the execution time and the anomaly threshold. After 'macepc train --out DIR' it takes training's system, variant, nodes, seed and options, and its edd.json.",
-			"", "macepc profile --system randtree --variant fixed --edd macepctest/testdata/edd.json --out baseline"}
-	case "search":
-		return help{"search [flags]", "Phase 2: explores new executions until one is slower than the threshold of DIR/profile.json, then --triage-runs more to find the others; calls anomalies those that normal variance cannot explain (a tail model of the faster executions, family-wise --alpha; --fence-only: every one), and when none is, searches on to --max-runs and judges again; classes the anomalies and, apart, the normal tail by execution time and by the events that set them apart, each with its critical path against a median execution. Writes DIR/search.json and the path files of each class.",
-			anomaly, "macepc search --out macepc-out --max-runs 2000"}
-	case "diverge":
-		return help{"diverge [flags]", "Phase 3a: finds the divergence point of a class's representative anomaly (the step after which no random continuation is fast again) and a similar fast execution; writes DIR/divergence.json, both event logs and DIR/divergence.diff.",
-			anomaly, "macepc diverge --out macepc-out --class 2"}
-	case "correlate":
-		return help{"correlate [flags]", "Phase 3b: correlates every event label's count with the execution time over the executions of phases 2 and 3a, and marks the labels that only scale with an execution's length; writes DIR/correlation.json.",
-			anomaly, "macepc correlate --out macepc-out"}
 	case "regress":
 		return help{"regress --baseline DIR|profile.json [flags]", "The CI gate: profiles the current code with the baseline's system, nodes, options, EDD, variant, seed and runs, and compares both execution-time distributions with a shift test and a tail test combined by Holm's procedure at --alpha. Writes the current profile.json, regress.json and the ECDF plot into --out DIR (not the baseline's directory).",
 			"a regression: a test rejected the current code", "macepc regress --baseline baseline --out macepc-out\nmacepc regress --baseline baseline --scale 'deliver Join=2' --out macepc-out   # what-if"}
@@ -107,8 +99,6 @@ func flagGroup(cmd, flag string) string {
 		return "One node per process"
 	case "system", "variant", "param", "nodes", "seed", "edd", "scale", "semantics", "exec-time", "max-steps", "check-safety", "ignore-notes", "runs", "time-scale", "timeout":
 		return "What to run"
-	case "train-runs", "profile-runs", "iqr-factor", "min-slowdown", "min-excess", "max-runs", "triage-runs", "alpha", "fence-only", "confirm-walks", "class":
-		return "Phases"
 	case "walks":
 		if cmd == "run --liveness" {
 			return "Liveness search"
@@ -123,6 +113,9 @@ func flagGroup(cmd, flag string) string {
 		return "What to replay"
 	case "out", "progress", "log", "trace-events", "save-path", "jobs", "shard", "phase", "resume", "check-determinism", "max-memory", "plot":
 		return "Output and resources"
+	}
+	if isPhaseFlag(flag) {
+		return "Phases"
 	}
 	return "Other options"
 }

@@ -127,16 +127,11 @@ func (f *pipelineFlags) check(name string) error {
 	th := pipeline.Thresholds{IQRFactor: f.iqrFactor, MinSlowdown: f.minSlowdown, AutoMinExcess: true} // --min-excess: thresholds
 	env := pipeline.Env{Jobs: f.sim.jobs}
 	var err error
-	switch name {
-	case "train":
-		err = (&pipeline.TrainConfig{Env: env, Runs: f.trainRuns}).Validate()
-	case "profile":
-		err = (&pipeline.ProfileConfig{Env: env, Runs: f.profileRuns, Thresholds: th}).Validate()
-	case "search":
-		err = (&pipeline.SearchConfig{Env: env, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns, Verdict: f.verdict()}).Validate()
-	case "diverge":
-		err = (&pipeline.DivergeConfig{Env: env, Class: f.class, Walks: f.walks, Confirm: f.confirm}).Validate()
-	default:
+	if pc, ok := phaseCommands()[pipeline.Phase(name)]; ok {
+		if pc.check != nil {
+			err = pc.check(f, env, th)
+		}
+	} else {
 		err = (&pipeline.Config{Env: env, TrainRuns: f.trainRuns, ProfileRuns: f.profileRuns, Thresholds: th, MaxRuns: f.maxRuns, TriageRuns: f.triageRuns,
 			Verdict: f.verdict(), Walks: f.walks, Confirm: f.confirm}).Validate()
 	}
@@ -211,8 +206,7 @@ func (a *app) runAll(args []string) (int, error) {
 	if isLiveness(args) {
 		return a.runLiveness(args)
 	}
-	f, fs, err := a.parsePipeline("run", args, withLivenessFlag, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain,
-		(*pipelineFlags).registerProfile, (*pipelineFlags).registerSearch, (*pipelineFlags).registerDiverge)
+	f, fs, err := a.parsePipeline("run", args, append([]func(*pipelineFlags, *pflag.FlagSet){withLivenessFlag, withSim, (*pipelineFlags).registerOut}, runPhaseFlags()...)...)
 	if err != nil {
 		return ExitError, err
 	}
@@ -225,9 +219,8 @@ func (a *app) runAll(args []string) (int, error) {
 		return ExitError, err
 	}
 	seed := f.sim.seed
-	fmt.Fprintf(a.stdout, "%s run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: train=%d profile=%d search=%d diverge=%d) semantics=%s exec-time=%s\n",
-		a.name, t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, seed, pipeline.PhaseSeed(seed, pipeline.PhaseTrain), pipeline.PhaseSeed(seed, pipeline.PhaseProfile),
-		pipeline.PhaseSeed(seed, pipeline.PhaseSearch), pipeline.PhaseSeed(seed, pipeline.PhaseDiverge), t.Options.Semantics, t.Options.ExecTime)
+	fmt.Fprintf(a.stdout, "%s run: system=%s variant=%s%s nodes=%d seed=%d (phase seeds: %s) semantics=%s exec-time=%s\n",
+		a.name, t.System.Name, t.Variant, paramsNote(t.Scenario.Params), t.Scenario.Nodes, seed, phaseSeeds(seed), t.Options.Semantics, t.Options.ExecTime)
 	th, err := f.thresholds()
 	if err != nil {
 		return ExitError, err
@@ -263,17 +256,8 @@ func (a *app) runAll(args []string) (int, error) {
 
 // printPhase prints each phase of pipeline.Run as it ends.
 func (a *app) printPhase(d *pipeline.Dir, p pipeline.Phase, r *pipeline.Result) {
-	switch p {
-	case pipeline.PhaseTrain:
-		a.printTrain(d, r.Train)
-	case pipeline.PhaseProfile:
-		a.printProfile(r.Profile)
-	case pipeline.PhaseSearch:
-		a.printSearch(d, r.Search)
-	case pipeline.PhaseDiverge:
-		a.printDivergence(d, r.Divergence)
-	case pipeline.PhaseCorrelate:
-		a.printCorrelation(r.Correlation)
+	if pc, ok := phaseCommands()[p]; ok && pc.print != nil {
+		pc.print(a, d, r)
 	}
 }
 
@@ -301,7 +285,7 @@ func (a *app) train(args []string) (int, error) {
 	if hasTrace(args) {
 		return a.trainTrace(args)
 	}
-	f, fs, err := a.parsePipeline("train", args, withTraceFlag, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerTrain)
+	f, fs, err := a.parsePipeline("train", args, withTraceFlag, withSim, (*pipelineFlags).registerOut, phaseCommands()[pipeline.PhaseTrain].flags)
 	if err != nil {
 		return ExitError, err
 	}
@@ -325,7 +309,7 @@ func (a *app) train(args []string) (int, error) {
 }
 
 func (a *app) profileCmd(args []string) (int, error) {
-	f, fs, err := a.parsePipeline("profile", args, withSim, (*pipelineFlags).registerOut, (*pipelineFlags).registerProfile, withShard)
+	f, fs, err := a.parsePipeline("profile", args, withSim, (*pipelineFlags).registerOut, phaseCommands()[pipeline.PhaseProfile].flags, withShard)
 	if err != nil {
 		return ExitError, err
 	}
@@ -435,7 +419,7 @@ func (a *app) laterPhase(name string, args []string, groups ...func(*pipelineFla
 }
 
 func (a *app) searchCmd(args []string) (int, error) {
-	f, env, pf, t, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerSearch, withShard)
+	f, env, pf, t, err := a.laterPhase("search", args, (*pipelineFlags).registerJobs, phaseCommands()[pipeline.PhaseSearch].flags, withShard)
 	if err != nil {
 		return ExitError, err
 	}
@@ -458,7 +442,8 @@ func (a *app) searchCmd(args []string) (int, error) {
 }
 
 func (a *app) divergeCmd(args []string) (int, error) {
-	f, env, pf, t, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, (*pipelineFlags).registerDiverge, (*pipelineFlags).registerClass)
+	pc := phaseCommands()[pipeline.PhaseDiverge]
+	f, env, pf, t, err := a.laterPhase("diverge", args, (*pipelineFlags).registerJobs, pc.flags, pc.own)
 	if err != nil {
 		return ExitError, err
 	}

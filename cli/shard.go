@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -96,15 +97,13 @@ func (a *app) searchShard(cfg pipeline.SearchConfig, sh pipeline.ShardConfig) (i
 func (a *app) merge(args []string) (int, error) {
 	fs := a.flags("merge")
 	out := fs.String("out", "macepc-out", "results directory: the unsharded command's files are written here (search shards: the directory of their profile.json)")
-	phase := fs.String("phase", "", "merge only this phase's shards (simulate, profile, search or liveness) when the directories hold several")
+	phase := fs.String("phase", "", "merge only this phase's shards ("+orList(pipeline.ShardPhases())+") when the directories hold several")
 	progress := fs.String("progress", "auto", progressUsage)
 	if err := fs.Parse(args); err != nil {
 		return ExitError, err
 	}
-	switch *phase {
-	case "", "simulate", "profile", "search", pipeline.PhaseLivenessShard:
-	default:
-		return ExitError, fmt.Errorf("--phase must be simulate, profile, search or liveness, got %q", *phase)
+	if *phase != "" && !slices.Contains(pipeline.ShardPhases(), *phase) {
+		return ExitError, fmt.Errorf("--phase must be %s, got %q", orList(pipeline.ShardPhases()), *phase)
 	}
 	dirs := fs.Args()
 	if len(dirs) == 0 {
@@ -151,10 +150,10 @@ func (a *app) merge(args []string) (int, error) {
 			return ExitOK, nil
 		case res.Simulate != nil:
 			return a.printSimulate(d, res.Simulate), err
-		case h.Phase == "profile" && res.Profile != nil:
-			a.printProfile(res.Profile)
-		case res.Search != nil:
-			a.printSearch(d, res.Search)
+		default:
+			if pc, ok := phaseCommands()[pipeline.Phase(h.Phase)]; ok {
+				pc.print(a, d, &pipeline.Result{Profile: res.Profile, Search: res.Search})
+			}
 		}
 	}
 	if err != nil {

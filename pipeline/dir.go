@@ -20,44 +20,6 @@ import (
 	"github.com/macepc/macepc/timedsim"
 )
 
-// Phase names a phase of the pipeline; its seed is PhaseSeed(seed, phase).
-type Phase string
-
-// The phases of the pipeline (paper 004 §3.2), in order, and the
-// regression test's bootstrap.
-const (
-	PhaseTrain     Phase = "train"     // 1a
-	PhaseProfile   Phase = "profile"   // 1b
-	PhaseSearch    Phase = "search"    // 2
-	PhaseDiverge   Phase = "diverge"   // 3a
-	PhaseCorrelate Phase = "correlate" // 3b
-	PhaseRegress   Phase = "regress"
-)
-
-// The other commands' long runs, as Progress names them: the explorer's
-// plain run (Simulate) and the liveness search (Liveness).
-const (
-	PhaseSimulate Phase = "simulate"
-	PhaseLiveness Phase = "liveness"
-)
-
-// phaseFiles lists the pipeline's phases in order with the files each writes.
-func phaseFiles() []struct {
-	phase Phase
-	files []string
-} {
-	return []struct {
-		phase Phase
-		files []string
-	}{
-		{PhaseTrain, []string{results.FileEDD, results.FileTrain}},
-		{PhaseProfile, []string{results.FileProfile}},
-		{PhaseSearch, []string{results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPathGlob}},
-		{PhaseDiverge, []string{results.FileDivergence, results.FileWalks, results.FileSimilarPath, results.FileAnomalyLog, results.FileSimilarLog, results.FileDiff, results.FileEvents}},
-		{PhaseCorrelate, []string{results.FileCorrelation}},
-	}
-}
-
 // PhaseSeed is the base seed of a phase's executions. The profile uses the
 // run's seed itself (so `macepc simulate --seed S --runs N` shows the same
 // executions); the others derive theirs, so the search explores executions
@@ -140,11 +102,11 @@ func (d *Dir) ClearAfter(phase Phase) (err error) {
 func (d *Dir) clearAfter(phase Phase) error {
 	after := phase == ""
 	files := []string{results.FileSummary, results.FileRegress, results.FileRegressSVG, results.FileRegressPNG, results.FileRegressOutlier, results.FileRegressSlowest, results.FileRegressBaseBench, results.FileRegressCurBench} // regress writes these last
-	for _, p := range phaseFiles() {
+	for _, p := range phaseTable() {
 		if after {
-			files = append(files, p.files...)
+			files = append(files, p.Files...)
 		}
-		after = after || p.phase == phase
+		after = after || p.Phase == phase
 	}
 	files = append(files, results.FileReport, results.FileMarkdown, results.FileExplore) // rendered again at the end
 	if err := d.remove(files...); err != nil {

@@ -21,7 +21,9 @@
 // distributions (EDD). Env is what the phases share: the results
 // directory (Dir), the systems its files may name, the number of workers
 // and a Progress. Each phase has its Config and function, and Run chains
-// them:
+// them in the order of Phases, the one table of the phases (their files,
+// seeds and sharded forms) that Run, Dir.ClearAfter, Merge and the
+// command line derive from:
 //
 //   - Train (1a): executions with the seed distributions, measuring each
 //     handler's real time; writes edd.json and train.json (TrainFile).

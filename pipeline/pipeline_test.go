@@ -92,14 +92,14 @@ func TestErrorsArePrefixedOnce(t *testing.T) {
 func TestClearAfter(t *testing.T) {
 	d := openDir(t)
 	all := []string{results.FileEDD, results.FileTrain, results.FileProfile, results.FileSearch, results.FileSearchExecs,
-		results.FileAnomalyPath, results.ClassPath(2), results.FileDivergence, results.FileWalks, results.FileEvents,
+		results.FileAnomalyPath, results.ClassPath(2), results.TailPath(1), results.FileDivergence, results.FileWalks, results.FileEvents,
 		results.FileCorrelation, results.FileSummary, results.FileRegress, results.FileRegressOutlier, "report.html", "summary.md",
 		"plots/profile.png", "notes.txt"}
 	for _, c := range []struct {
 		phase pipeline.Phase
 		keep  []string
 	}{
-		{pipeline.PhaseSearch, []string{results.FileEDD, results.FileTrain, results.FileProfile, results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPath(2), "notes.txt"}},
+		{pipeline.PhaseSearch, []string{results.FileEDD, results.FileTrain, results.FileProfile, results.FileSearch, results.FileSearchExecs, results.FileAnomalyPath, results.ClassPath(2), results.TailPath(1), "notes.txt"}},
 		{pipeline.PhaseTrain, []string{results.FileEDD, results.FileTrain, "notes.txt"}},
 		{"", []string{"notes.txt"}},
 	} {

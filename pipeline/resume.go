@@ -38,7 +38,20 @@ func (d *Dir) Interrupted() bool {
 		return false // a damaged search.json: the phases refuse it
 	}
 	found := len(sf.Anomaly) > 0 && string(sf.Anomaly) != "null"
-	return !sf.Complete || found && !(d.exists(results.FileDivergence) && d.exists(results.FileCorrelation))
+	return !sf.Complete || found && !d.analysed()
+}
+
+// analysed reports whether every phase after the search wrote its first
+// file: the analysis of an anomaly is complete.
+func (d *Dir) analysed() bool {
+	after := false
+	for _, p := range phaseTable() {
+		if after && !d.exists(p.Files[0]) {
+			return false
+		}
+		after = after || p.Phase == PhaseSearch
+	}
+	return true
 }
 
 // keptTraining is the directory's training if it is the one cfg would

@@ -206,7 +206,7 @@ func TestInterrupted(t *testing.T) {
 	if d.Interrupted() {
 		t.Error("a complete run is interrupted")
 	}
-	for _, f := range []string{results.FileCorrelation, results.FileSummary} {
+	for _, f := range []string{results.FileDivergence, results.FileCorrelation, results.FileSummary} {
 		b, err := os.ReadFile(d.File(f))
 		if err != nil {
 			t.Fatal(err)

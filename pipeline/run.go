@@ -117,104 +117,167 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if !hasSystem(cfg.Systems, cfg.Target.System.Name) {
 		cfg.Systems = append(append(timedsim.Registry(nil), cfg.Systems...), cfg.Target.System)
 	}
-	res = &Result{}
-	done := func(p Phase) {
+	s := &runState{ctx: ctx, cfg: &cfg, res: &Result{}, target: cfg.Target, eddSource: cfg.EDDSource}
+	// A phase whose files the next one writes is reported with it, with
+	// the result as it was when it ended.
+	type ended struct {
+		phase Phase
+		res   Result
+	}
+	var pending []ended
+	for _, p := range phaseTable() {
+		stop, err := p.run(s)
+		if err != nil {
+			if s.res.Profile == nil {
+				// Nothing in the directory changed.
+				return nil, err
+			}
+			cfg.Dir.salvageSummary(s.res.Profile)
+			return s.res, err
+		}
+		if p.writtenWithNext {
+			pending = append(pending, ended{p.Phase, *s.res})
+			continue
+		}
 		if cfg.OnPhase != nil {
-			cfg.OnPhase(p, res)
+			for _, e := range pending {
+				cfg.OnPhase(e.phase, &e.res)
+			}
+			cfg.OnPhase(p.Phase, s.res)
+		}
+		pending = pending[:0]
+		if stop {
+			break
 		}
 	}
-	// Nothing in the directory changes until the training and the
-	// profile succeeded: then the files of an earlier run go, and the
-	// training's and the profile's are written.
-	t, eddSource := cfg.Target, cfg.EDDSource
-	keep := PhaseTrain // the directory's own edd.json: its training stays
+	res = s.res
+	if res.Summary, err = cfg.Dir.writeSummary(res.Profile); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// runState is what the phases of Run pass on to the later ones.
+type runState struct {
+	ctx context.Context
+	cfg *Config
+	res *Result
+	// target is the configuration the next phase runs: Config.Target,
+	// with the trained EDD after the training, then the profile's
+	// template.
+	target *Target
+	// eddSource names the profile's EDD (ProfileFile.EDDSource).
+	eddSource string
+	// trained is edd.json as trained, without the what-if factors; nil
+	// when the training did not run or was kept (Config.Resume).
+	trained []byte
+	// keep is the phase whose files the profile's commit keeps: the
+	// training of an earlier run that this one keeps, or none.
+	keep Phase
+}
+
+// runTrain is phase 1a within Run: it trains when Config.TrainRuns > 0
+// (or keeps a resumed run's training); the profile writes its files.
+// Nothing in the directory changes until the training and the profile
+// succeeded: then the files of an earlier run go, and the training's and
+// the profile's are written.
+func runTrain(s *runState) (bool, error) {
+	cfg := s.cfg
+	s.keep = PhaseTrain // the directory's own edd.json: its training stays
 	if cfg.TrainRuns > 0 || !cfg.KeepTraining {
-		keep = ""
+		s.keep = ""
 	}
-	var trained []byte // edd.json as trained, without the what-if factors
-	if cfg.TrainRuns > 0 {
-		tf, set, kept := (*TrainFile)(nil), (*edd.Set)(nil), false
-		if cfg.Resume {
-			tf, set, kept = cfg.Dir.keptTraining(&cfg)
-		}
-		if kept {
-			keep = PhaseTrain
-		} else {
-			if tf, set, err = train(ctx, TrainConfig{Env: cfg.Env, Target: t, Seed: cfg.Seed, Runs: cfg.TrainRuns}); err != nil {
-				return nil, err
-			}
-			var b bytes.Buffer
-			if err := edd.Write(&b, set); err != nil {
-				return nil, err
-			}
-			trained = b.Bytes()
-		}
-		if err := applyScale(set, cfg.Scale); err != nil {
-			return nil, err
-		}
-		t, eddSource, res.Train = t.withEDD(set), "trained: "+results.FileEDD, tf
+	if cfg.TrainRuns <= 0 {
+		return false, nil
 	}
+	tf, set, kept := (*TrainFile)(nil), (*edd.Set)(nil), false
+	if cfg.Resume {
+		tf, set, kept = cfg.Dir.keptTraining(cfg)
+	}
+	if kept {
+		s.keep = PhaseTrain
+	} else {
+		var err error
+		if tf, set, err = train(s.ctx, TrainConfig{Env: cfg.Env, Target: s.target, Seed: cfg.Seed, Runs: cfg.TrainRuns}); err != nil {
+			return false, err
+		}
+		var b bytes.Buffer
+		if err := edd.Write(&b, set); err != nil {
+			return false, err
+		}
+		s.trained = b.Bytes()
+	}
+	if err := applyScale(set, cfg.Scale); err != nil {
+		return false, err
+	}
+	s.target, s.eddSource, s.res.Train = s.target.withEDD(set), "trained: "+results.FileEDD, tf
+	return false, nil
+}
+
+// runProfile is phase 1b within Run; its commit writes the training's
+// files too.
+func runProfile(s *runState) (bool, error) {
+	cfg, res := s.cfg, s.res
 	commit := func() error {
 		out := cfg.Dir.newPhaseWrite() // the training's files appear together
 		defer out.abort()
-		if trained != nil {
-			if err := out.write(results.FileEDD, func(w io.Writer) error { _, err := w.Write(trained); return err }); err != nil {
+		if s.trained != nil {
+			if err := out.write(results.FileEDD, func(w io.Writer) error { _, err := w.Write(s.trained); return err }); err != nil {
 				return err
 			}
 			if err := out.writeJSON(results.FileTrain, res.Train); err != nil {
 				return err
 			}
 		}
-		return out.commit(keep)
+		return out.commit(s.keep)
 	}
-	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
+	t := s.target
+	pcfg := ProfileConfig{Env: cfg.Env, Target: t, EDDSource: s.eddSource, Seed: cfg.Seed, Runs: cfg.ProfileRuns, Thresholds: cfg.Thresholds.resolve(t)}
 	var pf *results.Profile
-	if cfg.Resume && trained == nil {
+	if cfg.Resume && s.trained == nil {
 		pf = cfg.Dir.keptProfile(&pcfg)
 	}
 	if pf == nil {
-		if pf, err = profile(ctx, pcfg, commit); err != nil {
-			return nil, err
+		var err error
+		if pf, err = profile(s.ctx, pcfg, commit); err != nil {
+			return false, err
 		}
 	}
-	done(PhaseTrain)
 	res.Profile = pf
-	done(PhaseProfile)
-	if err := searchOn(ctx, cfg, res, done); err != nil {
-		cfg.Dir.salvageSummary(pf)
-		return res, err
-	}
-	if res.Summary, err = cfg.Dir.writeSummary(pf); err != nil {
-		return res, err
-	}
-	return res, nil
+	return false, nil
 }
 
-// searchOn runs phases 2 to 3b after the profile.
-func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) error {
-	pf := res.Profile
+// runSearch is phase 2 within Run. The phases after the profile take
+// their configuration from profile.json's template, as the phase commands
+// do; without an anomaly, the run ends.
+func runSearch(s *runState) (bool, error) {
+	cfg, pf := s.cfg, s.res.Profile
 	t, err := fromPathFile(cfg.Systems, pf.Template) // the exact configuration the files describe
 	if err != nil {
-		return err
+		return false, err
 	}
-	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Verdict: cfg.Verdict, Resume: cfg.Resume})
+	s.target = t
+	sf, err := search(s.ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Verdict: cfg.Verdict, Resume: cfg.Resume})
 	if err != nil {
-		return err
+		return false, err
 	}
-	res.Search = sf
-	done(PhaseSearch)
-	if sf.Anomaly == nil {
-		return nil
-	}
-	if res.Divergence, err = diverge(ctx, cfg.Env, pf, t, sf.Anomaly, cfg.Walks, cfg.Confirm); err != nil {
-		return err
-	}
-	done(PhaseDiverge)
-	if res.Correlation, err = correlate(cfg.Dir, pf, sf, res.Divergence); err != nil {
-		return err
-	}
-	done(PhaseCorrelate)
-	return nil
+	s.res.Search = sf
+	return sf.Anomaly == nil, nil
+}
+
+// runDiverge is phase 3a within Run, on the representative of the
+// search's first class.
+func runDiverge(s *runState) (bool, error) {
+	df, err := diverge(s.ctx, s.cfg.Env, s.res.Profile, s.target, s.res.Search.Anomaly, s.cfg.Walks, s.cfg.Confirm)
+	s.res.Divergence = df
+	return false, err
+}
+
+// runCorrelate is phase 3b within Run.
+func runCorrelate(s *runState) (bool, error) {
+	cf, err := correlate(s.cfg.Dir, s.res.Profile, s.res.Search, s.res.Divergence)
+	s.res.Correlation = cf
+	return false, err
 }
 
 func hasSystem(r timedsim.Registry, name string) bool {

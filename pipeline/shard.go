@@ -114,7 +114,7 @@ func ProfileShard(ctx context.Context, cfg ProfileConfig, sh ShardConfig) (res *
 	if err != nil {
 		return nil, err
 	}
-	sf := &shard.File{Header: shardHeader("profile", t, seed, cfg.Runs, sh, profileShardParams{Thresholds: th, EDDSource: cfg.EDDSource, Template: tmpl})}
+	sf := &shard.File{Header: shardHeader(string(PhaseProfile), t, seed, cfg.Runs, sh, profileShardParams{Thresholds: th, EDDSource: cfg.EDDSource, Template: tmpl})}
 	for _, l := range lines {
 		sf.Records = append(sf.Records, shard.Record{Index: l.Index, Data: rawJSON(l)})
 	}
@@ -213,7 +213,7 @@ func SearchShard(ctx context.Context, cfg SearchConfig, sh ShardConfig) (res *Sh
 	}
 	pf, sp := cfg.Profile, sh.Spec
 	par := searchParams(pf, cfg.TriageRuns, cfg.Verdict.resolved())
-	sf := &shard.File{Header: shardHeader("search", t, pf.Seed, cfg.MaxRuns, sh, par)}
+	sf := &shard.File{Header: shardHeader(string(PhaseSearch), t, pf.Seed, cfg.MaxRuns, sh, par)}
 	n := sp.Len(cfg.MaxRuns)
 	if n == 0 {
 		// More shards than executions: an empty, complete shard.
@@ -473,11 +473,11 @@ func Merge(ctx context.Context, cfg MergeConfig) (res *MergeResult, err error) {
 		return nil, err
 	}
 	res = &MergeResult{}
-	switch phase := cfg.Set.Header().Phase; phase {
-	case "profile":
-		return res, mergeProfile(cfg.Env, cfg.Set, res)
-	case "search":
-		return res, mergeSearch(cfg.Env, cfg.Set, res)
+	phase := cfg.Set.Header().Phase
+	if p, ok := PhaseOf(Phase(phase)); ok && p.merge != nil {
+		return res, p.merge(cfg.Env, cfg.Set, res)
+	}
+	switch phase {
 	case "simulate":
 		return res, mergeSimulate(cfg.Env, cfg.Set, res)
 	case PhaseLivenessShard:

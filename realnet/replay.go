@@ -160,7 +160,7 @@ func Replay(sc *timedsim.Scenario, rt *RunTrace, opts ReplayOptions) (res *Repla
 	if sc.Nodes != h.Nodes {
 		return nil, fmt.Errorf("realnet: %s: the traces have %d nodes, the scenario %d", rt.Dir, h.Nodes, sc.Nodes)
 	}
-	r := &replayer{sc: sc, ncfg: sc.Network.WithDefaults(), inflight: map[msgKey]timedsim.Message{}, failed: map[msgKey]timedsim.Message{}}
+	r := &replayer{sc: sc, ncfg: sc.Network.WithDefaults(), trs: timedsim.NewTransports(sc.Network), inflight: map[msgKey]timedsim.Message{}, failed: map[msgKey]*timedsim.TransportError{}}
 	r.apps, _ = timedsim.DriverPlan(sc, h.Seed)
 	for i := range sc.Nodes {
 		r.nodes = append(r.nodes, &rnode{id: timedsim.NodeID(i), svc: sc.New(timedsim.NodeID(i)), timers: map[string]any{}})
@@ -275,10 +275,11 @@ func violation(name string, liveness bool, i int, st Step) Violation {
 type replayer struct {
 	sc       *timedsim.Scenario
 	ncfg     netmodel.Config
+	trs      *timedsim.Transports // the service contract's transport rules
 	nodes    []*rnode
 	apps     []timedsim.AppEvent
-	inflight map[msgKey]timedsim.Message // sent and not yet delivered
-	failed   map[msgKey]timedsim.Message // refused sends (queue full)
+	inflight map[msgKey]timedsim.Message         // sent and not yet delivered
+	failed   map[msgKey]*timedsim.TransportError // refused sends (queue full), as the send returned them
 	res      *ReplayResult
 	merged   []Step
 	step     int
@@ -371,15 +372,20 @@ func (r *replayer) runCtx(st Step) (c *rctx, nd *Nondeterminism) {
 				h.App(c, e.Name, r.apps[e.App].Data)
 			}
 		case KindError:
-			err := timedsim.ErrConnectionBroken
-			var m timedsim.Message
+			// The upcall of a refused send is the error the send returned
+			// (timedsim.Transports.Refused); a broken connection's is
+			// Transports.Broken's, for the peer the trace names.
+			te := &timedsim.TransportError{Transport: e.Transport, Peer: timedsim.NodeID(e.Peer), Err: timedsim.ErrConnectionBroken}
 			if e.Err == ErrKindQueueFull {
-				err = timedsim.ErrQueueFull
-				m = r.failed[msgKey{st.Node, e.Msg}]
-				delete(r.failed, msgKey{st.Node, e.Msg})
+				k := msgKey{st.Node, e.Msg}
+				te = r.failed[k]
+				delete(r.failed, k)
+				if te == nil {
+					c.depart("the trace reports send %d of n%d refused, which the replay did not refuse", e.Msg, st.Node)
+				}
 			}
 			if h, ok := n.svc.(timedsim.ErrorHandler); ok {
-				h.Error(c, &timedsim.TransportError{Transport: e.Transport, Peer: timedsim.NodeID(e.Peer), Err: err, Msg: m})
+				h.Error(c, te)
 			}
 		}
 	}()
@@ -448,6 +454,7 @@ func (c *rctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message
 	if c.dead {
 		return errors.New("realnet: Send after the handler returned")
 	}
+	t := sendTransport(c.r.trs, len(c.r.nodes), transport, to)
 	c.n.nextID++
 	got := Send{To: int32(to), Transport: transport, ID: c.n.nextID, Label: Label(msg)}
 	if c.sent >= len(c.e.Sends) {
@@ -462,8 +469,11 @@ func (c *rctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message
 	c.r.res.Sends[c.n.id] = append(c.r.res.Sends[c.n.id], got)
 	k := msgKey{c.n.id, got.ID}
 	if want.Err == ErrKindQueueFull {
-		c.r.failed[k] = msg
-		return &timedsim.TransportError{Transport: transport, Peer: to, Err: timedsim.ErrQueueFull, Msg: msg}
+		// The real run's queue was full: the replay cannot count it, but
+		// refuses the send by the contract's rule, as the run did.
+		te, _ := c.r.trs.Refused(c.n.svc, t, to, timedsim.ErrQueueFull, msg)
+		c.r.failed[k] = te
+		return te
 	}
 	c.r.inflight[k] = msg
 	return nil
@@ -477,16 +487,19 @@ func (c *rctx) op(got TimerOp) {
 }
 
 func (c *rctx) SetTimer(name string, after time.Duration, data any) {
+	timedsim.TimerLabel(name) // a bad name panics, as in the real run
 	c.op(TimerOp{Set: name, AfterNS: int64(max(after, 0))})
 	c.n.timers[name] = data
 }
 
 func (c *rctx) CancelTimer(name string) {
+	timedsim.TimerLabel(name)
 	c.op(TimerOp{Cancel: name})
 	delete(c.n.timers, name)
 }
 
 func (c *rctx) TimerPending(name string) bool {
+	timedsim.TimerLabel(name)
 	_, ok := c.n.timers[name]
 	return ok
 }

@@ -889,22 +889,12 @@ func (c *ctx) Send(to timedsim.NodeID, msg timedsim.Message) error {
 	return c.SendOn(c.n.rt.ncfg.Transports[0].Name, to, msg)
 }
 
-func (c *ctx) transport(name string) int {
-	if i, ok := c.n.rt.trs.Index(name); ok {
-		return i
-	}
-	panic(fmt.Sprintf("realnet: no transport %q in the scenario's network config", name))
-}
-
 func (c *ctx) SendOn(transport string, to timedsim.NodeID, msg timedsim.Message) error {
 	n := c.n
 	if c.dead {
 		return errors.New("realnet: Send after the handler returned")
 	}
-	if to < 0 || int(to) >= n.rt.sc.Nodes {
-		panic(fmt.Sprintf("realnet: send to nonexistent node %d", to))
-	}
-	t := c.transport(transport)
+	t := sendTransport(n.rt.trs, n.rt.sc.Nodes, transport, to)
 	k := outKey{t, to}
 	n.nextID++
 	s := Send{To: int32(to), Transport: transport, ID: n.nextID, Label: Label(msg)}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"image"
 	"math"
 	"os"
@@ -14,10 +13,12 @@ import (
 	"testing"
 
 	"github.com/macepc/macepc/anomaly"
-	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/liveness"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
 )
 
 // renderAll renders every figure of a directory, checking SVG and PNG.
@@ -167,11 +168,28 @@ func TestLoadRefusesBadDirectories(t *testing.T) {
 // summary.json) gets its own report: the critical-transition search as
 // Figure 3, the state diff and the replay commands of both paths.
 func TestLivenessReport(t *testing.T) {
+	// `macepc run --liveness --system randtree --variant liveness-bug
+	// --seed 1`: 3 nodes and the search's defaults.
 	dir := filepath.Join(t.TempDir(), "lv")
-	var o, e bytes.Buffer
-	st := cli.Run(context.Background(), []string{"run", "--liveness", "--system", "randtree", "--variant", "liveness-bug", "--seed", "1", "--out", dir}, &o, &e, randtree.System())
-	if st != cli.ExitFinding {
-		t.Fatalf("liveness run: exit %d\n%s%s", st, o.String(), e.String())
+	ctx, sys := context.Background(), randtree.System()
+	sc, err := sys.ScenarioParams("liveness-bug", 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lvDir, err := pipeline.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Liveness(ctx, pipeline.LivenessConfig{Dir: lvDir, System: sys, Variant: "liveness-bug", Search: liveness.Config{Scenario: sc, Seed: 1,
+		Depth: liveness.DefaultDepth, DepthStep: liveness.DefaultDepthStep, MaxDepth: liveness.DefaultMaxDepth, DMax: liveness.DefaultDMax, Walks: liveness.DefaultWalks}})
+	if err != nil || res.Report().Violation == nil {
+		t.Fatalf("liveness run: %v, found no violation", err)
+	}
+	if _, err := pipeline.Explore(ctx, timedsim.Registry{sys}, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Write(dir); err != nil {
+		t.Fatal(err)
 	}
 	r := load(t, dir)
 	lv := r.Liveness
@@ -182,8 +200,8 @@ func TestLivenessReport(t *testing.T) {
 	if c.Class != "C1" || c.Step < 0 || c.Step >= c.Dead.Steps || len(c.Probes) == 0 || c.Live == nil || c.DeadEvent == "" || lv.Report.Settings.Walks <= 0 {
 		t.Fatalf("critical transition not decoded: %+v", c)
 	}
-	if !strings.Contains(o.String(), fmt.Sprintf("step %d: %s", c.Step, c.DeadEvent)) {
-		t.Fatalf("decoded critical step %d (%s) is not the one the run printed:\n%s", c.Step, c.DeadEvent, o.String())
+	if run := res.Report().Critical; run == nil || c.Step != run.Step || c.DeadEvent != run.DeadEvent {
+		t.Fatalf("decoded critical step %d (%s) is not the one the run found: %+v", c.Step, c.DeadEvent, run)
 	}
 	if !strings.HasPrefix(r.StateDiff, "# macepc state diff") {
 		t.Fatalf("state.diff not read: %q", r.StateDiff)
@@ -235,9 +253,14 @@ func TestFailedPhaseLeavesNoStaleReport(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C before the search explores anything
-	var o, e bytes.Buffer
-	if st := cli.Run(ctx, []string{"search", "--out", dir, "--progress", "never"}, &o, &e, randtree.System()); st != cli.ExitError {
-		t.Fatalf("interrupted search: exit %d\n%s%s", st, o.String(), e.String())
+	d := pipeline.NewDir(dir)
+	pf, target, err := d.LoadProfile(timedsim.Registry{randtree.System()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := pipeline.DefaultConfig(nil, nil)
+	if _, err := pipeline.Search(ctx, pipeline.SearchConfig{Env: pipeline.Env{Dir: d}, Profile: pf, Target: target, MaxRuns: def.MaxRuns, TriageRuns: def.TriageRuns}); err == nil {
+		t.Fatal("an interrupted search did not fail")
 	}
 	for _, n := range []string{results.FileReport, results.FileMarkdown, results.DirPlots} {
 		if _, err := os.Stat(filepath.Join(dir, n)); !os.IsNotExist(err) {

@@ -46,37 +46,54 @@ type Figure struct {
 }
 
 // Figures builds the report's plots from a results directory, in report
-// order: the regression test of a `macepc regress` directory and its
-// profile (a regress run has no other phase), the timed pipeline's six, then the liveness run's critical transition if the
+// order (figureTable): the regression test of a `macepc regress`
+// directory and its profile (a regress run has no other phase), the timed
+// pipeline's six, then the liveness run's critical transition if the
 // directory holds one. A phase whose files are missing gives a
 // placeholder figure; so does a figure whose building panics (a bug),
 // saying so, and the other figures are kept.
 func Figures(r *Results) []Figure {
 	var bs []figureBuilder
-	if r.Regress != nil {
-		bs = append(bs, figureBuilder{"regress", regressFigure})
-	}
-	switch {
-	case regressOnly(r): // a regress run has no later phases
-		bs = append(bs, figureBuilder{"profile", profileFigure})
-	case r.Summary != nil:
-		bs = append(bs, figureBuilder{"profile", profileFigure}, figureBuilder{"search", searchFigure}, figureBuilder{"divergence", divergenceFigure},
-			figureBuilder{"correlation", correlationFigure}, figureBuilder{"completion", completionFigure}, figureBuilder{"eventgraph", eventGraphFigure})
-	}
-	if r.Liveness != nil {
-		bs = append(bs, figureBuilder{"critical", criticalFigure})
+	for _, f := range figureTable() {
+		if f.shown(r) {
+			bs = append(bs, f.figureBuilder)
+		}
 	}
 	return buildFigures(r, bs)
+}
+
+// figureSpec is a figure the report can draw and when it draws it.
+type figureSpec struct {
+	figureBuilder
+	shown func(*Results) bool
+}
+
+// figureTable is every figure of the report, in report order: the one
+// place a figure is declared (Figures and PlotFiles derive from it).
+func figureTable() []figureSpec {
+	regress := func(r *Results) bool { return r.Regress != nil }
+	pipelineRun := func(r *Results) bool { return !regressOnly(r) && r.Summary != nil } // a regress run has no later phases
+	profile := func(r *Results) bool { return regressOnly(r) || r.Summary != nil }
+	liveness := func(r *Results) bool { return r.Liveness != nil }
+	return []figureSpec{
+		{figureBuilder{"regress", regressFigure}, regress},
+		{figureBuilder{"profile", profileFigure}, profile},
+		{figureBuilder{"search", searchFigure}, pipelineRun},
+		{figureBuilder{"divergence", divergenceFigure}, pipelineRun},
+		{figureBuilder{"correlation", correlationFigure}, pipelineRun},
+		{figureBuilder{"completion", completionFigure}, pipelineRun},
+		{figureBuilder{"eventgraph", eventGraphFigure}, pipelineRun},
+		{figureBuilder{"critical", criticalFigure}, liveness},
+	}
 }
 
 // PlotFiles are the names of the files Write writes into DirPlots, one
 // PNG file per figure Figures can draw: a phase that clears a results
 // directory removes these from DirPlots and leaves any other file there.
 func PlotFiles() []string {
-	ids := []string{"regress", "profile", "search", "divergence", "correlation", "completion", "eventgraph", "critical"}
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = id + ".png"
+	var out []string
+	for _, f := range figureTable() {
+		out = append(out, f.id+".png")
 	}
 	return out
 }

@@ -10,32 +10,52 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/anomaly"
+	"github.com/macepc/macepc/pipeline"
+	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
 )
 
-// regressDir profiles RandTree's buggy variant (20 executions, the
-// committed durations) as a baseline and runs `macepc regress` against it
-// with the what-if scaling given; it returns the regress directory and
-// regress's exit status.
-func regressDir(t *testing.T, scale string) (string, int) {
+// regressDir profiles RandTree's fixed variant (20 executions, the
+// committed durations) as a baseline and runs the regression test
+// against it with the what-if scaling given, as `macepc profile` and
+// `macepc regress --baseline … --scale …` do (pipeline.Profile,
+// pipeline.StartRegress), then renders the report; it returns the
+// regress directory and whether it found a regression.
+func regressDir(t *testing.T, scale string) (string, bool) {
 	t.Helper()
-	run := func(args ...string) int {
-		var o, e bytes.Buffer
-		st := cli.Run(context.Background(), args, &o, &e, randtree.System())
-		if st == cli.ExitError {
-			t.Fatalf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, o.String(), e.String())
-		}
-		return st
-	}
-	base, dir := filepath.Join(t.TempDir(), "base"), filepath.Join(t.TempDir(), "reg")
+	ctx, reg := context.Background(), timedsim.Registry{randtree.System()}
 	// The fixed variant: the buggy one's rare 10 s executions are a
 	// regression for the slow-rate test whenever its 20 baseline
 	// executions happen to show none.
-	run("profile", "--system", "randtree", "--variant", "fixed", "--edd", "testdata/edd.json", "--profile-runs", "20", "--progress", "never", "--out", base)
-	st := run("regress", "--baseline", base, "--scale", scale, "--progress", "never", "--out", dir)
-	return dir, st
+	target, err := randtreeTarget("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, dir := filepath.Join(t.TempDir(), "base"), filepath.Join(t.TempDir(), "reg")
+	def := pipeline.DefaultConfig(nil, nil)
+	if _, err := pipeline.Profile(ctx, pipeline.ProfileConfig{Env: pipeline.Env{Dir: pipeline.NewDir(base), Systems: reg}, Target: target,
+		EDDSource: "--edd testdata/edd.json", Seed: def.Seed, Runs: 20, Thresholds: def.Thresholds}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pipeline.StartRegress(pipeline.RegressConfig{Env: pipeline.Env{Dir: pipeline.NewDir(dir), Systems: reg}, Baseline: base,
+		Scale: []string{scale}, Compare: anomaly.DefaultCompareConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipeline.Explore(ctx, reg, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, res.Regress.Regression
 }
 
 // TestRegressReport: `macepc report` of a regress directory leads with
@@ -44,9 +64,9 @@ func regressDir(t *testing.T, scale string) (string, int) {
 // its table and plot, and never calls a regression clean; summary.md is
 // pinned.
 func TestRegressReport(t *testing.T) {
-	dir, st := regressDir(t, "deliver Join=200000")
-	if st != cli.ExitFinding {
-		t.Fatalf("regress: exit %d, want %d (a regression)", st, cli.ExitFinding)
+	dir, regression := regressDir(t, "deliver Join=200000")
+	if !regression {
+		t.Fatal("regress found no regression")
 	}
 	figs := renderAll(t, dir)
 	if figs[0].ID != "regress" || figs[0].Missing != "" {
@@ -129,9 +149,9 @@ func TestRegressReport(t *testing.T) {
 	}
 
 	// No regression: a clean verdict that still gives the figures.
-	dir, st = regressDir(t, "deliver Join=3")
-	if st != cli.ExitOK {
-		t.Fatalf("regress without a regression: exit %d", st)
+	dir, regression = regressDir(t, "deliver Join=3")
+	if regression {
+		t.Fatal("regress found a regression in a slowdown it tolerates")
 	}
 	renderAll(t, dir)
 	html, err = os.ReadFile(filepath.Join(dir, results.FileReport))

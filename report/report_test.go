@@ -17,10 +17,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/macepc/macepc/cli"
+	"github.com/macepc/macepc/pipeline"
 	"github.com/macepc/macepc/report"
 	"github.com/macepc/macepc/results"
 	"github.com/macepc/macepc/systems/randtree"
+	"github.com/macepc/macepc/timedsim"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -41,20 +42,45 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// pipelineRun runs `macepc run` on RandTree's buggy variant with the
-// committed trained durations (so the run is deterministic), once for
-// all the tests that need a real run's directory: the run is the same
-// every time, its rendering is what they test.
+// pipelineRun runs the pipeline (pipeline.Run, as `macepc run
+// --system randtree --variant buggy --seed 1 --edd testdata/edd.json`
+// does) on RandTree's buggy variant with the committed trained durations
+// (so the run is deterministic), and renders explore.html and the report
+// as the command line does at its end, once for all the tests that need a
+// real run's directory: the run is the same every time, its rendering is
+// what they test. The tests read it through report.Load, that is through
+// package results' readers.
 var pipelineRun = sync.OnceValues(func() (string, error) {
 	dir := filepath.Join(testRoot, "run")
-	args := []string{"run", "--system", "randtree", "--variant", "buggy", "--seed", "1", "--edd", "testdata/edd.json", "--progress", "never", "--out", dir}
-	var stdout, stderr bytes.Buffer
-	st := cli.Run(context.Background(), args, &stdout, &stderr, randtree.System())
-	if st == cli.ExitError || stderr.Len() > 0 {
-		return "", fmt.Errorf("macepc %s: exit %d\n%s%s", strings.Join(args, " "), st, stdout.String(), stderr.String())
+	target, err := randtreeTarget("buggy")
+	if err != nil {
+		return "", err
 	}
-	return dir, nil
+	d, err := pipeline.OpenDir(dir)
+	if err != nil {
+		return "", err
+	}
+	cfg := pipeline.DefaultConfig(d, target)
+	cfg.Seed, cfg.TrainRuns, cfg.EDDSource = 1, 0, "--edd testdata/edd.json"
+	if _, err := pipeline.Run(context.Background(), cfg); err != nil {
+		return "", err
+	}
+	if _, err := pipeline.Explore(context.Background(), timedsim.Registry{randtree.System()}, dir); err != nil {
+		return "", err
+	}
+	return dir, report.Write(dir)
 })
+
+// randtreeTarget is RandTree's variant with the committed trained
+// durations, as `--system randtree --variant V --edd testdata/edd.json`
+// names it.
+func randtreeTarget(variant string) (*pipeline.Target, error) {
+	set, err := pipeline.ReadEDD("testdata/edd.json")
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.ResolveTarget(randtree.System(), variant, 0, nil, timedsim.Options{EDD: set})
+}
 
 // runPipeline is a fresh copy of pipelineRun's directory, the test's to
 // change.
