@@ -182,6 +182,10 @@ type Simulator struct {
 	// memo of msgLabel and is cleared whenever msgLabel is replaced.
 	msgRecent [4]msgLabelMemo
 	msgNext   uint8 // the msgRecent entry to overwrite next
+	// compRecent is the same for compIdx, which every send looks up: it
+	// is cleared whenever compIdx is replaced.
+	compRecent [4]compMemo
+	compNext   uint8 // the compRecent entry to overwrite next
 
 	// per-execution state
 	counts     []int32
@@ -403,12 +407,26 @@ func (s *Simulator) errID(label string) int32 {
 // composite counts "label → sent type" once per event.
 func (s *Simulator) composite(label, sent int32) {
 	key := uint64(uint32(label))<<32 | uint64(uint32(sent))
+	for i := range s.compRecent {
+		if m := &s.compRecent[i]; m.key == key && m.id1 != 0 {
+			s.countComposite(m.id1 - 1)
+			return
+		}
+	}
 	id, ok := s.compIdx[key]
 	if !ok {
 		id = s.newComposite(CompositeLabel(s.labels[label].name, s.labels[sent].name[len("deliver "):]))
 		s.compIdx[key] = id
 	}
+	s.compRecent[s.compNext%uint8(len(s.compRecent))] = compMemo{key: key, id1: id + 1}
+	s.compNext++
 	s.countComposite(id)
+}
+
+// compMemo is one remembered entry of Simulator.compIdx.
+type compMemo struct {
+	key uint64
+	id1 int32 // composite id + 1; 0: empty
 }
 
 // note counts "label → note" once per event (Context.Note).
