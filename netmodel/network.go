@@ -378,13 +378,19 @@ func (n *Network) countHeavy(now time.Duration, src int, self int32) int {
 	for i := 0; i < len(act); {
 		fi := act[i]
 		g := &n.flows[fi]
-		n.prune(fi, g, now)
-		if g.lastTx <= now { // nothing pending
+		if g.lastTx <= now { // nothing pending: prune's common case, inline
+			g.queued = 0
+			if g.flags&flagMulti != 0 {
+				n.dropQueue(fi, g)
+			}
 			g.flags &^= flagActive
 			last := len(act) - 1
 			act[i] = act[last]
 			act = act[:last]
 			continue
+		}
+		if g.flags&flagMulti != 0 {
+			n.pruneQueue(fi, g, now)
 		}
 		if fi != self && g.queued > n.heavy {
 			heavy++
@@ -422,7 +428,8 @@ func (n *Network) propagation(xm float64, size int, r *rand.Rand) (time.Duration
 	return time.Duration(math.Round(d)), u
 }
 
-// prune forgets flow fi's transmissions that ended by now.
+// prune forgets flow fi's transmissions that ended by now (countHeavy
+// has its own copy).
 func (n *Network) prune(fi int32, f *flow, now time.Duration) {
 	// Transmissions end in FIFO order and the last ends at lastTx, so
 	// when lastTx has passed they all have (the common case of small
@@ -430,18 +437,33 @@ func (n *Network) prune(fi int32, f *flow, now time.Duration) {
 	if f.lastTx <= now {
 		f.queued = 0
 		if f.flags&flagMulti != 0 {
-			f.flags &^= flagMulti
-			q := &n.queues[fi]
-			q.tx, q.head = q.tx[:0], 0
+			n.dropQueue(fi, f)
 		}
 		return
 	}
-	if f.flags&flagMulti == 0 {
-		return // the one pending transmission ends at lastTx, after now
+	if f.flags&flagMulti != 0 {
+		n.pruneQueue(fi, f, now)
 	}
+	// else: the one pending transmission ends at lastTx, after now
+}
+
+// dropQueue forgets flow fi's list of transmissions.
+//
+//go:noinline
+func (n *Network) dropQueue(fi int32, f *flow) {
+	f.flags &^= flagMulti
+	q := &n.queues[fi]
+	q.tx, q.head = q.tx[:0], 0
+}
+
+// pruneQueue forgets the listed transmissions of flow fi that ended by
+// now, the last one excepted (it ends at lastTx, after now).
+//
+//go:noinline
+func (n *Network) pruneQueue(fi int32, f *flow, now time.Duration) {
 	q := &n.queues[fi]
 	h := int(q.head)
-	for q.tx[h].end <= now { // the last one, at lastTx, has not ended
+	for q.tx[h].end <= now {
 		f.queued -= q.tx[h].size
 		h++
 	}
@@ -555,9 +577,7 @@ func (n *Network) resetFlow(fi int32) {
 	f.flags &^= flagOpen
 	f.inflight = 0
 	if f.flags&flagMulti != 0 {
-		f.flags &^= flagMulti
-		q := &n.queues[fi]
-		q.tx, q.head = q.tx[:0], 0
+		n.dropQueue(fi, f)
 	}
 	f.queued = 0
 	f.lastTx = 0
