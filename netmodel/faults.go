@@ -32,7 +32,7 @@ func (n *Network) ResetNodeConns(node int) []Conn {
 	var conns []Conn
 	for _, fi := range n.nodes[node].out {
 		f := &n.flows[fi]
-		if !f.open {
+		if !f.open() {
 			continue
 		}
 		if peer := int(f.dst); peer != node {
@@ -59,7 +59,7 @@ func (n *Network) BreakConns(a, b int) []Conn {
 		if !tr.reliable {
 			continue
 		}
-		if fi, ok := n.index.get(t, a, b); ok && n.flows[fi].open {
+		if fi, ok := n.index.get(t, a, b); ok && n.flows[fi].open() {
 			n.breakConn(fi)
 			conns = append(conns, Conn{Transport: t, A: a, B: b})
 		}
@@ -96,12 +96,12 @@ func (n *Network) PartitionConns(groups [][]int) ([]Conn, error) {
 		}
 	}
 	for i := range n.nodes {
-		n.nodes[i].group = g[i]
+		n.groups[i] = g[i]
 	}
 	var conns []Conn
 	for fi := range n.flows {
 		f := &n.flows[fi]
-		if !f.reliable || !f.open || g[f.src] == g[f.dst] {
+		if !f.reliable() || !f.open() || g[f.src] == g[f.dst] {
 			continue
 		}
 		a, b := int(f.src), int(f.dst)
@@ -118,9 +118,7 @@ func (n *Network) PartitionConns(groups [][]int) ([]Conn, error) {
 // Heal ends the partition: every node can reach every other again.
 // Connections broken by the partition stay broken until the next send.
 func (n *Network) Heal() {
-	for i := range n.nodes {
-		n.nodes[i].group = 0
-	}
+	clear(n.groups)
 }
 
 // Reachable reports whether a message from a can reach b under the
@@ -128,7 +126,7 @@ func (n *Network) Heal() {
 func (n *Network) Reachable(a, b int) bool {
 	n.checkNode(a)
 	n.checkNode(b)
-	return n.nodes[a].group == n.nodes[b].group
+	return n.groups[a] == n.groups[b]
 }
 
 func compareConn(x, y Conn) int {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestFlowIndex_DenseMatchesSparse drives a dense-indexed network and a
@@ -133,5 +134,12 @@ func TestFlowTable_MatchesMap(t *testing.T) {
 		if _, ok := tb.get(k); ok {
 			t.Fatalf("key %#x survived reset", k)
 		}
+	}
+}
+
+// A flow record is one cache line: a send reads and writes most of it.
+func TestFlow_OneCacheLine(t *testing.T) {
+	if got := unsafe.Sizeof(flow{}); got != 64 {
+		t.Fatalf("flow is %d bytes, want 64", got)
 	}
 }

@@ -92,7 +92,14 @@ type Network struct {
 	links map[uint64]linkParam // directed overrides; read-only after New
 	index flowIndex            // (transport, src, dst) → flow
 	flows []flow
-	last  SendDetail
+	// queues[fi]: flow fi's pending transmissions while it has more than
+	// one (flagMulti); empty otherwise. Kept apart from flows so that a
+	// flow is one cache line.
+	queues []txQueue
+	// groups[v]: node v's partition group (0: no partition). Apart from
+	// nodes, since a send reads the receiver's.
+	groups []int32
+	last   SendDetail
 }
 
 type transport struct {
@@ -110,31 +117,49 @@ type linkParam struct {
 type nodeState struct {
 	out    []int32 // reliable flows leaving this node (all ever created)
 	active []int32 // flows leaving this node that may have bytes queued
-	group  int32
 	// link defaults of flows leaving this node
 	latency   float64
 	bandwidth float64
 }
 
 // A flow is one direction (src→dst) of one transport. For a reliable
-// transport two flows make a connection.
+// transport two flows make a connection. It is 64 bytes, one cache line:
+// a send reads and writes most of it.
+//
+// Its pending transmissions (sent and not known to have ended, FIFO) end
+// at increasing times, the last at lastTx, and total queued bytes. While
+// there is at most one, lastTx and queued describe it and nothing else is
+// kept; from two on (flagMulti) they are listed in Network.queues. Once
+// pruned at now, a flow has none left exactly when lastTx <= now.
 type flow struct {
-	tx         []txEntry // transmissions not known to be finished, FIFO from head
-	head       int32
+	lastTx     time.Duration
+	lastArrive time.Duration
+	queued     int64   // bytes of the pending transmissions
+	latency    float64 // ns (Pareto xm)
+	bandwidth  float64 // kbit/s
+	epoch      uint32
+	inflight   int32 // sent, not yet delivered
 	src, dst   int32
 	rev        int32 // reverse flow of a reliable connection, -1 until opened
 	transport  uint16
-	reliable   bool
-	open       bool // reliable: the connection exists
-	active     bool // listed in nodes[src].active
-	epoch      uint32
-	inflight   int32 // sent, not yet delivered
-	queueCap   int32
-	queued     int64 // sum of tx[head:].size
-	lastTx     time.Duration
-	lastArrive time.Duration
-	latency    float64 // ns (Pareto xm)
-	bandwidth  float64 // kbit/s
+	flags      uint8
+}
+
+// Flow flags.
+const (
+	flagReliable uint8 = 1 << iota
+	flagOpen           // reliable: the connection exists
+	flagActive         // listed in nodes[src].active
+	flagMulti          // more than one pending transmission, in Network.queues
+)
+
+func (f *flow) reliable() bool { return f.flags&flagReliable != 0 }
+func (f *flow) open() bool     { return f.flags&flagOpen != 0 }
+
+// txQueue lists a flow's pending transmissions from head.
+type txQueue struct {
+	tx   []txEntry
+	head int32
 }
 
 type txEntry struct {
@@ -152,12 +177,13 @@ func New(cfg Config, nodes int) (*Network, error) {
 		return nil, err
 	}
 	n := &Network{
-		cfg:   cfg,
-		trans: make([]transport, len(cfg.Transports)),
-		heavy: int64(cfg.HeavyFlowBytes),
-		shape: cfg.ParetoShape,
-		nodes: make([]nodeState, nodes),
-		index: newFlowIndex(len(cfg.Transports), nodes),
+		cfg:    cfg,
+		trans:  make([]transport, len(cfg.Transports)),
+		heavy:  int64(cfg.HeavyFlowBytes),
+		shape:  cfg.ParetoShape,
+		nodes:  make([]nodeState, nodes),
+		groups: make([]int32, nodes),
+		index:  newFlowIndex(len(cfg.Transports), nodes),
 	}
 	for i, t := range cfg.Transports {
 		n.trans[i] = transport{
@@ -201,13 +227,14 @@ func New(cfg Config, nodes int) (*Network, error) {
 // Tickets issued before Reset must not be used afterwards.
 func (n *Network) Reset() {
 	n.index.reset(n.flows)
+	n.clearQueues()
 	n.flows = n.flows[:0]
 	for i := range n.nodes {
 		ns := &n.nodes[i]
 		ns.out = ns.out[:0]
 		ns.active = ns.active[:0]
-		ns.group = 0
 	}
+	clear(n.groups)
 	n.last = SendDetail{}
 }
 
@@ -260,24 +287,24 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 	}
 	tr := &n.trans[transport]
 	n.last = SendDetail{Transport: transport, Src: src, Dst: dst, Size: size}
-	reachable := n.nodes[src].group == n.nodes[dst].group
+	reachable := n.groups[src] == n.groups[dst]
 
 	if tr.reliable {
 		if !reachable {
 			// SetPartition already broke crossing connections; this is
 			// a safety net that costs a lookup only on this error path.
-			if fi, ok := n.index.get(transport, src, dst); ok && n.flows[fi].open {
+			if fi, ok := n.index.get(transport, src, dst); ok && n.flows[fi].open() {
 				n.breakConn(fi)
 			}
 			n.last.Status = Unreachable
 			return 0, Ticket{}, Unreachable
 		}
 		fi := n.flowFor(transport, src, dst)
-		if !n.flows[fi].open {
+		if !n.flows[fi].open() {
 			n.openConn(fi)
 		}
 		f := &n.flows[fi]
-		if !admits(f.queueCap, f.inflight) {
+		if !admits(tr.queueCap, f.inflight) {
 			n.last.Status = QueueFull
 			return 0, Ticket{}, QueueFull
 		}
@@ -315,7 +342,7 @@ func (n *Network) Send(now time.Duration, transport, src, dst, size int, r *rand
 // their transmission. It records TxStart, TxEnd and HeavyFlows in n.last.
 func (n *Network) transmit(fi int32, now time.Duration, size int) time.Duration {
 	f := &n.flows[fi]
-	f.prune(now)
+	n.prune(fi, f, now)
 	heavy := n.countHeavy(now, int(f.src), fi)
 	if f.queued+int64(size) > n.heavy {
 		heavy++
@@ -329,10 +356,9 @@ func (n *Network) transmit(fi int32, now time.Duration, size int) time.Duration 
 	tx := time.Duration(math.Round(x))
 	start := max(now, f.lastTx)
 	end := simtime.Add(start, tx)
-	f.lastTx = end
-	f.push(end, int64(size))
-	if !f.active {
-		f.active = true
+	n.push(fi, f, now, end, int64(size))
+	if f.flags&flagActive == 0 {
+		f.flags |= flagActive
 		ns := &n.nodes[f.src]
 		ns.active = append(ns.active, fi)
 	}
@@ -352,13 +378,19 @@ func (n *Network) countHeavy(now time.Duration, src int, self int32) int {
 	for i := 0; i < len(act); {
 		fi := act[i]
 		g := &n.flows[fi]
-		g.prune(now)
-		if len(g.tx) == 0 {
-			g.active = false
+		if g.lastTx <= now { // nothing pending: prune's common case, inline
+			g.queued = 0
+			if g.flags&flagMulti != 0 {
+				n.dropQueue(fi, g)
+			}
+			g.flags &^= flagActive
 			last := len(act) - 1
 			act[i] = act[last]
 			act = act[:last]
 			continue
+		}
+		if g.flags&flagMulti != 0 {
+			n.pruneQueue(fi, g, now)
 		}
 		if fi != self && g.queued > n.heavy {
 			heavy++
@@ -396,34 +428,86 @@ func (n *Network) propagation(xm float64, size int, r *rand.Rand) (time.Duration
 	return time.Duration(math.Round(d)), u
 }
 
-func (f *flow) prune(now time.Duration) {
+// prune forgets flow fi's transmissions that ended by now (countHeavy
+// has its own copy).
+func (n *Network) prune(fi int32, f *flow, now time.Duration) {
 	// Transmissions end in FIFO order and the last ends at lastTx, so
-	// when lastTx has passed they all have: forget them without reading
-	// them (the common case of small messages, and a cache miss saved).
+	// when lastTx has passed they all have (the common case of small
+	// messages): forget them without reading them.
 	if f.lastTx <= now {
-		f.tx, f.head, f.queued = f.tx[:0], 0, 0
+		f.queued = 0
+		if f.flags&flagMulti != 0 {
+			n.dropQueue(fi, f)
+		}
 		return
 	}
-	h := int(f.head)
-	for h < len(f.tx) && f.tx[h].end <= now {
-		f.queued -= f.tx[h].size
-		h++
+	if f.flags&flagMulti != 0 {
+		n.pruneQueue(fi, f, now)
 	}
-	if h == len(f.tx) {
-		f.tx = f.tx[:0]
-		h = 0
-	}
-	f.head = int32(h)
+	// else: the one pending transmission ends at lastTx, after now
 }
 
-func (f *flow) push(end time.Duration, size int64) {
-	if len(f.tx) == cap(f.tx) && f.head > 0 {
-		m := copy(f.tx, f.tx[f.head:])
-		f.tx = f.tx[:m]
-		f.head = 0
+// dropQueue forgets flow fi's list of transmissions.
+//
+//go:noinline
+func (n *Network) dropQueue(fi int32, f *flow) {
+	f.flags &^= flagMulti
+	q := &n.queues[fi]
+	q.tx, q.head = q.tx[:0], 0
+}
+
+// pruneQueue forgets the listed transmissions of flow fi that ended by
+// now, the last one excepted (it ends at lastTx, after now).
+//
+//go:noinline
+func (n *Network) pruneQueue(fi int32, f *flow, now time.Duration) {
+	q := &n.queues[fi]
+	h := int(q.head)
+	for q.tx[h].end <= now {
+		f.queued -= q.tx[h].size
+		h++
 	}
-	f.tx = append(f.tx, txEntry{end: end, size: size})
+	if h == len(q.tx)-1 { // one left: lastTx and queued describe it
+		f.flags &^= flagMulti
+		q.tx, h = q.tx[:0], 0
+	}
+	q.head = int32(h)
+}
+
+// push appends a transmission of size bytes ending at end to flow fi,
+// pruned at now.
+func (n *Network) push(fi int32, f *flow, now, end time.Duration, size int64) {
+	switch {
+	case f.lastTx <= now: // none pending
+	case f.flags&flagMulti == 0: // one pending: list it with the new one
+		for int(fi) >= len(n.queues) {
+			n.queues = append(n.queues, txQueue{})
+		}
+		q := &n.queues[fi]
+		q.tx = append(q.tx[:0], txEntry{end: f.lastTx, size: f.queued}, txEntry{end: end, size: size})
+		q.head = 0
+		f.flags |= flagMulti
+	default:
+		q := &n.queues[fi]
+		if len(q.tx) == cap(q.tx) && q.head > 0 {
+			m := copy(q.tx, q.tx[q.head:])
+			q.tx = q.tx[:m]
+			q.head = 0
+		}
+		q.tx = append(q.tx, txEntry{end: end, size: size})
+	}
+	f.lastTx = end
 	f.queued += size
+}
+
+// clearQueues empties the transmission lists of the flows that have one.
+func (n *Network) clearQueues() {
+	for i := range n.flows {
+		if n.flows[i].flags&flagMulti != 0 {
+			q := &n.queues[i]
+			q.tx, q.head = q.tx[:0], 0
+		}
+	}
 }
 
 // flowFor returns the flow transport/src→dst, creating it if needed.
@@ -437,7 +521,7 @@ func (n *Network) flowFor(t, src, dst int) int32 {
 	fi := int32(len(n.flows))
 	if len(n.flows) < cap(n.flows) {
 		n.flows = n.flows[:fi+1]
-		n.flows[fi] = flow{tx: n.flows[fi].tx[:0]} // reuse memory after Reset
+		n.flows[fi] = flow{} // reuse memory after Reset
 	} else {
 		n.flows = append(n.flows, flow{})
 	}
@@ -446,8 +530,9 @@ func (n *Network) flowFor(t, src, dst int) int32 {
 	f.src, f.dst = int32(src), int32(dst)
 	f.rev = -1
 	f.transport = uint16(t)
-	f.reliable = n.trans[t].reliable
-	f.queueCap = n.trans[t].queueCap
+	if n.trans[t].reliable {
+		f.flags = flagReliable
+	}
 	f.latency, f.bandwidth = ns.latency, ns.bandwidth
 	if p, ok := n.links[uint64(src)<<24|uint64(dst)]; ok {
 		if p.latency != 0 {
@@ -457,7 +542,7 @@ func (n *Network) flowFor(t, src, dst int) int32 {
 			f.bandwidth = p.bandwidth
 		}
 	}
-	if f.reliable {
+	if f.reliable() {
 		ns.out = append(ns.out, fi)
 	}
 	n.index.set(t, src, dst, fi)
@@ -473,29 +558,31 @@ func (n *Network) openConn(fi int32) {
 		n.flows[fi].rev = rv
 		n.flows[rv].rev = fi
 	}
-	n.flows[fi].open = true
-	n.flows[rv].open = true
+	n.flows[fi].flags |= flagOpen
+	n.flows[rv].flags |= flagOpen
 }
 
 // breakConn breaks the reliable connection of flow fi (both directions):
 // a new epoch, nothing queued or in flight.
 func (n *Network) breakConn(fi int32) {
-	n.flows[fi].reset()
+	n.resetFlow(fi)
 	if rv := n.flows[fi].rev; rv >= 0 && rv != fi {
-		n.flows[rv].reset()
+		n.resetFlow(rv)
 	}
 }
 
-func (f *flow) reset() {
+func (n *Network) resetFlow(fi int32) {
+	f := &n.flows[fi]
 	f.epoch++
-	f.open = false
+	f.flags &^= flagOpen
 	f.inflight = 0
-	f.tx = f.tx[:0]
-	f.head = 0
+	if f.flags&flagMulti != 0 {
+		n.dropQueue(fi, f)
+	}
 	f.queued = 0
 	f.lastTx = 0
 	f.lastArrive = 0
-	// f.active stays: the flow leaves its sender's active list at the
+	// flagActive stays: the flow leaves its sender's active list at the
 	// next count.
 }
 
@@ -519,10 +606,10 @@ func (n *Network) Delivered(tk Ticket) bool {
 		panic("netmodel: Delivered called more often than Send succeeded")
 	}
 	f.inflight--
-	if f.reliable {
+	if f.reliable() {
 		return true
 	}
-	return n.nodes[f.src].group == n.nodes[f.dst].group
+	return n.groups[f.src] == n.groups[f.dst]
 }
 
 // QueueLen returns the number of messages sent from src to dst on
@@ -556,5 +643,5 @@ func (n *Network) Connected(transport, a, b int) bool {
 	n.checkNode(a)
 	n.checkNode(b)
 	fi, ok := n.index.get(transport, a, b)
-	return ok && n.flows[fi].open
+	return ok && n.flows[fi].open()
 }

@@ -16,7 +16,8 @@ func (n *Network) CopyFrom(src *Network) {
 		panic("netmodel: CopyFrom a network of another shape")
 	}
 	n.index.reset(n.flows)
-	// Grow n.flows to src's length, keeping the tx buffers of n's flows.
+	n.clearQueues()
+	// Grow n.flows to src's length.
 	for len(n.flows) < len(src.flows) {
 		if len(n.flows) < cap(n.flows) {
 			n.flows = n.flows[:len(n.flows)+1]
@@ -25,20 +26,26 @@ func (n *Network) CopyFrom(src *Network) {
 		}
 	}
 	n.flows = n.flows[:len(src.flows)]
+	copy(n.flows, src.flows)
 	for i := range src.flows {
-		d, s := &n.flows[i], &src.flows[i]
-		tx := append(d.tx[:0], s.tx[s.head:]...) // the transmissions not known to be finished
-		*d = *s
-		d.tx, d.head = tx, 0
+		s := &src.flows[i]
 		n.index.set(int(s.transport), int(s.src), int(s.dst), int32(i))
+		if s.flags&flagMulti != 0 { // the transmissions not known to be finished
+			for i >= len(n.queues) {
+				n.queues = append(n.queues, txQueue{})
+			}
+			sq := &src.queues[i]
+			n.queues[i].tx = append(n.queues[i].tx[:0], sq.tx[sq.head:]...)
+			n.queues[i].head = 0
+		}
 	}
 	for i := range src.nodes {
 		d, s := &n.nodes[i], &src.nodes[i]
 		d.out = append(d.out[:0], s.out...)
 		d.active = append(d.active[:0], s.active...)
-		d.group = s.group
 		d.latency, d.bandwidth = s.latency, s.bandwidth
 	}
+	copy(n.groups, src.groups)
 	n.last = src.last
 }
 
@@ -47,7 +54,8 @@ func (n *Network) CopyFrom(src *Network) {
 // never change after New, are shared.
 func (src *Network) Clone() *Network {
 	n := &Network{cfg: src.cfg, trans: src.trans, heavy: src.heavy, shape: src.shape, links: src.links,
-		nodes: make([]nodeState, len(src.nodes)), index: newFlowIndex(len(src.trans), len(src.nodes))}
+		nodes: make([]nodeState, len(src.nodes)), groups: make([]int32, len(src.nodes)),
+		index: newFlowIndex(len(src.trans), len(src.nodes))}
 	n.CopyFrom(src)
 	return n
 }

@@ -224,7 +224,11 @@ func (q *queue) up(i int) {
 	q.pos[e.slot()] = int32(i)
 }
 
-// down sifts i down and reports whether it moved.
+// down sifts i down and reports whether it moved. A node with all four
+// children picks the least of them in a tournament of three comparisons,
+// on an array pointer (no bounds checks): the event queue's sift-down was
+// the simulator's largest cost. Entries are never equal (keys are
+// unique), so the least child is the same whichever way it is found.
 func (q *queue) down(i int) bool {
 	h := q.h
 	n := len(h)
@@ -236,13 +240,24 @@ func (q *queue) down(i int) bool {
 			break
 		}
 		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if h[j].less(&h[m]) {
-				m = j
+		if c+4 <= n {
+			k := (*[4]entry)(h[c : c+4])
+			a, b := 0, 2
+			if k[1].less(&k[0]) {
+				a = 1
+			}
+			if k[3].less(&k[2]) {
+				b = 3
+			}
+			if k[b].less(&k[a]) {
+				a = b
+			}
+			m += a
+		} else {
+			for j := c + 1; j < n; j++ {
+				if h[j].less(&h[m]) {
+					m = j
+				}
 			}
 		}
 		if !h[m].less(&e) {

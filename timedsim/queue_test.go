@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The 4-ary heap against a deliberately naive reference: a slice sorted by
@@ -120,5 +121,16 @@ func TestQueueMatchesNaiveReference(t *testing.T) {
 				t.Fatalf("len %d, want %d", q.len(), len(naive))
 			}
 		}
+	}
+}
+
+// A node is two cache lines, the fields the loop reads at every event in
+// the first.
+func TestNode_HotHalf(t *testing.T) {
+	if got := unsafe.Sizeof(node{}); got != 128 {
+		t.Fatalf("node is %d bytes, want 128", got)
+	}
+	if off := unsafe.Offsetof(node{}.whead) + unsafe.Sizeof(node{}.whead); off > 64 {
+		t.Fatalf("the hot fields end at byte %d, want at most 64", off)
 	}
 }

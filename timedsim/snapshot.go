@@ -292,6 +292,7 @@ func (s *Simulator) adoptTables(sn *Snapshot) {
 	s.timerLbl, s.timerName = slices.Clone(t.timerLbl), slices.Clone(t.timerName)
 	s.appLabel, s.errLabel, s.fixedLbl = maps.Clone(t.appLabel), maps.Clone(t.errLabel), maps.Clone(t.fixedLbl)
 	s.compIdx, s.timerComp, s.compName = maps.Clone(t.compIdx), maps.Clone(t.timerComp), slices.Clone(t.compName)
+	s.compRecent = [len(s.compRecent)]compMemo{} // a memo of the compIdx just replaced
 	s.noteID, s.noteName = maps.Clone(t.noteID), slices.Clone(t.noteName)
 	n, c := len(t.labels), len(t.compName)
 	s.counts, s.winCounts = growTo(s.counts, n), growTo(s.winCounts, n)

@@ -14,6 +14,9 @@
 #   EXEC=1             SimGrid handlers also compute 1-10 ms (macepc's
 #                      default handler durations; see README.md)
 #   MACEPC_FLAGS=-warm time macepc's second execution instead of its first
+#   MACEPC_BASE=path   also run this macepc peer binary (e.g. built from an
+#                      earlier commit: go build ./bench/peers/simgrid/macepc),
+#                      interleaved with the others, as a column of its own
 #   BUILD=dir          where binaries and raw results go
 #                      (default ${TMPDIR:-/tmp}/macepc-simgrid-peer)
 #
@@ -32,6 +35,7 @@ MODELS=${MODELS:-CM02 Constant}
 EXEC=${EXEC:-0}
 MACEPC_FLAGS=${MACEPC_FLAGS:-}
 BUILD=${BUILD:-${TMPDIR:-/tmp}/macepc-simgrid-peer}
+MACEPC_BASE=${MACEPC_BASE:-}
 
 # --- prerequisites -----------------------------------------------------------
 missing=()
@@ -58,6 +62,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	exit 1
 fi
 sgver=$(pkg-config --modversion simgrid)
+if [ -n "$MACEPC_BASE" ] && [ ! -x "$MACEPC_BASE" ]; then
+	echo "run.sh: MACEPC_BASE=$MACEPC_BASE is not an executable" >&2
+	exit 1
+fi
+# /usr/bin/time (Debian: time) gives each process's CPU seconds, for a
+# second table; without it that table is left out.
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f 'cpu_s=%U+%S')
 
 # --- build -------------------------------------------------------------------
 mkdir -p "$BUILD"
@@ -86,19 +98,29 @@ exec_arg=()
 [ "$EXEC" = 1 ] && exec_arg=(exec)
 
 rate() { sed -n 's/.*msgs_per_s=\([0-9.]*\).*/\1/p'; }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# cpurate: messages per CPU second (user + system) of the whole process,
+# set-up included.
+cpurate() {
+	local m c
+	m=$(sed -n 's/.* messages=\([0-9]*\).*/\1/p' | head -1)
+	c=$(sed -n 's/.*cpu_s=\([0-9.]*\)+\([0-9.]*\).*/\1 \2/p' <<<"$out" | tail -1)
+	[ -n "$m" ] && [ -n "$c" ] && awk -v m="$m" -v c="$c" 'BEGIN { split(c, a, " "); t = a[1] + a[2]; if (t > 0) printf "%.0f", m / t }'
+}
+median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-declare -A rates
-run_one() { # key command...: runs it, records the rate under key
+declare -A rates cpurates
+run_one() { # key command...: runs it, records the rates under key
 	local key=$1 out
 	shift
-	if ! out=$("$@" 2>&1); then
+	if ! out=$("${timer[@]}" "$@" 2>&1); then
 		echo "run.sh: failed: $*" >&2
 		echo "$out" >&2
 		exit 1
 	fi
-	echo "$out" >>"$raw"
+	echo "$out" | tr '\n' ' ' >>"$raw"
+	echo >>"$raw"
 	rates[$key]="${rates[$key]:-} $(rate <<<"$out")"
+	cpurates[$key]="${cpurates[$key]:-} $(cpurate <<<"$out")"
 }
 
 configs=()
@@ -116,6 +138,10 @@ for cfg in "${configs[@]}"; do
 		done
 		# shellcheck disable=SC2086 # MACEPC_FLAGS is a list of flags
 		run_one "$cfg macepc" "$BUILD/macepc" -workload "$wl" -size "$size" -messages "$msgs" $MACEPC_FLAGS
+		if [ -n "$MACEPC_BASE" ]; then
+			# shellcheck disable=SC2086 # MACEPC_FLAGS is a list of flags
+			run_one "$cfg base" "$MACEPC_BASE" -workload "$wl" -size "$size" -messages "$msgs" $MACEPC_FLAGS
+		fi
 	done
 done
 
@@ -123,25 +149,40 @@ done
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.2f M", x/1e6; else printf "%.0f k", x/1e3 }'; }
 exec_note=""
 [ "$EXEC" = 1 ] && exec_note=" (exec: handlers compute 1-10 ms)"
-echo
-echo "messages/s, median of $REPS; SimGrid $sgver$exec_note; macepc ${MACEPC_FLAGS:-cold}; size = P pairs (ping-pong) or N nodes (chord)"
-header="| workload | size | M |"
-rule="|---|---:|---:|"
-for model in $MODELS; do header+=" SimGrid $model |"; rule+="---:|"; done
-header+=" macepc |"
-rule+="---:|"
-for model in $MODELS; do header+=" ratio vs $model |"; rule+="---:|"; done
-echo "$header"
-echo "$rule"
-for cfg in "${configs[@]}"; do
-	read -r wl size msgs <<<"$cfg"
-	mp=$(median <<<"${rates[$cfg macepc]}")
-	line="| $wl | $size | $msgs |"
-	ratios=""
-	for model in $MODELS; do
-		sg=$(median <<<"${rates[$cfg sg $model]}")
-		line+=" $(fmt "$sg") |"
-		ratios+=" $(awk -v a="$mp" -v b="$sg" 'BEGIN { printf "%.1f×", a/b }') |"
+# table name: prints the table of medians of rates (or cpurates)
+table() {
+	local -n rs=$1
+	local header="| workload | size | M |" rule="|---|---:|---:|" model cfg wl size msgs line ratios sg mp who
+	local whos=(macepc)
+	[ -n "$MACEPC_BASE" ] && whos=(base macepc)
+	for model in $MODELS; do header+=" SimGrid $model |"; rule+="---:|"; done
+	for who in "${whos[@]}"; do header+=" $who |"; rule+="---:|"; done
+	for who in "${whos[@]}"; do
+		for model in $MODELS; do header+=" $who vs $model |"; rule+="---:|"; done
 	done
-	echo "$line $(fmt "$mp") |$ratios"
-done
+	echo "$header"
+	echo "$rule"
+	for cfg in "${configs[@]}"; do
+		read -r wl size msgs <<<"$cfg"
+		line="| $wl | $size | $msgs |"
+		ratios=""
+		for model in $MODELS; do line+=" $(fmt "$(median <<<"${rs[$cfg sg $model]}")") |"; done
+		for who in "${whos[@]}"; do
+			mp=$(median <<<"${rs[$cfg $who]}")
+			line+=" $(fmt "$mp") |"
+			for model in $MODELS; do
+				sg=$(median <<<"${rs[$cfg sg $model]}")
+				ratios+=" $(awk -v a="$mp" -v b="$sg" 'BEGIN { printf "%.1f×", a/b }') |"
+			done
+		done
+		echo "$line$ratios"
+	done
+}
+echo
+echo "messages/s, median of $REPS; SimGrid $sgver$exec_note; macepc ${MACEPC_FLAGS:-cold}; size = P pairs (ping-pong) or N nodes (chord)${MACEPC_BASE:+; base = $MACEPC_BASE}"
+table rates
+if [ ${#timer[@]} -gt 0 ]; then
+	echo
+	echo "messages per CPU second (user + system) of the whole process, set-up included, median of $REPS"
+	table cpurates
+fi
