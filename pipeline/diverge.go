@@ -546,8 +546,13 @@ func watchdogMismatch(env Env, name string, outcome timedsim.Outcome, steps int,
 		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome, r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
 }
 
-// record replays a path with the event log on.
+// record replays a path with the event log on. A recording started earlier (Env.recs) is waited for instead.
 func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timedsim.Result, error) {
+	if env.recs != nil {
+		if wait, ok := env.recs.get(t, path); ok {
+			return wait()
+		}
+	}
 	d := env.Dir
 	opts := env.watched(t.Options)
 	opts.Record = true

@@ -197,6 +197,10 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 	if err != nil {
 		return err
 	}
+	// The search's triage keeps its recording of the anomaly for phase
+	// 3a, which replays it for the event log (record).
+	cfg.Env.recs = newRecordings()
+	defer cfg.Env.recs.keep(nil, timedsim.Path{})
 	sf, err := search(ctx, SearchConfig{Env: cfg.Env, Profile: pf, Target: t, MaxRuns: cfg.MaxRuns, TriageRuns: cfg.TriageRuns, Verdict: cfg.Verdict, Resume: cfg.Resume})
 	if err != nil {
 		return err
@@ -206,7 +210,9 @@ func searchOn(ctx context.Context, cfg Config, res *Result, done func(Phase)) er
 	if sf.Anomaly == nil {
 		return nil
 	}
-	if res.Divergence, err = diverge(ctx, cfg.Env, pf, t, sf.Anomaly, cfg.Walks, cfg.Confirm); err != nil {
+	res.Divergence, err = diverge(ctx, cfg.Env, pf, t, sf.Anomaly, cfg.Walks, cfg.Confirm)
+	cfg.Env.recs.keep(nil, timedsim.Path{})
+	if err != nil {
 		return err
 	}
 	done(PhaseDiverge)
