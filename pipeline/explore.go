@@ -95,53 +95,32 @@ func replayExplore(ctx context.Context, systems timedsim.Registry, pf *timedsim.
 }
 
 // exploreTimed adds the anomalous execution and, after phase 3a, the
-// similar fast one, with the divergence point. The two replays are
-// independent: the similar one runs while the anomaly's does (on the
-// other core), and their results are added in the same order.
+// similar fast one, with the divergence point.
 func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *explore.Data) error {
 	apf, err := readPathFile(d.File(results.FileAnomalyPath))
 	if err != nil {
 		return err
 	}
-	type replayed struct {
-		e   *explore.Execution
-		err error
-	}
-	anomalous := make(chan replayed, 1)
-	go func() {
-		e, err := replayExplore(ctx, systems, apf, "anomalous")
-		anomalous <- replayed{e, err}
-	}()
-	// The anomaly's replay, waited for before any return: its error comes
-	// first, as when the replays ran one after the other.
-	a, aerr := (*explore.Execution)(nil), error(nil)
-	waitAnomaly := func() error {
-		r := <-anomalous
-		a, aerr = r.e, r.err
-		return aerr
-	}
-	df, spf, err := exploreSimilar(d, apf)
-	if err != nil {
-		if werr := waitAnomaly(); werr != nil {
-			return werr
-		}
-		return err
-	}
-	var s *explore.Execution
-	if spf != nil {
-		s, err = replayExplore(ctx, systems, spf, "similar")
-	}
-	if werr := waitAnomaly(); werr != nil {
-		return werr
-	}
+	a, err := replayExplore(ctx, systems, apf, "anomalous")
 	if err != nil {
 		return err
 	}
 	data.Title = fmt.Sprintf("%s/%s, %d nodes", apf.System, apf.Variant, apf.Nodes)
 	ai := len(data.Executions)
 	data.Executions = append(data.Executions, a)
-	if df == nil {
+	if !d.exists(results.FileDivergence) {
 		return nil
+	}
+	path := d.File(results.FileDivergence)
+	var df DivergenceFile
+	if err := results.ReadJSON(path, &df); err != nil {
+		return err
+	}
+	if err := results.CheckFormat(path, df.Format, df.Version, results.FormatDivergence); err != nil {
+		return err
+	}
+	if df.ConfigHash != apf.ConfigHash {
+		return fmt.Errorf("%s belongs to another configuration than %s", path, results.FileAnomalyPath)
 	}
 	// The run's seed, as the report and summary.json give it; the
 	// divergence walks' own seed is the phase's, said as such.
@@ -160,41 +139,21 @@ func exploreTimed(ctx context.Context, systems timedsim.Registry, d *Dir, data *
 		why = "divergence point: " + df.Why
 	}
 	a.Mark(df.Step, explore.MarkDivergence, why)
-	if s == nil {
+	if df.Similar == nil || !d.exists(results.FileSimilarPath) {
 		return nil
+	}
+	spf, err := readPathFile(d.File(results.FileSimilarPath))
+	if err != nil {
+		return err
+	}
+	s, err := replayExplore(ctx, systems, spf, "similar")
+	if err != nil {
+		return err
 	}
 	s.Mark(df.Similar.Prefix, explore.MarkDivergence, "the similar fast execution branches off the anomalous one here")
 	data.Executions = append(data.Executions, s)
 	data.Pair(ai, len(data.Executions)-1, "anomalous vs similar fast")
 	return nil
-}
-
-// exploreSimilar reads phase 3a's files for exploreTimed: divergence.json
-// (nil before phase 3a) and, when it has a similar fast execution with
-// its path file, that file (nil otherwise).
-func exploreSimilar(d *Dir, apf *timedsim.PathFile) (*DivergenceFile, *timedsim.PathFile, error) {
-	if !d.exists(results.FileDivergence) {
-		return nil, nil, nil
-	}
-	path := d.File(results.FileDivergence)
-	var df DivergenceFile
-	if err := results.ReadJSON(path, &df); err != nil {
-		return nil, nil, err
-	}
-	if err := results.CheckFormat(path, df.Format, df.Version, results.FormatDivergence); err != nil {
-		return nil, nil, err
-	}
-	if df.ConfigHash != apf.ConfigHash {
-		return nil, nil, fmt.Errorf("%s belongs to another configuration than %s", path, results.FileAnomalyPath)
-	}
-	if df.Step < 0 || df.Similar == nil || !d.exists(results.FileSimilarPath) {
-		return &df, nil, nil
-	}
-	spf, err := readPathFile(d.File(results.FileSimilarPath))
-	if err != nil {
-		return nil, nil, err
-	}
-	return &df, spf, nil
 }
 
 // exploreLiveness adds the dead path and, with a critical transition, the
