@@ -52,13 +52,22 @@ func (a *app) printReport(dir string) {
 
 // writeReport renders the report at the end of a command; a failure is a
 // warning (the results files are written and the exit status stands).
-// explore.html is written first, so that report.html links to it.
+// explore.html is written while the report renders its figures
+// (report.Options.WaitExplore), before report.html, which links to it.
 func (a *app) writeReport(dir string) {
-	wrote, err := pipeline.Explore(a.ctx, a.reg, dir)
+	var wrote bool
+	explored := make(chan struct{})
+	go func() {
+		defer close(explored)
+		var err error
+		if wrote, err = pipeline.Explore(a.ctx, a.reg, dir); err != nil {
+			fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
+		}
+	}()
+	wait := func() { <-explored }
+	err := report.WriteWith(dir, report.Options{Program: a.name, WaitExplore: wait})
+	wait()
 	if err != nil {
-		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
-	}
-	if err := report.WriteWith(dir, report.Options{Program: a.name}); err != nil {
 		fmt.Fprintf(a.stderr, "%s: warning: %v\n", a.name, message(a.name, err))
 		return
 	}

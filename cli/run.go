@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +40,8 @@ type pipelineFlags struct {
 	progress    string
 	shard       string // --shard i/n (shard.go)
 	resume      bool
-	resumeSet   bool // --resume was given (true or false)
+	resumeSet   bool   // --resume was given (true or false)
+	cpuProfile  string // --cpuprofile FILE (hidden): a developer's CPU profile of the command
 }
 
 func (f *pipelineFlags) registerOut(fs *pflag.FlagSet) {
@@ -201,15 +204,48 @@ func withLivenessFlag(_ *pipelineFlags, fs *pflag.FlagSet) {
 	fs.Bool("liveness", false, "MaceMC's liveness search instead of the performance pipeline ('macepc run --liveness --help' for its flags)")
 }
 
+// withCPUProfile registers --cpuprofile FILE, hidden: it is for whoever
+// measures where a command's time goes (go tool pprof FILE), not an
+// option of the analysis.
+func withCPUProfile(f *pipelineFlags, fs *pflag.FlagSet) {
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to this file (runtime/pprof)")
+	fs.MarkHidden("cpuprofile") //nolint:errcheck // registered just above
+}
+
+// startCPUProfile starts the CPU profile of --cpuprofile (nothing without
+// it); the function it returns stops it and closes the file.
+func startCPUProfile(name string) (stop func(), err error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	w, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		w.Close()
+	}, nil
+}
+
 // runAll is `macepc run`: every phase into --out (pipeline.Run).
 func (a *app) runAll(args []string) (int, error) {
 	if isLiveness(args) {
 		return a.runLiveness(args)
 	}
-	f, fs, err := a.parsePipeline("run", args, append([]func(*pipelineFlags, *pflag.FlagSet){withLivenessFlag, withSim, (*pipelineFlags).registerOut}, runPhaseFlags()...)...)
+	f, fs, err := a.parsePipeline("run", args, append([]func(*pipelineFlags, *pflag.FlagSet){withLivenessFlag, withSim, (*pipelineFlags).registerOut, withCPUProfile}, runPhaseFlags()...)...)
 	if err != nil {
 		return ExitError, err
 	}
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return ExitError, err
+	}
+	defer stopProfile()
 	t, err := a.resolve(&f.sim)
 	if err != nil {
 		return ExitError, err

@@ -538,3 +538,29 @@ func TestProfileWarnsOfSlowExecutions(t *testing.T) {
 		t.Errorf("threshold at Q3: %d above; warnings %q, stderr %q, want %q", above, warnings, errs, want)
 	}
 }
+
+// A developer's --cpuprofile writes a CPU profile of the whole run (a
+// gzipped protocol buffer, go tool pprof's input), and run's help does
+// not list it: it is not an option of the analysis.
+func TestRunCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	out, errs, st := runRT(t, context.Background(), "run", "--system", "randtree", "--seed", "1", "--edd", "../systems/randtree/testdata/edd.json", "--out", dir, "--progress", "never", "--cpuprofile", prof)
+	if st != cli.ExitFinding {
+		t.Fatalf("run --cpuprofile: status %d\n%s%s", st, out, errs)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("%s is not a gzipped profile (%d bytes)", prof, len(b))
+	}
+	help, _, _ := runRT(t, context.Background(), "run", "--help")
+	if strings.Contains(help, "cpuprofile") {
+		t.Errorf("run --help lists the hidden --cpuprofile:\n%s", help)
+	}
+	if _, errs, st := runRT(t, context.Background(), "run", "--out", t.TempDir(), "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.pprof")); st != cli.ExitError || !strings.Contains(errs, "--cpuprofile") {
+		t.Errorf("an unwritable --cpuprofile: status %d, stderr %q", st, errs)
+	}
+}

@@ -2,6 +2,7 @@ package divergence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -238,7 +239,11 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 			rep.Probes = append(rep.Probes, rec)
 			return false, err
 		}
-		_, done, err := cfg.Explorer.Run(ctx, timedsim.Work{
+		// Once the probe has its answer, the walks still running (later
+		// indexes, which the probe does not count) are interrupted
+		// rather than run to their end: they change no result.
+		walks, answered := context.WithCancel(ctx)
+		_, done, err := cfg.Explorer.Run(walks, timedsim.Work{
 			N:    k,
 			Path: walk,
 			From: from,
@@ -254,12 +259,15 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 					}
 					if rec.Recoveries == need {
 						rec.Recovered = true
+						answered()
 						return false
 					}
 				}
 				return true
 			},
 		})
+		answered()
+		err = unanswered(ctx, err)
 		rec.Walks = done
 		if !rec.Recovered {
 			first, rec.RecoveredWalk = nil, -1 // too few recovered
@@ -272,7 +280,8 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 			}
 			done = 0
 			if err == nil {
-				_, done, err = cut.Run(ctx, timedsim.Work{
+				walks, answered := context.WithCancel(ctx)
+				_, done, err = cut.Run(walks, timedsim.Work{
 					N:    confirm,
 					Path: func(i int) timedsim.Path { return walk(k + i) },
 					From: from,
@@ -281,12 +290,15 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 							rec.Recoveries++
 							rec.Recovered, rec.RecoveredWalk, first = true, k+i, r
 							rec.ExecTimes = append(rec.ExecTimes, r.ExecTime)
+							answered()
 							return false
 						}
 						rec.Cut++
 						return true
 					},
 				})
+				answered()
+				err = unanswered(ctx, err)
 			}
 			rec.Walks += done
 		}
@@ -316,6 +328,18 @@ func Find(ctx context.Context, cfg Config, anomalous timedsim.Path, totalSteps i
 		}
 	}
 	return rep, err
+}
+
+// unanswered is the error of a probe's Explorer.Run on a context derived
+// from ctx that the probe cancels once it has its answer: that
+// cancellation, which only interrupts walks the probe does not count, is
+// no error (Run returns none for it, as its Each stopped the work first;
+// this keeps it so); ctx's own end, a failure and a nondeterminism are.
+func unanswered(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 func boolInt(b bool) int {

@@ -44,7 +44,9 @@ func TestFindSnapshotEqualsReplay(t *testing.T) {
 	}
 	wantSimilar := want.Similar
 	want.Similar = nil
-	for _, jobs := range []int{1, 2} {
+	// With 8 workers a probe that has its answer interrupts up to 7
+	// walks it does not count: the report must not see them.
+	for _, jobs := range []int{1, 2, 8} {
 		got, gotCalls := run(false, jobs)
 		if got.Mode != ModeSnapshot || got.Replayed != 0 {
 			t.Fatalf("mode %q with %d replayed probes, want %q and none", got.Mode, got.Replayed, ModeSnapshot)

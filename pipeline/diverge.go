@@ -174,18 +174,23 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	if an.Outcome == timedsim.Panicked || an.Outcome == timedsim.Hung {
 		steps++
 	}
+	// Replay the anomaly with the event log on, while the search runs
+	// (it fills the cores the search leaves idle, as when it simulates a
+	// prefix for a snapshot): its step times tell whether the divergence
+	// point is only where the time budget ran out.
+	recordA := recordAsync(ctx, env, t, anomalous)
 	rep, err := divergence.Find(ctx, cfg, anomalous, steps)
 	if errors.Is(err, timedsim.ErrNondeterministic) {
 		prog.Done()
+		recordA()
 		return nil, err
 	}
 	if err != nil {
 		prog.Done()
+		recordA()
 		return nil, interruption(ctx, "interrupted in phase diverge after %d walk executions; the files of the completed phases are in %s", countProbeWalks(rep), d.path)
 	}
-	// Replay the anomaly with the event log on: its step times tell
-	// whether the divergence point is only where the time budget ran out.
-	aRes, err := record(ctx, env, t, anomalous)
+	aRes, err := recordA()
 	if err != nil {
 		prog.Done()
 		return nil, err
@@ -231,7 +236,15 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 		return nil, fmt.Errorf("replaying %s gave %s in %d steps, but the search recorded %s in %d: the system is not deterministic (a handler uses randomness or state outside ctx)",
 			an.Path, timedsim.FormatTime(aRes.ExecTime), aRes.Steps, timedsim.FormatTime(time.Duration(an.ExecTimeNS)), an.Steps)
 	}
+	// The similar execution's replay runs while anomaly.log is written.
+	var recordS func() (*timedsim.Result, error)
+	if rep.Similar != nil {
+		recordS = recordAsync(ctx, env, t, rep.Similar.Path)
+	}
 	if err := writeLog(out, results.FileAnomalyLog, apf, anomalous, aRes); err != nil {
+		if recordS != nil {
+			recordS()
+		}
 		return nil, err
 	}
 	var aEv, sEv *timedsim.TimedEvent
@@ -241,7 +254,7 @@ func diverge(ctx context.Context, env Env, pf *results.Profile, t *Target, an *A
 	}
 	var sRes *timedsim.Result
 	if rep.Similar != nil {
-		if sRes, err = record(ctx, env, t, rep.Similar.Path); err != nil {
+		if sRes, err = recordS(); err != nil {
 			return nil, err
 		}
 		st, lim := twoTimes(sRes.ExecTime, crit.Limit)
@@ -533,8 +546,13 @@ func watchdogMismatch(env Env, name string, outcome timedsim.Outcome, steps int,
 		name, units.Duration(env.watched(timedsim.Options{}).HandlerTimeout), what(outcome, steps), what(r.Outcome, r.Steps), units.Duration(timedsim.DefaultHandlerTimeout))
 }
 
-// record replays a path with the event log on.
+// record replays a path with the event log on. A recording started earlier (Env.recs) is waited for instead.
 func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timedsim.Result, error) {
+	if env.recs != nil {
+		if wait, ok := env.recs.get(t, path); ok {
+			return wait()
+		}
+	}
 	d := env.Dir
 	opts := env.watched(t.Options)
 	opts.Record = true
@@ -547,6 +565,25 @@ func record(ctx context.Context, env Env, t *Target, path timedsim.Path) (*timed
 		return nil, interruption(ctx, "interrupted while replaying for the event logs; the files of the completed phases are in %s", d.path)
 	}
 	return r, nil
+}
+
+// recordAsync starts record(ctx, env, t, path) on a goroutine of its
+// own; the function it returns waits for its result. Every caller waits,
+// on every return, so that no replay outlives its phase.
+func recordAsync(ctx context.Context, env Env, t *Target, path timedsim.Path) func() (*timedsim.Result, error) {
+	var (
+		r    *timedsim.Result
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		r, err = record(ctx, env, t, path)
+	}()
+	return func() (*timedsim.Result, error) {
+		<-done
+		return r, err
+	}
 }
 
 // writeLog writes the event log of r, the execution of path of pf, as the

@@ -117,6 +117,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if !hasSystem(cfg.Systems, cfg.Target.System.Name) {
 		cfg.Systems = append(append(timedsim.Registry(nil), cfg.Systems...), cfg.Target.System)
 	}
+	// The search's triage keeps its recording of the anomaly for phase
+	// 3a, which replays it for the event log (record).
+	cfg.Env.recs = newRecordings()
+	defer cfg.Env.recs.keep(nil, timedsim.Path{})
 	s := &runState{ctx: ctx, cfg: &cfg, res: &Result{}, target: cfg.Target, eddSource: cfg.EDDSource}
 	// A phase whose files the next one writes is reported with it, with
 	// the result as it was when it ended.
@@ -269,6 +273,7 @@ func runSearch(s *runState) (bool, error) {
 // search's first class.
 func runDiverge(s *runState) (bool, error) {
 	df, err := diverge(s.ctx, s.cfg.Env, s.res.Profile, s.target, s.res.Search.Anomaly, s.cfg.Walks, s.cfg.Confirm)
+	s.cfg.Env.recs.keep(nil, timedsim.Path{}) // the anomaly's recording, kept by the search for this phase
 	s.res.Divergence = df
 	return false, err
 }

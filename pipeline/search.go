@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/macepc/macepc/anomaly"
@@ -274,13 +275,6 @@ func triage(ctx context.Context, env Env, t *Target, pf *results.Profile, sf *Se
 			sf.Candidates++
 		}
 	}
-	var causes *causer
-	if sf.Candidates > 0 {
-		var err error
-		if causes, err = newCauser(ctx, env, t, pf, execs, sf.Verdict.Alpha); err != nil {
-			return err
-		}
-	}
 	classesOf := func(k int) []anomaly.Class {
 		in := make([]anomaly.Execution, len(execs))
 		for i, l := range execs {
@@ -288,6 +282,29 @@ func triage(ctx context.Context, env Env, t *Target, pf *results.Profile, sf *Se
 				Finding: findingBucket(l.Finding), Window: l.Window}
 		}
 		return anomaly.Triage(in, anomaly.TriageConfig{Median: time.Duration(pf.MedianNS)})
+	}
+	var causes *causer
+	if sf.Candidates > 0 {
+		// The causes replay the median execution and the classes'
+		// representatives one after the other: start the first ones
+		// side by side. A run's phase 3a uses the first class's again.
+		if env.recs == nil {
+			env.recs = newRecordings()
+			defer env.recs.keep(nil, timedsim.Path{})
+		} else {
+			defer func() {
+				if sf.Anomaly != nil {
+					env.recs.keep(t, timedsim.SeedPath(sf.Anomaly.Seed))
+				} else {
+					env.recs.keep(nil, timedsim.Path{})
+				}
+			}()
+		}
+		startCauses(ctx, env, t, pf, execs, classesOf)
+		var err error
+		if causes, err = newCauser(ctx, env, t, pf, execs, sf.Verdict.Alpha); err != nil {
+			return err
+		}
 	}
 	// A class of anomalies whose excess is the models' draws joins the
 	// normal tail (its members too), and the classes are made again.
@@ -371,6 +388,40 @@ func triage(ctx context.Context, env Env, t *Target, pf *results.Profile, sf *Se
 		sf.Anomaly = &an
 	}
 	return nil
+}
+
+// startCauses starts the replays that triage's causes begin with: the
+// median execution's and those of the representatives of the first
+// classes, anomalies then normal tail, as many as there are workers.
+func startCauses(ctx context.Context, env Env, t *Target, pf *results.Profile, execs []results.CountsLine, classesOf func(k int) []anomaly.Class) {
+	m := medianExecution(pf, execs)
+	if m < 0 {
+		return // no median execution: no causes
+	}
+	env.recs.start(ctx, env, t, timedsim.SeedPath(execs[m].Seed))
+	n := env.Jobs
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	seed := make(map[int]uint64, len(execs))
+	for _, l := range execs {
+		if l.Finding == "" {
+			seed[l.Index] = l.Seed
+		}
+	}
+	for _, k := range []int{1, 2} {
+		for _, c := range classesOf(k) {
+			s, ok := seed[c.Representative]
+			if !ok {
+				continue // a finding: no cause
+			}
+			if n == 0 {
+				return
+			}
+			n--
+			env.recs.start(ctx, env, t, timedsim.SeedPath(s))
+		}
+	}
 }
 
 // findingBucket is the class key of a finding: its text without the

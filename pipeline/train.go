@@ -34,6 +34,9 @@ type Env struct {
 	// CheckDeterminism runs every execution twice and fails on any
 	// difference (timedsim.Explorer.CheckDeterminism).
 	CheckDeterminism bool
+	// recs, if not nil, holds replays with the event log on that were
+	// started ahead of need or are kept for a later phase (record).
+	recs *recordings
 }
 
 // watched is opts with e's handler watchdog.

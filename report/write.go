@@ -76,6 +76,11 @@ type Options struct {
 	// (DefaultProgram when ""): a front end built on cli.Main passes its
 	// own name.
 	Program string
+	// WaitExplore, if set, lets a caller write explore.html while the
+	// report renders its figures: WriteWith calls it once they are
+	// rendered, and only when it has returned looks for explore.html,
+	// which report.html links to. Without it, Load's look decides.
+	WaitExplore func()
 }
 
 // Write renders the report of a results directory into it: report.html,
@@ -93,6 +98,11 @@ func WriteWith(dir string, o Options) error {
 	}
 	r.Program = o.Program
 	figs, err := RenderFigures(r)
+	if o.WaitExplore != nil {
+		o.WaitExplore()
+		_, serr := os.Stat(filepath.Join(dir, results.FileExplore))
+		r.Explore = serr == nil
+	}
 	if err != nil {
 		return err
 	}
