@@ -65,7 +65,7 @@ func (w *world) snapshot(describe bool) *worldSnap {
 		if !describe {
 			break
 		}
-		w.nodeDesc(i)
+		w.primeState(i)
 		if w.panicked != "" {
 			return nil
 		}

@@ -111,6 +111,10 @@ type wnode struct {
 	app       int        // index of the next application event
 	desc      string
 	described bool
+	// fp is the node's fingerprint (Fingerprinter) if fpDone; a step
+	// that changes the node clears both caches.
+	fp     []byte
+	fpDone bool
 	// crashed: a crash-stop stopped the node for good.
 	crashed bool
 	// side is the node's side of the lasting partitions (0, or 1+id once
@@ -133,6 +137,8 @@ type settings struct {
 	parts    int // Config.Partitions
 	safety   []timedsim.Property
 	liveness []timedsim.Property
+	// describeOnly hashes nodes by Describe alone (Config.describeOnly).
+	describeOnly bool
 }
 
 // world is the untimed choice-scheduler world of one execution at a time
@@ -602,7 +608,7 @@ func (w *world) exec(e event) bool {
 	var n *wnode
 	if e.node >= 0 {
 		n = &w.nodes[e.node]
-		n.described = false
+		n.described, n.fpDone = false, false
 	}
 	var ok bool
 	switch e.kind {
@@ -866,7 +872,7 @@ func (w *world) pushBroken(broken []errRec) {
 func (w *world) reset(id int32, restart bool) bool {
 	n := &w.nodes[id]
 	n.timers = n.timers[:0]
-	n.described = false
+	n.described, n.fpDone = false, false
 	if restart {
 		n.app = 0
 	}
@@ -1184,7 +1190,7 @@ func (w *world) hash() uint64 {
 		b = strconv.AppendInt(b, int64(w.nodes[i].app), 10)
 		b = append(b, 0)
 		d.Write(b)
-		d.WriteString(w.nodeDesc(i))
+		w.nodeState(i)
 		for ti := range w.nodes[i].timers {
 			t := &w.nodes[i].timers[ti]
 			d.WriteString("\x00T")
