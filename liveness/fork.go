@@ -26,6 +26,7 @@ type worldSnap struct {
 	resetsLeft, breaksLeft, dropsLeft, crashesLeft, partsLeft int
 	script, heals, step, seg                                  int
 	stepNode                                                  int32
+	primed                                                    bool // made with describe
 }
 
 // cloners reports whether every node's service can be copied (after
@@ -54,7 +55,7 @@ func (w *world) snapshot(describe bool) *worldSnap {
 	}
 	sn := &worldSnap{
 		resetsLeft: w.resetsLeft, breaksLeft: w.breaksLeft, dropsLeft: w.dropsLeft, crashesLeft: w.crashesLeft, partsLeft: w.partsLeft,
-		script: w.script, heals: w.heals, step: w.step, seg: w.seg, stepNode: w.stepNode,
+		script: w.script, heals: w.heals, step: w.step, seg: w.seg, stepNode: w.stepNode, primed: describe,
 	}
 	for i := range w.nodes {
 		if _, ok := w.nodes[i].svc.(cloner); !ok && w.nodes[i].svc != nil {

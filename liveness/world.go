@@ -177,6 +177,7 @@ type world struct {
 	log                *[]string // event log, when recording
 	tracer             *tracer   // TracePath's recorder, or nil
 	panicked           string    // a handler's panic, ending the execution
+	prefix             prefixCache
 	scratch            []byte
 	// describes counts the nodes' descriptions (checkDescribe); nondet is
 	// the warning about the first Describe seen not to be deterministic.
