@@ -71,9 +71,9 @@ func (w *world) nodeFP(i int) []byte {
 		return n.fp
 	}
 	f := n.svc.(Fingerprinter)
-	fp, p := tryFingerprint(f, nil)
+	fp, p := tryFingerprint(f, make([]byte, 0, 64))
 	if p == "" && w.nondet == "" && w.checkDescribe() {
-		again, p2 := tryFingerprint(f, nil)
+		again, p2 := tryFingerprint(f, make([]byte, 0, 64))
 		if p = p2; p == "" && !bytes.Equal(again, fp) {
 			w.nondet = fmt.Sprintf("node %v's AppendFingerprint is not deterministic: two calls on the same state gave different bytes (%x, then %x); "+
 				"state hashing counts each such state as several: make it a pure function of the state", timedsim.NodeID(i), fp, again)

@@ -115,6 +115,9 @@ type wnode struct {
 	// that changes the node clears both caches.
 	fp     []byte
 	fpDone bool
+	// shared: svc is a snapshot's copy (fork.go), which no execution
+	// may change: own copies it before a handler runs on the node.
+	shared bool
 	// crashed: a crash-stop stopped the node for good.
 	crashed bool
 	// side is the node's side of the lasting partitions (0, or 1+id once
@@ -610,6 +613,7 @@ func (w *world) exec(e event) bool {
 	if e.node >= 0 {
 		n = &w.nodes[e.node]
 		n.described, n.fpDone = false, false
+		n.own()
 	}
 	var ok bool
 	switch e.kind {
@@ -874,6 +878,7 @@ func (w *world) reset(id int32, restart bool) bool {
 	n := &w.nodes[id]
 	n.timers = n.timers[:0]
 	n.described, n.fpDone = false, false
+	n.own()
 	if restart {
 		n.app = 0
 	}
