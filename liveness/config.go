@@ -150,6 +150,9 @@ type Config struct {
 	// and of frontier entries expanded at a time by the level division
 	// (0: chunkTasks and lvChunk).
 	chunk int
+	// describeOnly, a test hook, hashes every node by its Describe text,
+	// ignoring Fingerprinter.
+	describeOnly bool
 }
 
 // pathEnd says how a DFS path ended.
@@ -215,7 +218,7 @@ func (c Config) resolve() (*resolved, error) {
 		r.jobs = runtime.GOMAXPROCS(0)
 	}
 	set := &settings{sc: sc, trs: timedsim.NewTransports(sc.Network), unbiased: c.Unbiased, faults: c.Faults, breaks: c.Breaks, drops: c.Drops,
-		crashes: c.Crashes, parts: c.Partitions, kindW: defaultWeights()}
+		crashes: c.Crashes, parts: c.Partitions, kindW: defaultWeights(), describeOnly: c.describeOnly}
 	for k, v := range c.Weights {
 		if v < 0 {
 			return nil, fmt.Errorf("liveness: negative weight %d for %q", v, k)

@@ -63,6 +63,11 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 	// fresh is the first step of the current sequence that differs from
 	// the previous one: the states before it are already hashed.
 	fresh := 0
+	// snaps[i] is the state after the base and seq[:i] when the services
+	// can be copied (fork): a sequence restores the state before its
+	// first fresh step instead of replaying the steps before it.
+	var snaps []*worldSnap
+	fork := !r.Replay
 	for paths := 0; ; paths++ {
 		// Every sequence: one can take long (a start of many nodes), and
 		// an interruption keeps the partial report.
@@ -77,10 +82,20 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 				return nil, &errMemory{depth: d.depth, used: d.seen.bytes() + d.extra}
 			}
 		}
-		w.start(base)
-		for w.step < B {
-			w.seedStep()
-			w.execChoice(w.enabled(), base.Choices[w.step])
+		from := 0
+		if fork && fresh < len(snaps) {
+			w.restore(snaps[fresh])
+			w.segs = base.Segments
+			from = fresh
+			d.st.Steps += int64(fresh) // as if replayed
+			snaps = snaps[:fresh+1]
+		} else {
+			snaps = snaps[:0]
+			w.start(base)
+			for w.step < B {
+				w.seedStep()
+				w.execChoice(w.enabled(), base.Choices[w.step])
+			}
 		}
 		if !r.NoHashing && d.seen == nil {
 			d.seen = &fpTable{}
@@ -95,12 +110,19 @@ func (d *dfsRun) run(ctx context.Context, leaf func(seq []int, end pathEnd) (*Vi
 		end := endDepth
 		var found *Violation
 		redundant := false
-		for i := 0; i < d.depth; i++ {
+		for i := from; i < d.depth; i++ {
 			en := w.enabled()
 			if len(en) == 0 {
 				end = endQuiescent
 				seq, widths, reads = seq[:i], widths[:i], reads[:i]
 				break
+			}
+			if fork && i == len(snaps) {
+				if sn := w.snapshot(false); sn != nil {
+					snaps = append(snaps, sn)
+				} else {
+					fork, snaps = false, nil // a service without Clone, or a panic: replay
+				}
 			}
 			if i == len(seq) {
 				seq, widths, reads = append(seq, 0), append(widths, 0), append(reads, 0)
@@ -449,7 +471,17 @@ func (s *searcher) runTask(ctx context.Context, w *world, t *task, depth, split,
 			}
 			p = p.Branch(n, seed, len(s.base.Choices)+r.DMax)
 			rec.Leaves++
-			res := w.walk(p, walkOptions{liveFrom: n + 1})
+			// The walk goes on from seq's state rather than replaying it:
+			// the division's (a snapshot, seeded) or the DFS's, which just
+			// executed it.
+			o := walkOptions{liveFrom: n + 1}
+			switch {
+			case t.seeded:
+				o.from = s.snapAt(w, seq, false)
+			case !r.Replay && w.step == n:
+				o.here = true
+			}
+			res := w.walk(p, o)
 			walks++
 			walkSteps += int64(res.steps)
 			if res.err != nil {

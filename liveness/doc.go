@@ -167,6 +167,21 @@
 // ends every sequence in a duplicate). A known limit: a step's handler
 // randomness depends on the step number, which the hash leaves out.
 //
+// A service that implements Fingerprinter (AppendFingerprint: its state as
+// bytes, exactly as fine as its Describe text) is hashed by it instead,
+// without formatting: RandTree's, Chord's and elect's nodes are. Its
+// Describe still gives the state diffs and the event logs, and
+// AppendFingerprint is checked and treated as Describe is below (a panic
+// is a finding, a sample of calls is made twice).
+//
+// Where every service implements Clone (timedsim.Cloner), the sequences
+// are not re-executed from the initial state: the DFS restores a snapshot
+// taken before the first step a sequence does not share with the one
+// before, a walk goes on from its sequence's state, and the level
+// division's workers restore the snapshot at the longest prefix their
+// next frontier entry or task shares with the last one (prefix.go). The
+// steps are counted as if replayed; Config.Replay replays everything.
+//
 // Describe is thus part of the search. One that panics is a panic
 // (KindPanic, "n1: Describe panicked: …") at the step whose state it
 // describes, as a panicking handler is, not one text for every state

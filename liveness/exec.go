@@ -96,6 +96,10 @@ type walkOptions struct {
 	// agree with the snapshot's on those steps (a Branch at from.step or
 	// later of it); describe must be off.
 	from *worldSnap
+	// here: the world is already in the state after the first w.step
+	// steps of the walk's path, made as from's is: the walk goes on from
+	// it.
+	here bool
 }
 
 // walk runs path p from the start (or from snapshot o.from): its explicit
@@ -103,8 +107,10 @@ type walkOptions struct {
 // safety properties after every step.
 func (w *world) walk(p Path, o walkOptions) walkResult {
 	var r walkResult
-	if o.from != nil {
-		w.restore(o.from)
+	if o.from != nil || o.here {
+		if o.from != nil {
+			w.restore(o.from)
+		}
 		// The segments the snapshot's steps used are the path's first
 		// ones, at the same indices: w.seg stays valid.
 		w.segs = p.Segments
@@ -122,7 +128,7 @@ func (w *world) walk(p Path, o walkOptions) walkResult {
 		}
 		return false
 	}
-	if w.panicked == "" && o.from == nil {
+	if w.panicked == "" && o.from == nil && !o.here {
 		// (A snapshot's state was checked by the execution that made it.)
 		if name := w.violatedSafety(); name != "" {
 			r.safety = name

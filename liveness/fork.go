@@ -18,7 +18,9 @@ type cloner interface {
 // resets): the level division expands a state by replaying its sequence
 // once and forking each successor from the snapshot, instead of
 // replaying the sequence once per successor. The services are copies
-// that no execution runs: restore copies them again.
+// that no execution changes: a world restored from a snapshot shares them
+// until a handler runs on a node, which then gets a copy of its own
+// (wnode.own).
 type worldSnap struct {
 	nodes                                                     []wnode
 	conns                                                     []conn
@@ -26,6 +28,7 @@ type worldSnap struct {
 	resetsLeft, breaksLeft, dropsLeft, crashesLeft, partsLeft int
 	script, heals, step, seg                                  int
 	stepNode                                                  int32
+	primed                                                    bool // made with describe
 }
 
 // cloners reports whether every node's service can be copied (after
@@ -54,7 +57,7 @@ func (w *world) snapshot(describe bool) *worldSnap {
 	}
 	sn := &worldSnap{
 		resetsLeft: w.resetsLeft, breaksLeft: w.breaksLeft, dropsLeft: w.dropsLeft, crashesLeft: w.crashesLeft, partsLeft: w.partsLeft,
-		script: w.script, heals: w.heals, step: w.step, seg: w.seg, stepNode: w.stepNode,
+		script: w.script, heals: w.heals, step: w.step, seg: w.seg, stepNode: w.stepNode, primed: describe,
 	}
 	for i := range w.nodes {
 		if _, ok := w.nodes[i].svc.(cloner); !ok && w.nodes[i].svc != nil {
@@ -65,16 +68,21 @@ func (w *world) snapshot(describe bool) *worldSnap {
 		if !describe {
 			break
 		}
-		w.nodeDesc(i)
+		w.primeState(i)
 		if w.panicked != "" {
 			return nil
 		}
 	}
 	sn.nodes = make([]wnode, len(w.nodes))
-	for i, n := range w.nodes {
-		if n.svc != nil {
-			n.svc = n.svc.(cloner).Clone()
+	for i := range w.nodes {
+		wn := &w.nodes[i]
+		if wn.svc != nil && !wn.shared {
+			// The world goes on with the snapshot's copy, shared, until a
+			// handler runs on the node (own): an unchanged node is copied
+			// once, not at every snapshot and restore.
+			wn.svc, wn.shared = wn.svc.(cloner).Clone(), true
 		}
+		n := *wn
 		n.timers = slices.Clone(n.timers)
 		sn.nodes[i] = n
 	}
@@ -87,17 +95,23 @@ func (w *world) snapshot(describe bool) *worldSnap {
 	return sn
 }
 
-// restore sets the world to snapshot sn's state, with fresh copies of its
-// services. The path (segments) is the one the snapshot's execution ran.
+// own gives the node a service of its own, a copy of the snapshot's it
+// shares (if it does), before a handler changes it.
+func (n *wnode) own() {
+	if n.shared {
+		n.svc, n.shared = n.svc.(cloner).Clone(), false
+	}
+}
+
+// restore sets the world to snapshot sn's state, sharing its services
+// until a handler runs on them (wnode.own). The path (segments) is the one the snapshot's execution ran.
 func (w *world) restore(sn *worldSnap) {
 	w.resetsLeft, w.breaksLeft, w.dropsLeft, w.crashesLeft, w.partsLeft = sn.resetsLeft, sn.breaksLeft, sn.dropsLeft, sn.crashesLeft, sn.partsLeft
 	w.script, w.heals, w.step, w.seg, w.stepNode = sn.script, sn.heals, sn.step, sn.seg, sn.stepNode
 	w.panicked = ""
 	for i := range w.nodes {
 		n := sn.nodes[i]
-		if n.svc != nil {
-			n.svc = n.svc.(cloner).Clone()
-		}
+		n.shared = n.svc != nil // copied when a handler first runs on it (own)
 		n.timers = append(w.nodes[i].timers[:0], n.timers...)
 		w.nodes[i] = n
 	}

@@ -210,3 +210,47 @@ func (n *cloneTrap) Clone() timedsim.Service {
 	c := *n
 	return &c
 }
+
+// TestSequentialDivisionForks: the sequential division and its prefix
+// tasks give the same report and sequences whether they fork (the DFS
+// restores the snapshot before a sequence's first fresh step, a leaf's
+// walk goes on from its state, a seeded task's walk forks from the
+// worker's snapshots) or replay everything (Config.Replay): RandTree with
+// the division at the bound and below it (SplitDepth), with resets, breaks
+// and drops, RT3 (a violation and its critical
+// transition), on 1 and 2 workers, with small chunks of tasks so that the
+// workers' snapshots are reused across chunks.
+func TestSequentialDivisionForks(t *testing.T) {
+	rt := randtreeConfig(t, randtree.VariantFixed, 1)
+	rt.Depth, rt.DepthStep, rt.MaxDepth = 5, 4, 9
+	split := rt
+	split.SplitDepth = 4
+	faults := rt
+	faults.Faults, faults.Breaks, faults.Drops, faults.MaxDepth = 1, 1, 1, 7
+	rt3 := randtreeConfig(t, randtree.VariantLivenessBug, 1)
+	rt3split := rt3
+	rt3split.SplitDepth = 3
+	for name, cfg := range map[string]Config{
+		"randtree": rt, "randtree-split": split, "randtree-faults": faults,
+		"randtree-rt3": rt3, "randtree-rt3-split": rt3split,
+	} {
+		for _, jobs := range []int{1, 2} {
+			cfg.Jobs, cfg.chunk = jobs, 7
+			replay := cfg
+			replay.Replay = true
+			want, wantRep := dfsVisits(t, replay)
+			got, rep := dfsVisits(t, cfg)
+			if rep.Critical != nil && wantRep.Critical != nil {
+				c, wc := *rep.Critical, *wantRep.Critical
+				c.WalksFrom = wc.WalksFrom
+				rep.Critical, wantRep.Critical = &c, &wc
+			}
+			if !slices.Equal(got, want) || !reflect.DeepEqual(rep, wantRep) {
+				t.Fatalf("%s, %d jobs: forked %d sequences %+v\nreplayed %d %+v", name, jobs, len(got), rep, len(want), wantRep)
+			}
+			if wantRep.Stats.Paths < 50 {
+				t.Fatalf("%s: %d paths: too small a test", name, wantRep.Stats.Paths)
+			}
+		}
+	}
+}

@@ -66,24 +66,24 @@ func (s *searcher) replaySeq(w *world, seq []int) {
 }
 
 // expand computes the successors of frontier entry e (index ei, level l)
-// on w, recording their fingerprints in set. It replays e once and forks
-// every successor from a snapshot of its state when the services can be
-// copied (cloner), else replays e for each; Steps counts the replays
+// on w, recording their fingerprints in set. It forks every successor
+// from a snapshot of e's state when the services can be copied (cloner),
+// the snapshot made from the world's snapshots of the entry expanded
+// before (snapAt), else replays e for each; Steps counts the replays
 // either way (the executions' steps), so the statistics do not depend on
 // it.
 func (s *searcher) expand(w *world, e []int, ei, l int, set *fpSet, anyLive *atomic.Bool) lvExpand {
 	var out lvExpand
 	reads, width := 0, 1
 	var snap *worldSnap
+	if !s.r.Replay {
+		snap = s.snapAt(w, e, true)
+	}
 	for c := 0; c < width; c++ {
-		switch {
-		case snap != nil:
+		if snap != nil {
 			w.restore(snap)
-		default:
+		} else {
 			s.replaySeq(w, e)
-			if c == 0 && !s.r.Replay {
-				snap = w.snapshot(true)
-			}
 		}
 		out.steps += int64(len(e))
 		en := w.enabled()

@@ -111,6 +111,13 @@ type wnode struct {
 	app       int        // index of the next application event
 	desc      string
 	described bool
+	// fp is the node's fingerprint (Fingerprinter) if fpDone; a step
+	// that changes the node clears both caches.
+	fp     []byte
+	fpDone bool
+	// shared: svc is a snapshot's copy (fork.go), which no execution
+	// may change: own copies it before a handler runs on the node.
+	shared bool
 	// crashed: a crash-stop stopped the node for good.
 	crashed bool
 	// side is the node's side of the lasting partitions (0, or 1+id once
@@ -133,6 +140,8 @@ type settings struct {
 	parts    int // Config.Partitions
 	safety   []timedsim.Property
 	liveness []timedsim.Property
+	// describeOnly hashes nodes by Describe alone (Config.describeOnly).
+	describeOnly bool
 }
 
 // world is the untimed choice-scheduler world of one execution at a time
@@ -171,6 +180,7 @@ type world struct {
 	log                *[]string // event log, when recording
 	tracer             *tracer   // TracePath's recorder, or nil
 	panicked           string    // a handler's panic, ending the execution
+	prefix             prefixCache
 	scratch            []byte
 	// describes counts the nodes' descriptions (checkDescribe); nondet is
 	// the warning about the first Describe seen not to be deterministic.
@@ -602,7 +612,8 @@ func (w *world) exec(e event) bool {
 	var n *wnode
 	if e.node >= 0 {
 		n = &w.nodes[e.node]
-		n.described = false
+		n.described, n.fpDone = false, false
+		n.own()
 	}
 	var ok bool
 	switch e.kind {
@@ -866,7 +877,8 @@ func (w *world) pushBroken(broken []errRec) {
 func (w *world) reset(id int32, restart bool) bool {
 	n := &w.nodes[id]
 	n.timers = n.timers[:0]
-	n.described = false
+	n.described, n.fpDone = false, false
+	n.own()
 	if restart {
 		n.app = 0
 	}
@@ -1184,7 +1196,7 @@ func (w *world) hash() uint64 {
 		b = strconv.AppendInt(b, int64(w.nodes[i].app), 10)
 		b = append(b, 0)
 		d.Write(b)
-		d.WriteString(w.nodeDesc(i))
+		w.nodeState(i)
 		for ti := range w.nodes[i].timers {
 			t := &w.nodes[i].timers[ti]
 			d.WriteString("\x00T")

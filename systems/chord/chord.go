@@ -1,6 +1,7 @@
 package chord
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -385,6 +386,37 @@ func (n *Node) String() string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// AppendFingerprint appends the state Describe shows (the node, its
+// protocol state, predecessor, successors, contact, the fingers where
+// they change, the held Joins) to b without formatting it: the liveness
+// search hashes states by it (liveness.Fingerprinter), and two states
+// give equal bytes exactly when their Describe texts are equal.
+func (n *Node) AppendFingerprint(b []byte) []byte {
+	b = binary.AppendVarint(b, int64(n.self))
+	b = append(b, byte(n.state))
+	b = binary.AppendVarint(b, int64(n.pred))
+	b = binary.AppendUvarint(b, uint64(len(n.succs)))
+	for _, s := range n.succs {
+		b = binary.AppendVarint(b, int64(s))
+	}
+	b = binary.AppendVarint(b, int64(n.contact))
+	last := NodeID(-2)
+	for i, f := range n.fingers {
+		if f != last {
+			b = binary.AppendUvarint(b, uint64(i)+1) // 0 ends the list
+			b = binary.AppendVarint(b, int64(f))
+			last = f
+		}
+	}
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(len(n.held)))
+	for _, h := range n.held {
+		b = binary.AppendVarint(b, int64(h.from))
+		b = binary.AppendVarint(b, int64(h.m.Who))
+	}
+	return b
 }
 
 // Describe implements timedsim.Describer: String plus the contact, the

@@ -1,6 +1,7 @@
 package elect
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -147,6 +148,21 @@ func (nd *Node) Timer(ctx timedsim.Context, name string, _ any) {
 // Describe renders the node's state for event logs and diffs.
 func (nd *Node) Describe() string {
 	return fmt.Sprintf("leader=%v heard=%d/%d votes=%d voted=%v", nd.Leader, nd.nheard, nd.n, nd.nvotes, nd.voted)
+}
+
+// AppendFingerprint appends the state Describe shows (leader, Announces
+// heard of n, votes, voted) to b without formatting it: the liveness
+// search hashes states by it (liveness.Fingerprinter), and two states
+// give equal bytes exactly when their Describe texts are equal.
+func (nd *Node) AppendFingerprint(b []byte) []byte {
+	b = binary.AppendVarint(b, int64(nd.Leader))
+	b = binary.AppendVarint(b, int64(nd.nheard))
+	b = binary.AppendVarint(b, int64(nd.n))
+	b = binary.AppendVarint(b, int64(nd.nvotes))
+	if nd.voted {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 // AllKnowLeader is the stopping condition: every node knows the leader.

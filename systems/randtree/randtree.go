@@ -1,6 +1,7 @@
 package randtree
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -397,6 +398,38 @@ func (n *Node) String() string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// AppendFingerprint appends the state Describe shows (the node, its
+// protocol state, root, parent, children, peer set, join target and
+// deferred Joins, each list with its length) to b, without formatting
+// it: the liveness search hashes states by it (liveness.Fingerprinter),
+// and two states give equal bytes exactly when their Describe texts are
+// equal.
+func (n *Node) AppendFingerprint(b []byte) []byte {
+	b = binary.AppendVarint(b, int64(n.self))
+	b = append(b, byte(n.state))
+	b = binary.AppendVarint(b, int64(n.root))
+	b = binary.AppendVarint(b, int64(n.parent))
+	b = binary.AppendUvarint(b, uint64(len(n.children)))
+	for _, c := range n.children {
+		b = binary.AppendVarint(b, int64(c))
+	}
+	b = binary.AppendUvarint(b, uint64(len(n.peers)))
+	for _, p := range n.peers {
+		b = binary.AppendVarint(b, int64(p))
+	}
+	b = binary.AppendVarint(b, int64(n.target))
+	b = binary.AppendUvarint(b, uint64(len(n.deferred)))
+	for _, j := range n.deferred {
+		b = binary.AppendVarint(b, int64(j.Who))
+		if j.Down {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	return b
 }
 
 // Describe implements timedsim.Describer: the whole protocol state, String
