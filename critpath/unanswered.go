@@ -75,8 +75,9 @@ func (u Unanswered) Labels(events []timedsim.TimedEvent) []string {
 
 // FindUnanswered returns the unanswered requests of the node whose timer
 // the path's longest wait was, and false when fewer than MinSilentRounds
-// of its rounds had one (or the wait is not a timer's). A round is a wait of the same timer on the
-// same node on the path: from the event that armed it to the firing.
+// of its rounds had one (or the wait is not a timer's). A round is a wait
+// of the same timer on the same node on the path: from the event that
+// armed it to the firing.
 // Its requests are the messages that the arming event and the events it
 // led to on the node (through messages and timers, before the firing)
 // sent to other nodes, but for replies (a message to the node whose
