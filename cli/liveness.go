@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -66,7 +68,7 @@ func (a *app) runLiveness(args []string) (int, error) {
 	partitions := flags.Int("partitions", 0, "lasting partitions the scheduler may choose per execution: a node is cut off from all others until the execution ends")
 	split := flags.Int("split-depth", 0, "depth of the prefix division that workers and shards share (0: the depth bound, the sequential DFS with its walks in parallel; lower: the levels below it in parallel too, each prefix with its own visited set); results depend on it, not on --jobs or --shard")
 	levels := flags.Bool("level-division", false, "divide level by level on all --jobs workers with one shared visited set that prunes (every state explored once, at its lowest level) instead of the sequential DFS; results depend on it, not on --jobs or --shard")
-	maxMemory := flags.Int64("max-memory", 0, "memory cap in MB of the search's visited sets and the level division's tree of states (0: none): the search stops cleanly before passing it, with the depths searched to their end so far; it depends on the configuration, not on --jobs")
+	maxMemory := flags.Int64("max-memory", 0, "memory cap in MB of the search's visited sets and the level division's tree of states (0: none): the search stops cleanly before passing it, with the depths searched to their end so far; it depends on the configuration, not on --jobs. The Go runtime's soft memory limit is set to 1.25 times the cap plus 64 MB for the rest of the process (unless GOMEMLIMIT is set), so that the garbage collector keeps the whole process near it")
 	shardFlag := flags.String("shard", "", "run shard i of n (from 0): the DFS's prefix tasks with index i mod n, into DIR/liveness.shard-i-of-n.jsonl for 'macepc merge'; default: from JOB_COMPLETION_INDEX+MACEPC_SHARD_COUNT or SLURM_ARRAY_TASK_*; off: ignore the environment")
 	prefix := flags.String("prefix", "", "start from the end of this liveness path file (e.g. live.path.json or prefix.path.json): bugs of steady state")
 	livePrefix := flags.Int("live-prefix", 0, "start from the first live state of a random walk of at most this many steps (written to DIR/prefix.path.json): a correct system's steady state")
@@ -115,6 +117,9 @@ func (a *app) runLiveness(args []string) (int, error) {
 		RandomWalks: *randomWalks, Jobs: sf.jobs, Seed: sf.seed, Unbiased: *unbiased, Faults: *faults, Breaks: *breaks, Drops: *drops,
 		Crashes: *crashes, Partitions: *partitions, SplitDepth: *split, LevelDivision: *levels, LivePrefix: *livePrefix,
 		MaxMemory: *maxMemory << 20}
+	if lim := goMemoryLimit(cfg.MaxMemory, os.Getenv("GOMEMLIMIT")); lim > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim))
+	}
 	if cfg.Weights, err = parseWeights(*weights); err != nil {
 		return ExitError, err
 	}
@@ -299,4 +304,17 @@ func (a *app) replayLiveness(name, logFile string) (int, error) {
 	pf := r.Path
 	fmt.Fprintf(a.stdout, "replayed the liveness path %s (%s/%s%s, %d nodes, %d steps); event log in %s\n", name, pf.System, pf.Variant, paramsNote(pf.Params), pf.Nodes, pf.Path.Steps, logFile)
 	return status, nil
+}
+
+// goMemoryLimit is the Go runtime's soft memory limit (debug.SetMemoryLimit)
+// for a liveness search capped at maxMemory bytes (0: no cap, no limit):
+// the cap counts the search's visited sets and tree only, and without a
+// limit the garbage collector let the whole process grow to nearly twice
+// the cap (bench/RESULTS.md, "Liveness depth: fingerprints without fmt").
+// A GOMEMLIMIT the user set (gomemlimit, its value) wins: then it is 0.
+func goMemoryLimit(maxMemory int64, gomemlimit string) int64 {
+	if maxMemory <= 0 || gomemlimit != "" {
+		return 0
+	}
+	return maxMemory + maxMemory/4 + 64<<20
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -250,9 +251,10 @@ func TestRunLivenessCrashesAndPartitions(t *testing.T) {
 // --max-memory: a negative cap is refused before anything
 // runs; a small one stops the level division cleanly (exit 0), says so
 // with the depth searched to its end, and writes the same liveness.json
-// for 1 and 2 workers.
+// for 1 and 2 workers; the Go memory limit it sets ends with the search.
 func TestRunLivenessMaxMemory(t *testing.T) {
 	dir := t.TempDir()
+	limit := debug.SetMemoryLimit(-1)
 	run := func(want int, args ...string) string {
 		t.Helper()
 		var o, e strings.Builder
@@ -280,5 +282,8 @@ func TestRunLivenessMaxMemory(t *testing.T) {
 	}
 	if string(files[0]) != string(files[1]) {
 		t.Fatalf("liveness.json differs for 1 and 2 workers:\n%s\n%s", files[0], files[1])
+	}
+	if now := debug.SetMemoryLimit(-1); now != limit {
+		t.Fatalf("the Go memory limit is %d after the runs, %d before: the cap's limit outlived its search", now, limit)
 	}
 }
