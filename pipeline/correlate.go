@@ -30,10 +30,10 @@ const correlationMethod = "Pearson r of each label's count per execution with th
 // were lost; the latter are also in sure, the labels ranked first even
 // without a correlation (which messages were lost stranded it, which a
 // count per execution cannot show: Bullet′'s lost Diffs).
-// When the last node to finish waited on its own timer and requests it
-// made in those waits were delivered and dropped in silence
-// (Cause.Unanswered), they include the labels of those deliveries:
-// Chord's successor that ignores a Notify from a farther node.
+// When no node was stranded, the longest wait was a node's own timer, and
+// requests it made in two or more of those waits were delivered and
+// dropped in silence (Cause.Unanswered), they include the labels of those
+// deliveries: Chord's successor that ignores a Notify from a farther node.
 // The critical path's own labels are not among them: they are mostly the
 // repair (a recovery timer and the work it triggers), a consequence.
 func criticalLabels(pf *results.Profile, sf *SearchFile, df *DivergenceFile, search []results.CountsLine) (first, sure map[string]bool) {

@@ -118,10 +118,11 @@ type Cause struct {
 	// (critpath.FindStranded): where it was left, which the wait only
 	// repaired. The headline ends with it.
 	Stranded *CauseStranded `json:"stranded,omitempty"`
-	// Unanswered is, when the longest wait was the last node's own timer,
-	// the requests it made in those waits that were delivered and
-	// dropped without a message in return (critpath.FindUnanswered):
-	// the news it waited its period for. The headline ends with it.
+	// Unanswered is, when no node was stranded and the longest wait was
+	// a node's own timer, the requests it made in those waits that were
+	// delivered and dropped without a message in return, in two rounds
+	// or more (critpath.FindUnanswered): the news it waited its period
+	// for. The headline ends with it.
 	Unanswered *CauseUnanswered `json:"unanswered,omitempty"`
 }
 
