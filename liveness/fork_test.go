@@ -2,6 +2,7 @@ package liveness
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -130,22 +131,7 @@ func TestLevelDivisionForks(t *testing.T) {
 		"randtree-rt3": rt3,
 	} {
 		cfg.LevelDivision, cfg.Jobs = true, 2
-		replay := cfg
-		replay.Replay = true
-		want, wantRep := dfsVisits(t, replay)
-		got, rep := dfsVisits(t, cfg)
-		if rep.Critical != nil && wantRep.Critical != nil {
-			// The one difference: how the critical search's walks ran.
-			c, wc := *rep.Critical, *wantRep.Critical
-			c.WalksFrom = wc.WalksFrom
-			rep.Critical, wantRep.Critical = &c, &wc
-		}
-		if !slices.Equal(got, want) || !reflect.DeepEqual(rep, wantRep) {
-			t.Fatalf("%s: forked %d sequences %+v\nreplayed %d %+v", name, len(got), rep, len(want), wantRep)
-		}
-		if wantRep.Stats.Paths < 50 {
-			t.Fatalf("%s: %d paths: too small a test", name, wantRep.Stats.Paths)
-		}
+		forkedEqualsReplayed(t, name, cfg)
 	}
 }
 
@@ -236,21 +222,30 @@ func TestSequentialDivisionForks(t *testing.T) {
 	} {
 		for _, jobs := range []int{1, 2} {
 			cfg.Jobs, cfg.chunk = jobs, 7
-			replay := cfg
-			replay.Replay = true
-			want, wantRep := dfsVisits(t, replay)
-			got, rep := dfsVisits(t, cfg)
-			if rep.Critical != nil && wantRep.Critical != nil {
-				c, wc := *rep.Critical, *wantRep.Critical
-				c.WalksFrom = wc.WalksFrom
-				rep.Critical, wantRep.Critical = &c, &wc
-			}
-			if !slices.Equal(got, want) || !reflect.DeepEqual(rep, wantRep) {
-				t.Fatalf("%s, %d jobs: forked %d sequences %+v\nreplayed %d %+v", name, jobs, len(got), rep, len(want), wantRep)
-			}
-			if wantRep.Stats.Paths < 50 {
-				t.Fatalf("%s: %d paths: too small a test", name, wantRep.Stats.Paths)
-			}
+			forkedEqualsReplayed(t, fmt.Sprintf("%s, %d jobs", name, jobs), cfg)
 		}
+	}
+}
+
+// forkedEqualsReplayed runs cfg's search forked and replayed (Config.Replay)
+// and fails unless both visit the same sequences and report the same but
+// for how the critical search's walks ran, on at least 50 paths.
+func forkedEqualsReplayed(t *testing.T, what string, cfg Config) {
+	t.Helper()
+	replay := cfg
+	replay.Replay = true
+	want, wantRep := dfsVisits(t, replay)
+	got, rep := dfsVisits(t, cfg)
+	if rep.Critical != nil && wantRep.Critical != nil {
+		// The one difference: how the critical search's walks ran.
+		c, wc := *rep.Critical, *wantRep.Critical
+		c.WalksFrom = wc.WalksFrom
+		rep.Critical, wantRep.Critical = &c, &wc
+	}
+	if !slices.Equal(got, want) || !reflect.DeepEqual(rep, wantRep) {
+		t.Fatalf("%s: forked %d sequences %+v\nreplayed %d %+v", what, len(got), rep, len(want), wantRep)
+	}
+	if wantRep.Stats.Paths < 50 {
+		t.Fatalf("%s: %d paths: too small a test", what, wantRep.Stats.Paths)
 	}
 }
