@@ -180,12 +180,10 @@ type Simulator struct {
 	// protocol sends few message types, and comparing a type with four
 	// costs less than hashing it into the map on every send. It is a
 	// memo of msgLabel and is cleared whenever msgLabel is replaced.
-	msgRecent [4]msgLabelMemo
-	msgNext   uint8 // the msgRecent entry to overwrite next
+	msgRecent recent[reflect.Type]
 	// compRecent is the same for compIdx, which every send looks up: it
 	// is cleared whenever compIdx is replaced.
-	compRecent [4]compMemo
-	compNext   uint8 // the compRecent entry to overwrite next
+	compRecent recent[uint64]
 
 	// per-execution state
 	counts     []int32
@@ -327,13 +325,7 @@ const labeledType = -1
 // "deliver <MessageLabel()>" for a Labeler.
 func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	t := reflect.TypeOf(msg)
-	id, ok := int32(0), false
-	for i := range s.msgRecent {
-		if m := &s.msgRecent[i]; m.t == t && t != nil {
-			id, ok = m.id, true
-			break
-		}
-	}
+	id, ok := s.msgRecent.get(t)
 	if !ok {
 		id, ok = s.msgLabel[t]
 		if !ok {
@@ -343,8 +335,7 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 			}
 			s.msgLabel[t] = id
 		}
-		s.msgRecent[s.msgNext%uint8(len(s.msgRecent))] = msgLabelMemo{t: t, id: id}
-		s.msgNext++
+		s.msgRecent.put(t, id)
 	}
 	if id != labeledType {
 		return id
@@ -356,12 +347,6 @@ func (s *Simulator) msgTypeLabel(msg Message) int32 {
 	id = s.intern("deliver " + MessageLabel(msg)) // checks name
 	s.namedLbl[name] = id
 	return id
-}
-
-// msgLabelMemo is one remembered entry of Simulator.msgLabel.
-type msgLabelMemo struct {
-	t  reflect.Type
-	id int32
 }
 
 func typeName(t reflect.Type) string {
@@ -407,26 +392,17 @@ func (s *Simulator) errID(label string) int32 {
 // composite counts "label → sent type" once per event.
 func (s *Simulator) composite(label, sent int32) {
 	key := uint64(uint32(label))<<32 | uint64(uint32(sent))
-	for i := range s.compRecent {
-		if m := &s.compRecent[i]; m.key == key && m.id1 != 0 {
-			s.countComposite(m.id1 - 1)
-			return
-		}
+	if id, ok := s.compRecent.get(key); ok {
+		s.countComposite(id)
+		return
 	}
 	id, ok := s.compIdx[key]
 	if !ok {
 		id = s.newComposite(CompositeLabel(s.labels[label].name, s.labels[sent].name[len("deliver "):]))
 		s.compIdx[key] = id
 	}
-	s.compRecent[s.compNext%uint8(len(s.compRecent))] = compMemo{key: key, id1: id + 1}
-	s.compNext++
+	s.compRecent.put(key, id)
 	s.countComposite(id)
-}
-
-// compMemo is one remembered entry of Simulator.compIdx.
-type compMemo struct {
-	key uint64
-	id1 int32 // composite id + 1; 0: empty
 }
 
 // note counts "label → note" once per event (Context.Note).

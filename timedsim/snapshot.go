@@ -288,11 +288,11 @@ func (s *Simulator) adoptTables(sn *Snapshot) {
 		s.labels[i].notes = slices.Clone(s.labels[i].notes)
 	}
 	s.msgLabel, s.namedLbl, s.timerKind = maps.Clone(t.msgLabel), maps.Clone(t.namedLbl), maps.Clone(t.timerKind)
-	s.msgRecent = [len(s.msgRecent)]msgLabelMemo{} // a memo of the msgLabel just replaced
+	s.msgRecent = recent[reflect.Type]{} // a memo of the msgLabel just replaced
 	s.timerLbl, s.timerName = slices.Clone(t.timerLbl), slices.Clone(t.timerName)
 	s.appLabel, s.errLabel, s.fixedLbl = maps.Clone(t.appLabel), maps.Clone(t.errLabel), maps.Clone(t.fixedLbl)
 	s.compIdx, s.timerComp, s.compName = maps.Clone(t.compIdx), maps.Clone(t.timerComp), slices.Clone(t.compName)
-	s.compRecent = [len(s.compRecent)]compMemo{} // a memo of the compIdx just replaced
+	s.compRecent = recent[uint64]{} // a memo of the compIdx just replaced
 	s.noteID, s.noteName = maps.Clone(t.noteID), slices.Clone(t.noteName)
 	n, c := len(t.labels), len(t.compName)
 	s.counts, s.winCounts = growTo(s.counts, n), growTo(s.winCounts, n)
